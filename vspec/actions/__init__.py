@@ -1,0 +1,1 @@
+"""Built-in actions; each module registers itself (see vspec.framework.registry)."""

@@ -1,0 +1,252 @@
+"""The ``allocate`` action (``actions/allocate/allocate.go``).
+
+Queues by QueueOrder, one job per queue turn by JobOrder, tasks by TaskOrder; each job
+turn is one Statement that is committed when the job is ready, kept (holding resources,
+never bound) when it is only pipelined, and discarded otherwise.
+"""
+
+from __future__ import annotations
+
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import ZERO
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import Code, Status, TaskStatus
+from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource_reason
+from vspec.errors import EngineError
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import Action, ArgumentSpec
+from vspec.framework.registry import register_action
+from vspec.framework.session import Session
+from vspec.framework.statement import Statement
+from vspec.util.predicate_helper import PredicateHelper
+from vspec.util.priority_queue import PriorityQueue
+from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
+
+PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
+ERROR_CACHE_ARGUMENT = ArgumentSpec(
+    PREDICATE_ERROR_CACHE_KEY, "bool", "true", "reuse a task role's node errors within a job turn"
+)
+
+
+def parse_error_cache_flag(ssn: Session, action: str, current: bool) -> bool:
+    """Action arguments persist across sessions, as Volcano's action singletons do."""
+    arguments = Arguments(ssn_action_arguments(ssn, action), ssn.log)
+    return arguments.get_bool(PREDICATE_ERROR_CACHE_KEY, current)
+
+
+def ssn_action_arguments(ssn: Session, action: str) -> dict[str, object]:
+    for configuration in ssn.configurations:
+        if configuration.name == action:
+            return configuration.arguments
+    return {}
+
+
+def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
+    """One node: take it; several: score them, BestNode, then SelectBestNode."""
+    if len(nodes) == 1:
+        return nodes[0]
+    scores = prioritize_nodes(ssn, task, nodes)
+    best = ssn.best_node_fn(task, scores)
+    return best if best is not None else select_best_node(ssn, scores)
+
+
+@register_action
+class Allocate(Action):
+    """Place pending tasks of inqueue jobs, gang by gang."""
+
+    name = "allocate"
+    arguments_spec = (ERROR_CACHE_ARGUMENT,)
+
+    def __init__(self) -> None:
+        self.enable_predicate_error_cache = True
+
+    def execute(self, ssn: Session) -> None:
+        self.enable_predicate_error_cache = parse_error_cache_flag(
+            ssn, self.name, self.enable_predicate_error_cache
+        )
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
+        self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
+        ssn.log.v(3, f"Try to allocate resource to {len(jobs_map)} Queues")
+        self._allocate_resources(ssn, queues, jobs_map)
+
+    def _pick_up_queues_and_jobs(
+        self, ssn: Session, queues: PriorityQueue[QueueInfo], jobs_map: dict[str, PriorityQueue[JobInfo]]
+    ) -> None:
+        log = ssn.log
+        for job in ssn.jobs.values():
+            if job.is_pending():
+                if "enqueue" in ssn.enabled_actions:
+                    log.v(
+                        4,
+                        f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip allocate, "
+                        "reason: job status is pending.",
+                    )
+                    continue
+                log.v(
+                    4,
+                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> status update from "
+                    "pending to inqueue, reason: no enqueue action is configured.",
+                )
+                assert job.pod_group is not None
+                job.pod_group.phase = "Inqueue"
+            result = ssn.job_valid(job)
+            if result is not None and not result.passed:
+                log.v(
+                    4,
+                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip allocate, "
+                    f"reason: {result.reason}, message {result.message}",
+                )
+                continue
+            if job.queue not in ssn.queues:
+                log.warning(
+                    f"Skip adding Job <{job.namespace}/{job.name}> because its queue "
+                    f"{job.queue} is not found"
+                )
+                continue
+            if job.queue not in jobs_map:
+                jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
+                queues.push(ssn.queues[job.queue])
+            log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
+            jobs_map[job.queue].push(job)
+
+    def _allocate_resources(
+        self, ssn: Session, queues: PriorityQueue[QueueInfo], jobs_map: dict[str, PriorityQueue[JobInfo]]
+    ) -> None:
+        log = ssn.log
+        pending_tasks: dict[str, PriorityQueue[TaskInfo]] = {}
+        while not queues.empty():
+            queue = queues.pop()
+            if ssn.overused(queue):
+                log.v(3, f"Queue <{queue.name}> is overused, ignore it.")
+                continue
+            log.v(3, f"Try to allocate resource to Jobs in Queue <{queue.name}>")
+            jobs = jobs_map.get(queue.uid)
+            if jobs is None or jobs.empty():
+                log.v(4, f"Can not find jobs for queue {queue.name}.")
+                continue
+            job = jobs.pop()
+            tasks = pending_tasks.get(job.uid)
+            if tasks is None:
+                tasks = pending_tasks[job.uid] = self._pending_tasks(ssn, job)
+            if tasks.empty():
+                queues.push(queue)
+                continue
+            log.v(
+                3,
+                f"Try to allocate resource to {len(tasks)} tasks of Job <{job.namespace}/{job.name}>",
+            )
+            self._allocate_for_tasks(ssn, tasks, job, jobs, queue)
+            queues.push(queue)
+
+    @staticmethod
+    def _pending_tasks(ssn: Session, job: JobInfo) -> PriorityQueue[TaskInfo]:
+        tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_order_fn)
+        for task in job.tasks_in(TaskStatus.Pending):
+            if task.sch_gated:
+                continue
+            if task.resreq.is_empty():
+                ssn.log.v(4, f"Task <{task.namespace}/{task.name}> is BestEffort task, skip it.")
+                continue
+            tasks.push(task)
+        return tasks
+
+    def _allocate_for_tasks(
+        self,
+        ssn: Session,
+        tasks: PriorityQueue[TaskInfo],
+        job: JobInfo,
+        jobs: PriorityQueue[JobInfo],
+        queue: QueueInfo,
+    ) -> None:
+        log = ssn.log
+        stmt = ssn.statement()
+        helper = PredicateHelper()
+        all_nodes = ssn.node_list
+
+        def predicate(task: TaskInfo, node: NodeInfo) -> Exception | None:
+            short = task.init_resreq.less_equal_with_resources_name(node.future_idle(), ZERO)
+            if short:
+                status = Status(Code.Unschedulable, insufficient_resource_reason(short))
+                return FitError.with_status(task, node.name, status)
+            return ssn.predicate_for_allocate_action(task, node)
+
+        while not tasks.empty():
+            task = tasks.pop()
+            if not ssn.allocatable(queue, task):
+                log.v(3, f"Queue <{queue.name}> is overused when considering task <{task.name}>, ignore it.")
+                continue
+            if job.task_has_fit_errors(task):
+                log.v(5, f"Task {task.name} with role spec {task.task_role} has already predicated failed, skip")
+                continue
+            log.v(3, f"There are <{len(ssn.nodes)}> nodes for Job <{job.namespace}/{job.name}>")
+            try:
+                ssn.pre_predicate_fn(task)
+            except Exception as err:
+                if type(err).__module__.startswith("vspec.errors"):
+                    raise
+                log.v(3, f"PrePredicate for task {task.namespace}/{task.name} failed for: {err}")
+                fit_errors = FitErrors()
+                for node in all_nodes:
+                    fit_errors.set_node_error(node.name, err)
+                job.nodes_fit_errors[task.uid] = fit_errors
+                break
+            nodes, fit_errors = helper.predicate_nodes(
+                ssn, task, all_nodes, predicate, self.enable_predicate_error_cache
+            )
+            if not nodes:
+                job.nodes_fit_errors[task.uid] = fit_errors
+                if job.need_continue_allocating():
+                    continue
+                break
+            best = self._best_node(ssn, task, nodes)
+            self._place(ssn, stmt, task, best)
+            if ssn.job_ready(job) and not tasks.empty():
+                jobs.push(job)
+                break
+        if ssn.job_ready(job):
+            stmt.commit()
+        elif not ssn.job_pipelined(job):
+            stmt.discard()
+
+    @staticmethod
+    def _best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
+        """Nodes where the task fits Idle first; nodes that fit only FutureIdle second."""
+        idle = [n for n in nodes if task.init_resreq.less_equal(n.idle, ZERO)]
+        future = [
+            n
+            for n in nodes
+            if not task.init_resreq.less_equal(n.idle, ZERO)
+            and task.init_resreq.less_equal(n.future_idle(), ZERO)
+        ]
+        for gradient in (idle, future):
+            if gradient:
+                best = choose_node(ssn, task, gradient)
+                if best is not None:
+                    return best
+        raise EngineError(
+            f"no best node for task {task.namespace}/{task.name}: Volcano dereferences a nil "
+            "node here and panics (every score <= -1 or a failing batch scorer)"
+        )
+
+    @staticmethod
+    def _place(ssn: Session, stmt: Statement, task: TaskInfo, node: NodeInfo) -> None:
+        log = ssn.log
+        if task.init_resreq.less_equal(node.idle, ZERO):
+            log.v(3, f"Binding Task <{task.namespace}/{task.name}> to node <{node.name}>")
+            stmt.allocate(task, node)
+            return
+        log.v(
+            3,
+            f"Predicates failed in allocate for task <{task.namespace}/{task.name}> on node "
+            f"<{node.name}> with limited resources",
+        )
+        if task.init_resreq.less_equal(node.future_idle(), ZERO):
+            log.v(
+                3,
+                f"Pipelining Task <{task.namespace}/{task.name}> to node <{node.name}> for "
+                f"<{task.init_resreq}> on <{node.releasing}>",
+            )
+            stmt.pipeline(task, node.name, False)

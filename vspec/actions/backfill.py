@@ -1,0 +1,114 @@
+"""The ``backfill`` action (``actions/backfill/backfill.go``): place best-effort tasks.
+
+Best-effort tasks request nothing but a pod slot, so no resource check happens here;
+the predicates plugin's pod-count check is what stops them. The first task that fits
+no node (or fails PrePredicate) ends the whole action (quirk kept).
+"""
+
+from __future__ import annotations
+
+from vspec.actions.allocate import ERROR_CACHE_ARGUMENT, choose_node, parse_error_cache_flag
+from vspec.api.job_info import JobInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import TaskStatus
+from vspec.api.unschedule_info import FitErrors
+from vspec.errors import EngineError
+from vspec.framework.interface import Action
+from vspec.framework.registry import register_action
+from vspec.framework.session import Session
+from vspec.util.predicate_helper import PredicateHelper
+from vspec.util.priority_queue import PriorityQueue
+
+
+@register_action
+class Backfill(Action):
+    """Place pending best-effort tasks of non-pending jobs."""
+
+    name = "backfill"
+    arguments_spec = (ERROR_CACHE_ARGUMENT,)
+
+    def __init__(self) -> None:
+        self.enable_predicate_error_cache = True
+
+    def execute(self, ssn: Session) -> None:
+        self.enable_predicate_error_cache = parse_error_cache_flag(
+            ssn, self.name, self.enable_predicate_error_cache
+        )
+        log = ssn.log
+        predicate = ssn.predicate_for_allocate_action
+        for task in self._pick_up_pending_tasks(ssn):
+            job = ssn.jobs[task.job]
+            helper = PredicateHelper()
+            fe = FitErrors()
+            try:
+                ssn.pre_predicate_fn(task)
+            except Exception as err:
+                if type(err).__module__.startswith("vspec.errors"):
+                    raise
+                log.v(3, f"PrePredicate for task {task.namespace}/{task.name} failed in backfill for: {err}")
+                for name in ssn.nodes:
+                    fe.set_node_error(name, err)
+                job.nodes_fit_errors[task.uid] = fe
+                break
+            nodes, fit_errors = helper.predicate_nodes(
+                ssn, task, ssn.node_list, predicate, self.enable_predicate_error_cache
+            )
+            if not nodes:
+                job.nodes_fit_errors[task.uid] = fit_errors
+                break
+            node = choose_node(ssn, task, nodes)
+            if node is None:
+                raise EngineError(
+                    f"no best node for task {task.namespace}/{task.name}: Volcano panics here"
+                )
+            log.v(3, f"Binding Task <{task.namespace}/{task.name}> to node <{node.name}>")
+            try:
+                ssn.allocate(task, node)
+            except EngineError as err:
+                log.error(f"Failed to bind Task {task.uid} on {node.name} in Session {ssn.uid}")
+                fe.set_node_error(node.name, err)
+
+    @staticmethod
+    def _pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
+        """Order computed once, up front: queues, then jobs, then tasks."""
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        jobs: dict[str, PriorityQueue[JobInfo]] = {}
+        tasks: dict[str, PriorityQueue[TaskInfo]] = {}
+        for job in ssn.jobs.values():
+            if job.is_pending():
+                continue
+            result = ssn.job_valid(job)
+            if result is not None and not result.passed:
+                ssn.log.v(
+                    4,
+                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip backfill, "
+                    f"reason: {result.reason}, message {result.message}",
+                )
+                continue
+            queue = ssn.queues.get(job.queue)
+            if queue is None:
+                continue
+            for task in job.tasks_in(TaskStatus.Pending):
+                if task.best_effort and not task.sch_gated:
+                    tasks.setdefault(job.uid, PriorityQueue(ssn.task_order_fn)).push(task)
+            for task in job.tasks_in(TaskStatus.Pipelined):
+                if not task.best_effort:
+                    continue
+                ssn.statement().unpipeline(task)
+                tasks.setdefault(job.uid, PriorityQueue(ssn.task_order_fn)).push(task)
+            if job.uid not in tasks:
+                continue
+            if queue.uid not in jobs:
+                queues.push(queue)
+                jobs[job.queue] = PriorityQueue(ssn.job_order_fn)
+            jobs[job.queue].push(job)
+        pending: list[TaskInfo] = []
+        while not queues.empty():
+            queue = queues.pop()
+            queue_jobs = jobs[queue.uid]
+            while not queue_jobs.empty():
+                job_tasks = tasks[queue_jobs.pop().uid]
+                while not job_tasks.empty():
+                    pending.append(job_tasks.pop())
+        return pending

@@ -1,0 +1,387 @@
+"""``JobInfo``: a pod group and its tasks (``api/job_info.go``).
+
+Go keeps ``TaskStatusIndex`` as maps whose iteration order is random; here every map
+keeps insertion order, so "the first task with a fit error" is deterministic.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from datetime import datetime, timedelta
+
+from vspec.api.objects import ZERO_TIME, Condition, PodGroup
+from vspec.api.resource import Resource, exceeded_part
+from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
+from vspec.api.types import TaskStatus, allocated_status
+from vspec.api.unschedule_info import FitErrors, histogram
+
+SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
+JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
+JDB_MAX_UNAVAILABLE = "volcano.sh/jdb-max-unavailable"
+POD_GROUP_NOT_READY = "pod group is not ready"
+
+_GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def parse_go_duration(text: str) -> timedelta:
+    """``time.ParseDuration`` (``90s``, ``1h30m``, ``-5m``); ValueError when Go errors."""
+    sign = 1.0
+    body = text
+    if body[:1] in "+-":
+        sign = -1.0 if body[0] == "-" else 1.0
+        body = body[1:]
+    if body == "0":
+        return timedelta(0)
+    if not body:
+        raise ValueError(f"invalid duration {text!r}")
+    pos, seconds = 0, 0.0
+    for match in _GO_DURATION.finditer(body):
+        if match.start() != pos:
+            raise ValueError(f"invalid duration {text!r}")
+        seconds += float(match[1]) * _UNIT_SECONDS[match[2]]
+        pos = match.end()
+    if pos != len(body):
+        raise ValueError(f"invalid duration {text!r}")
+    return timedelta(seconds=sign * seconds)
+
+
+class JobInfo:
+    """Per-session job state; ``pod_group`` is this session's copy of the PodGroup."""
+
+    def __init__(self, uid: str, pod_group: PodGroup | None = None) -> None:
+        self.uid = uid
+        self.pg_uid = ""
+        self.name = ""
+        self.namespace = ""
+        self.queue = ""
+        self.priority = 0
+        self.min_available = 0
+        self.waiting_time: timedelta | None = None
+        self.job_fit_errors = ""
+        self.nodes_fit_errors: dict[str, FitErrors] = {}
+        self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        self.tasks: dict[str, TaskInfo] = {}
+        self.task_min_available: dict[str, int] = {}
+        self.task_min_available_total = 0
+        self.allocated = Resource()
+        self.total_request = Resource()
+        self.creation_timestamp: datetime = ZERO_TIME
+        self.pod_group: PodGroup | None = None
+        self.schedule_start_timestamp: datetime | None = None
+        self.preemptable = False
+        self.revocable_zone = ""
+        self.budget: tuple[str, str] = ("", "")
+        if pod_group is not None:
+            self.set_pod_group(pod_group)
+
+    def clone(self) -> JobInfo:
+        """``JobInfo.Clone``: tasks cloned, the PodGroup copied (conditions too)."""
+        info = JobInfo(self.uid)
+        if self.pod_group is not None:
+            info.set_pod_group(self.pod_group)
+        info.priority = self.priority
+        info.job_fit_errors = self.job_fit_errors
+        info.schedule_start_timestamp = self.schedule_start_timestamp
+        for task in self.tasks.values():
+            info.add_task_info(task.clone())
+        return info
+
+    # -- pod group ------------------------------------------------------------------------
+    def set_pod_group(self, pg: PodGroup) -> None:
+        """``SetPodGroup``; the PodGroup is copied so a session can change its status."""
+        pg = copy.copy(pg)
+        pg.conditions = list(pg.conditions)
+        self.name = pg.meta.name
+        self.namespace = pg.meta.namespace
+        self.min_available = pg.min_member
+        self.queue = pg.queue or "default"
+        self.creation_timestamp = pg.meta.creation_timestamp
+        self.waiting_time = None
+        for key in SLA_WAITING_TIME_KEYS:
+            raw = pg.meta.annotations.get(key)
+            if raw is None:
+                continue
+            try:
+                self.waiting_time = parse_go_duration(raw)
+            except ValueError:
+                self.waiting_time = None
+            if self.waiting_time is not None:
+                break
+        self.preemptable = self._extract_preemptable(pg)
+        self.revocable_zone = self._extract_revocable_zone(pg)
+        annotations = pg.meta.annotations
+        if JDB_MIN_AVAILABLE in annotations:
+            self.budget = (annotations[JDB_MIN_AVAILABLE], "")
+        elif JDB_MAX_UNAVAILABLE in annotations:
+            self.budget = ("", annotations[JDB_MAX_UNAVAILABLE])
+        self.task_min_available = dict(pg.min_task_member)
+        self.task_min_available_total = sum(pg.min_task_member.values())
+        self.pg_uid = pg.meta.uid
+        self.pod_group = pg
+
+    @staticmethod
+    def _extract_preemptable(pg: PodGroup) -> bool:
+        for source in (pg.meta.annotations, pg.meta.labels):
+            if PREEMPTABLE_KEY in source:
+                return parse_go_bool(source[PREEMPTABLE_KEY]) is True
+        return False
+
+    @staticmethod
+    def _extract_revocable_zone(pg: PodGroup) -> str:
+        annotations = pg.meta.annotations
+        if REVOCABLE_ZONE_KEY in annotations:
+            return "*" if annotations[REVOCABLE_ZONE_KEY] == "*" else ""
+        if PREEMPTABLE_KEY in annotations and parse_go_bool(annotations[PREEMPTABLE_KEY]):
+            return "*"
+        return ""
+
+    def min_resources(self) -> Resource:
+        if self.pod_group is None or self.pod_group.min_resources is None:
+            return Resource()
+        return Resource.from_list(self.pod_group.min_resources)
+
+    def has_min_resources(self) -> bool:
+        return self.pod_group is not None and self.pod_group.min_resources is not None
+
+    def sch_gated_resources(self) -> Resource:
+        res = Resource()
+        for task in self.tasks.values():
+            if task.sch_gated:
+                res.add(task.resreq)
+        return res
+
+    def deduct_sch_gated_resources(self, res: Resource) -> Resource:
+        gated = self.sch_gated_resources()
+        if gated.is_empty():
+            return res
+        result = res.clone()
+        result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
+        result.memory = max(result.memory - gated.memory, 0.0)
+        for name, q in res.scalars.items():
+            if name in gated.scalars:
+                result.scalars[name] = max(q - gated.scalars[name], 0.0)
+        return result
+
+    def elastic_resources(self) -> Resource:
+        return exceeded_part(self.allocated, self.min_resources())
+
+    # -- tasks ----------------------------------------------------------------------------
+    def add_task_info(self, task: TaskInfo) -> None:
+        self.tasks[task.uid] = task
+        self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        self.total_request.add(task.resreq)
+        if allocated_status(task.status):
+            self.allocated.add(task.resreq)
+
+    def delete_task_info(self, task: TaskInfo) -> None:
+        found = self.tasks.get(task.uid)
+        if found is None:
+            return
+        self.total_request.sub(found.resreq)
+        if allocated_status(found.status):
+            self.allocated.sub(found.resreq)
+        del self.tasks[found.uid]
+        bucket = self.task_status_index.get(found.status)
+        if bucket is not None:
+            bucket.pop(found.uid, None)
+            if not bucket:
+                del self.task_status_index[found.status]
+
+    def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        """Statuses are never validated in v1.11 (``validateStatusUpdate`` returns nil)."""
+        if task.uid in self.tasks:
+            self.delete_task_info(task)
+        task.status = status
+        self.add_task_info(task)
+
+    def tasks_in(self, status: TaskStatus) -> list[TaskInfo]:
+        return list(self.task_status_index.get(status, {}).values())
+
+    def count(self, status: TaskStatus) -> int:
+        bucket = self.task_status_index.get(status)
+        return len(bucket) if bucket else 0
+
+    # -- gang arithmetic --------------------------------------------------------------------
+    def ready_task_num(self) -> int:
+        c = self.count
+        return (
+            c(TaskStatus.Bound)
+            + c(TaskStatus.Binding)
+            + c(TaskStatus.Running)
+            + c(TaskStatus.Allocated)
+            + c(TaskStatus.Succeeded)
+        )
+
+    def waiting_task_num(self) -> int:
+        return self.count(TaskStatus.Pipelined)
+
+    def pending_best_effort_task_num(self) -> int:
+        return sum(1 for t in self.tasks_in(TaskStatus.Pending) if t.best_effort)
+
+    def valid_task_num(self) -> int:
+        return sum(
+            len(tasks)
+            for status, tasks in self.task_status_index.items()
+            if allocated_status(status)
+            or status in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
+        )
+
+    def is_ready(self) -> bool:
+        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        return (
+            self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_task_num()
+            >= self.min_available
+        )
+
+    def is_starving(self) -> bool:
+        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+
+    def is_pending(self) -> bool:
+        return self.pod_group is None or self.pod_group.phase in ("Pending", "")
+
+    def has_pending_tasks(self) -> bool:
+        return self.count(TaskStatus.Pending) != 0
+
+    def _role_counts(self, *, pipelined: bool, pending_empty: bool, pending: bool) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for status, tasks in self.task_status_index.items():
+            if (
+                allocated_status(status)
+                or status is TaskStatus.Succeeded
+                or (pipelined and status is TaskStatus.Pipelined)
+                or (pending and status is TaskStatus.Pending)
+            ):
+                for task in tasks.values():
+                    counts[task.task_role] += 1
+            elif pending_empty and status is TaskStatus.Pending:
+                for task in tasks.values():
+                    if task.init_resreq.is_empty():
+                        counts[task.task_role] += 1
+        return counts
+
+    def _roles_meet_min(self, counts: Counter[str]) -> bool:
+        return all(counts[role] >= n for role, n in self.task_min_available.items())
+
+    def check_task_valid(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        actual = self._role_counts(pipelined=True, pending_empty=False, pending=True)
+        return all(
+            n == 0 or (role in actual and actual[role] >= n)
+            for role, n in self.task_min_available.items()
+        )
+
+    def check_task_ready(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_min(
+            self._role_counts(pipelined=False, pending_empty=True, pending=False)
+        )
+
+    def check_task_pipelined(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_min(
+            self._role_counts(pipelined=True, pending_empty=True, pending=False)
+        )
+
+    def check_task_starving(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        counts = self._role_counts(pipelined=True, pending_empty=False, pending=False)
+        return not self._roles_meet_min(counts)
+
+    def fit_failed_roles(self) -> set[str]:
+        return {self.tasks[uid].task_role for uid in self.nodes_fit_errors if uid in self.tasks}
+
+    def task_has_fit_errors(self, task: TaskInfo) -> bool:
+        return bool(task.task_role) and task.task_role in self.fit_failed_roles()
+
+    def need_continue_allocating(self) -> bool:
+        if self.min_available == len(self.tasks):
+            return False
+        failed = self.fit_failed_roles()
+        pending: Counter[str] = Counter(t.task_role for t in self.tasks_in(TaskStatus.Pending))
+        if self.min_available < self.task_min_available_total:
+            left = sum(n for role, n in pending.items() if role not in failed)
+            return self.ready_task_num() + left >= self.min_available
+        allocated = self._role_counts(pipelined=False, pending_empty=True, pending=False)
+        for role in failed:
+            minimum = self.task_min_available.get(role, 0)
+            if minimum and allocated[role] < minimum:
+                return False
+        return True
+
+    # -- messages -------------------------------------------------------------------------
+    def task_scheduling_reason(self, uid: str) -> tuple[str, str, str]:
+        """(reason, message, nominated node) for a task's PodScheduled condition."""
+        task = self.tasks.get(uid)
+        if task is None:
+            return "", "", ""
+        ctx = task.last_transaction or task.transaction_context()
+        msg = self.job_fit_errors
+        if ctx.status is TaskStatus.Allocated:
+            return (
+                "Schedulable",
+                f"Pod {task.namespace}/{task.name} can possibly be assigned to {ctx.node_name}",
+                "",
+            )
+        if ctx.status is TaskStatus.Pipelined:
+            msg = (
+                f"Pod {task.namespace}/{task.name} can possibly be assigned to "
+                f"{ctx.node_name}, once resource is released"
+            )
+            return "Unschedulable", msg, ctx.node_name if ctx.eviction_occurred else ""
+        if ctx.status is TaskStatus.Pending:
+            fe = self.nodes_fit_errors.get(uid)
+            return "Unschedulable", str(fe) if fe is not None else msg, ""
+        return str(ctx.status), msg, ""
+
+    def fit_error(self) -> str:
+        """``FitError()``: the job-level message of gang's Unschedulable condition."""
+        reasons: Counter[str] = Counter()
+        for status, tasks in self.task_status_index.items():
+            reasons[str(status)] += len(tasks)
+        reasons["minAvailable"] = self.min_available
+        parts = sorted(f"{n} {reason}" for reason, n in reasons.items())
+        msg = f"{POD_GROUP_NOT_READY}, {', '.join(parts)}"
+        pending = [
+            self.task_scheduling_reason(uid)[0] for uid in self.task_status_index.get(
+                TaskStatus.Pending, {}
+            )
+        ]
+        if pending:
+            msg += f"; Pending: {', '.join(histogram(pending))}"
+        if self.job_fit_errors:
+            msg += ". Origin reason is: " + self.job_fit_errors
+        else:
+            for task in self.tasks.values():
+                fe = self.nodes_fit_errors.get(task.uid)
+                if fe is not None:
+                    msg += f". Origin reason is {task.name}: {fe}"
+                    break
+        return msg
+
+    def condition(self, type_: str) -> Condition | None:
+        if self.pod_group is None:
+            return None
+        for cond in self.pod_group.conditions:
+            if cond.type == type_:
+                return cond
+        return None
+
+    def __repr__(self) -> str:
+        return f"Job({self.uid}, minAvailable {self.min_available}, tasks {len(self.tasks)})"

@@ -1,0 +1,142 @@
+"""``NodeInfo``: a node's resources and the tasks on it (``api/node_info.go``)."""
+
+from __future__ import annotations
+
+from vspec.api.objects import Node
+from vspec.api.resource import ZERO, Resource
+from vspec.api.task_info import REVOCABLE_ZONE_KEY, TaskInfo
+from vspec.api.types import TaskStatus
+from vspec.errors import EngineError
+
+OVERSUBSCRIPTION_NODE = "volcano.sh/oversubscription"
+OVERSUBSCRIPTION_CPU = "volcano.sh/oversubscription-cpu"
+OVERSUBSCRIPTION_MEMORY = "volcano.sh/oversubscription-memory"
+
+
+def _parse_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+class NodeInfo:
+    """Tasks are stored as clones keyed by ``namespace/name``, as in Volcano."""
+
+    __slots__ = (
+        "name",
+        "node",
+        "ready",
+        "allocatable",
+        "capacity",
+        "idle",
+        "used",
+        "releasing",
+        "pipelined",
+        "oversubscription",
+        "revocable_zone",
+        "tasks",
+        "others",
+    )
+
+    def __init__(self, node: Node | None, name: str = "") -> None:
+        self.node = node
+        self.name = node.meta.name if node is not None else name
+        # Placeholder nodes (a pod bound to an unknown node) are NotReady.
+        self.ready = node is not None
+        self.oversubscription = Resource()
+        self.revocable_zone = ""
+        self.tasks: dict[str, TaskInfo] = {}
+        self.others: dict[str, object] = {}
+        self.releasing = Resource()
+        self.pipelined = Resource()
+        self.used = Resource()
+        if node is None:
+            self.allocatable = Resource()
+            self.capacity = Resource()
+            self.idle = Resource()
+            return
+        annotations = node.meta.annotations
+        if annotations.get(OVERSUBSCRIPTION_NODE) == "true":
+            self.oversubscription.milli_cpu = _parse_float(
+                annotations.get(OVERSUBSCRIPTION_CPU, "0")
+            )
+            self.oversubscription.memory = _parse_float(
+                annotations.get(OVERSUBSCRIPTION_MEMORY, "0")
+            )
+        self.revocable_zone = node.meta.labels.get(REVOCABLE_ZONE_KEY, "")
+        self.allocatable = Resource.from_list(node.allocatable).add(self.oversubscription)
+        self.capacity = Resource.from_list(node.capacity or node.allocatable).add(
+            self.oversubscription
+        )
+        self.idle = self.allocatable.clone()
+
+    def clone(self) -> NodeInfo:
+        """``NodeInfo.Clone``: a fresh node with every task re-added (as clones)."""
+        info = NodeInfo(self.node, self.name)
+        info.ready = self.ready
+        info.others = dict(self.others)
+        for task in self.tasks.values():
+            info.add_task(task)
+        return info
+
+    def future_idle(self) -> Resource:
+        return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
+
+    def add_task(self, task: TaskInfo) -> None:
+        """``AddTask``: account the task and store a clone; the caller's task gets our name."""
+        if task.node_name and self.name and task.node_name != self.name:
+            raise EngineError(
+                f"task <{task.namespace}/{task.name}> already on different node <{task.node_name}>"
+            )
+        if task.key in self.tasks:
+            raise EngineError(f"task <{task.namespace}/{task.name}> already on node <{self.name}>")
+        ti = task.clone()
+        if self.node is not None:
+            status = ti.status
+            if status is TaskStatus.Releasing:
+                self.idle.sub_without_assert(ti.resreq)
+                self.releasing.add(ti.resreq)
+                self.used.add(ti.resreq)
+            elif status is TaskStatus.Pipelined:
+                self.pipelined.add(ti.resreq)
+            else:
+                if status is TaskStatus.Binding:
+                    short = ti.resreq.less_equal_with_resources_name(self.idle, ZERO)
+                    if short:
+                        raise EngineError(
+                            f"node {self.name} resources {short} are not enough to put task "
+                            f"<{ti.namespace}/{ti.name}>, idle: {self.idle}, req: {ti.resreq}"
+                        )
+                self.idle.sub_without_assert(ti.resreq)
+                self.used.add(ti.resreq)
+        task.node_name = self.name
+        ti.node_name = self.name
+        self.tasks[task.key] = ti
+
+    def remove_task(self, task: TaskInfo) -> None:
+        stored = self.tasks.get(task.key)
+        if stored is None:
+            return
+        if self.node is not None:
+            status = stored.status
+            if status is TaskStatus.Releasing:
+                self.releasing.sub(stored.resreq)
+                self.idle.add(stored.resreq)
+                self.used.sub(stored.resreq)
+            elif status is TaskStatus.Pipelined:
+                self.pipelined.sub(stored.resreq)
+            else:
+                self.idle.add(stored.resreq)
+                self.used.sub(stored.resreq)
+        del self.tasks[task.key]
+
+    def update_task(self, task: TaskInfo) -> None:
+        self.remove_task(task)
+        self.add_task(task)
+
+    def pods(self) -> list[TaskInfo]:
+        return list(self.tasks.values())
+
+    def __repr__(self) -> str:
+        return f"Node({self.name}: idle <{self.idle}>, used <{self.used}>)"

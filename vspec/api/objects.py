@@ -1,0 +1,161 @@
+"""The cluster as the scheduler's cache sees it: Kubernetes and Volcano objects.
+
+These are the *model* of the data flow (spec file -> model -> session): plain data,
+built by the spec loader, never mutated by a session. Sessions snapshot them into
+``TaskInfo``/``JobInfo``/``NodeInfo``; multi-cycle runs produce a new :class:`Cluster`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from vspec.api.corev1 import (
+    Affinity,
+    Condition,
+    Container,
+    ContainerImage,
+    ResourceList,
+    Taint,
+    Toleration,
+    TopologySpreadConstraint,
+)
+from vspec.errors import Location
+
+# Go's zero time: what Volcano's test builders leave in every creationTimestamp.
+ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+TASK_SPEC_KEY = "volcano.sh/task-spec"
+QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
+
+
+@dataclass
+class ObjectMeta:
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: datetime = ZERO_TIME
+    deletion_timestamp: datetime | None = None
+    location: Location | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name`` for namespaced objects, the name otherwise."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+@dataclass
+class Pod:
+    meta: ObjectMeta
+    phase: str = "Pending"
+    node_name: str = ""
+    scheduler_name: str = "volcano"
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str = ""
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[Toleration] = field(default_factory=list)
+    affinity: Affinity | None = None
+    topology_spread_constraints: list[TopologySpreadConstraint] = field(default_factory=list)
+    containers: list[Container] = field(default_factory=list)
+    init_containers: list[Container] = field(default_factory=list)
+    overhead: ResourceList = field(default_factory=dict)
+    scheduling_gates: list[str] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    nominated_node_name: str = ""
+
+    @property
+    def group_name(self) -> str:
+        return self.meta.annotations.get(GROUP_NAME_ANNOTATION, "")
+
+    @property
+    def job_id(self) -> str:
+        """``getJobID``: ``namespace/<group annotation>``, or "" for a pod of no job."""
+        group = self.group_name
+        return f"{self.meta.namespace}/{group}" if group else ""
+
+
+@dataclass(frozen=True)
+class NodeUsage:
+    """A node's measured load, as Volcano's metrics source fills ``NodeInfo.ResourceUsage``."""
+
+    cpu: dict[str, float] = field(default_factory=dict)  # period ("5m") -> percent
+    memory: dict[str, float] = field(default_factory=dict)
+    time: datetime = ZERO_TIME
+
+
+@dataclass
+class Node:
+    meta: ObjectMeta
+    allocatable: ResourceList = field(default_factory=dict)
+    capacity: ResourceList = field(default_factory=dict)
+    taints: list[Taint] = field(default_factory=list)
+    unschedulable: bool = False
+    images: list[ContainerImage] = field(default_factory=list)
+    usage: NodeUsage | None = None
+
+
+@dataclass
+class PodGroup:
+    meta: ObjectMeta
+    queue: str = "default"
+    min_member: int = 0
+    min_task_member: dict[str, int] = field(default_factory=dict)
+    min_resources: ResourceList | None = None
+    priority_class_name: str = ""
+    phase: str = "Pending"
+    conditions: list[Condition] = field(default_factory=list)
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+@dataclass
+class Queue:
+    meta: ObjectMeta
+    weight: int = 1
+    capability: ResourceList = field(default_factory=dict)
+    deserved: ResourceList = field(default_factory=dict)
+    guarantee: ResourceList = field(default_factory=dict)
+    priority: int = 0
+    parent: str = ""
+    state: str = "Open"
+    reclaimable: bool | None = None
+    affinity: dict[str, Any] | None = None  # nodegroup: spec.affinity, Kubernetes form
+
+
+@dataclass
+class PriorityClass:
+    meta: ObjectMeta
+    value: int = 0
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+
+@dataclass
+class KubeObject:
+    """Any other manifest a plugin reads (ResourceQuota, PodDisruptionBudget, Numatopology)."""
+
+    api_version: str
+    kind: str
+    meta: ObjectMeta
+    body: dict[str, Any]
+
+
+@dataclass
+class Cluster:
+    """Everything the scheduler cache holds, in the order the objects were declared."""
+
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    queues: list[Queue] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    objects: list[KubeObject] = field(default_factory=list)
+
+    def objects_of_kind(self, kind: str) -> list[KubeObject]:
+        return [o for o in self.objects if o.kind == kind]

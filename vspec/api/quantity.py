@@ -1,0 +1,78 @@
+"""Kubernetes resource quantities (``500m``, ``1Gi``, ``1e3``) as exact fractions.
+
+Volcano reads quantities through ``resource.Quantity.MilliValue()`` and ``Value()``, which
+round *up* to an integer; :func:`milli_value` and :func:`value` do the same so that e.g.
+``0.5m`` CPU is 1 millicore, as on a real cluster.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+_QUANTITY = re.compile(
+    r"^(?P<num>[+-]?(?:\d+\.?\d*|\.\d+))(?:(?P<exp>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$"
+)
+# A quantity beyond this is certainly a mistake (and would make float arithmetic meaningless).
+MAX_QUANTITY = Fraction(10**24)
+
+
+class QuantityError(ValueError):
+    """Not a Kubernetes quantity."""
+
+
+def parse_quantity(raw: object) -> Fraction:
+    """Parse a quantity written as a YAML number or a Kubernetes quantity string."""
+    if isinstance(raw, bool) or raw is None:
+        raise QuantityError(f"{raw!r} is not a quantity")
+    if isinstance(raw, int):
+        number = Fraction(raw)
+    elif isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise QuantityError(f"{raw!r} is not a finite quantity")
+        number = Fraction(str(raw))
+    elif isinstance(raw, str):
+        match = _QUANTITY.match(raw.strip())
+        if match is None:
+            raise QuantityError(f"{raw!r} is not a Kubernetes quantity (e.g. 2, 500m, 1Gi)")
+        number = Fraction(match["num"])
+        exp = match["exp"]
+        if exp is not None:
+            power = int(exp[1:])
+            if abs(power) > 30:
+                raise QuantityError(f"{raw!r} is out of range")
+            number *= Fraction(10) ** power
+        else:
+            suffix = match["suffix"] or ""
+            number *= _BINARY[suffix] if suffix in _BINARY else _DECIMAL[suffix]
+    else:
+        raise QuantityError(f"{raw!r} is not a quantity")
+    if number < 0:
+        raise QuantityError(f"{raw!r} is negative")
+    if number > MAX_QUANTITY:
+        raise QuantityError(f"{raw!r} is out of range")
+    return number
+
+
+def milli_value(q: Fraction) -> int:
+    """``Quantity.MilliValue()``: thousandths, rounded up."""
+    return math.ceil(q * 1000)
+
+
+def value(q: Fraction) -> int:
+    """``Quantity.Value()``: whole units, rounded up."""
+    return math.ceil(q)

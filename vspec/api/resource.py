@@ -1,0 +1,383 @@
+"""Volcano's ``Resource``: milli-CPU, memory bytes and scalar resources as floats.
+
+The arithmetic mirrors ``pkg/scheduler/api/resource_info.go`` exactly, tolerance
+(``MIN_RESOURCE``) and the ``Zero``/``Infinity`` treatment of missing scalars included,
+because plugin verdicts hinge on those edge cases. Methods that mutate return ``self``
+like their Go counterparts so call chains read the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from fractions import Fraction
+
+from vspec.api.quantity import milli_value, parse_quantity, value
+from vspec.errors import EngineError
+
+MIN_RESOURCE = 0.1
+CPU = "cpu"
+MEMORY = "memory"
+PODS = "pods"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+GPU_RESOURCE_NAME = "nvidia.com/gpu"
+
+# Volcano's IgnoredDevicesList: vGPU resources are handled by deviceshare, not as scalars.
+IGNORED_DEVICES = frozenset(
+    {"volcano.sh/vgpu-memory", "volcano.sh/vgpu-memory-percentage", "volcano.sh/vgpu-cores"}
+)
+
+
+class Dimension(Enum):
+    """``DimensionDefaultValue``: what a scalar missing on one side counts as."""
+
+    ZERO = 0
+    INFINITY = -1
+
+
+ZERO = Dimension.ZERO
+INFINITY = Dimension.INFINITY
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """Kubernetes' ``IsScalarResourceName``: extended, hugepages, prefixed native, volumes."""
+    if name.startswith(("hugepages-", "attachable-volumes-")):
+        return True
+    if "kubernetes.io/" in name:
+        return True
+    return "/" in name and not name.startswith("requests.")
+
+
+def _le(left: float, right: float) -> bool:
+    return left < right or abs(left - right) < MIN_RESOURCE
+
+
+class Resource:
+    """A resource vector. ``scalars`` keeps insertion order (Go's map order is random)."""
+
+    __slots__ = ("milli_cpu", "memory", "scalars", "max_task_num")
+
+    def __init__(
+        self,
+        milli_cpu: float = 0.0,
+        memory: float = 0.0,
+        scalars: dict[str, float] | None = None,
+        max_task_num: int = 0,
+    ) -> None:
+        self.milli_cpu = milli_cpu
+        self.memory = memory
+        self.scalars: dict[str, float] = scalars if scalars is not None else {}
+        self.max_task_num = max_task_num
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_list(cls, resource_list: Mapping[str, object] | None) -> Resource:
+        """``NewResource(v1.ResourceList)``: quantities as written in a manifest."""
+        r = cls()
+        if not resource_list:
+            return r
+        for name, raw in resource_list.items():
+            q = raw if isinstance(raw, Fraction) else parse_quantity(raw)
+            r.add_quantity(name, q)
+        return r
+
+    def add_quantity(self, name: str, q: Fraction) -> None:
+        if name == CPU:
+            self.milli_cpu += milli_value(q)
+        elif name == MEMORY:
+            self.memory += value(q)
+        elif name == PODS:
+            self.max_task_num += value(q)
+            self.add_scalar(PODS, float(value(q)))
+        elif name == EPHEMERAL_STORAGE:
+            self.add_scalar(name, float(milli_value(q)))
+        elif name.startswith("count/"):
+            return
+        elif is_scalar_resource_name(name) and name not in IGNORED_DEVICES:
+            self.add_scalar(name, float(milli_value(q)))
+
+    def clone(self) -> Resource:
+        return Resource(self.milli_cpu, self.memory, dict(self.scalars), self.max_task_num)
+
+    # -- accessors ----------------------------------------------------------------------
+    def get(self, name: str) -> float:
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        return self.scalars.get(name, 0.0)
+
+    def resource_names(self) -> list[str]:
+        names = []
+        if self.milli_cpu >= MIN_RESOURCE:
+            names.append(CPU)
+        if self.memory >= MIN_RESOURCE:
+            names.append(MEMORY)
+        names.extend(n for n, q in self.scalars.items() if q >= MIN_RESOURCE)
+        return names
+
+    def is_empty(self) -> bool:
+        if self.milli_cpu >= MIN_RESOURCE or self.memory >= MIN_RESOURCE:
+            return False
+        return all(q < MIN_RESOURCE for n, q in self.scalars.items() if n != PODS)
+
+    def is_zero(self, name: str) -> bool:
+        if name == CPU:
+            return self.milli_cpu < MIN_RESOURCE
+        if name == MEMORY:
+            return self.memory < MIN_RESOURCE
+        return self.scalars.get(name, 0.0) < MIN_RESOURCE
+
+    # -- mutation -----------------------------------------------------------------------
+    def add(self, rr: Resource) -> Resource:
+        self.milli_cpu += rr.milli_cpu
+        self.memory += rr.memory
+        scalars = self.scalars
+        for name, q in rr.scalars.items():
+            scalars[name] = scalars.get(name, 0.0) + q
+        return self
+
+    def sub(self, rr: Resource) -> Resource:
+        """The asserting ``Sub``: Volcano panics (PANIC_ON_ERROR defaults on) when short."""
+        if not rr.less_equal(self, ZERO):
+            raise EngineError(f"resource is not sufficient to do operation: <{self}> sub <{rr}>")
+        return self.sub_without_assert(rr)
+
+    def sub_without_assert(self, rr: Resource) -> Resource:
+        self.milli_cpu -= rr.milli_cpu
+        self.memory -= rr.memory
+        scalars = self.scalars
+        # Quirk kept from Go: a receiver without scalars ignores rr's scalars.
+        if not scalars:
+            return self
+        for name, q in rr.scalars.items():
+            scalars[name] = scalars.get(name, 0.0) - q
+        return self
+
+    def multi(self, ratio: float) -> Resource:
+        self.milli_cpu *= ratio
+        self.memory *= ratio
+        for name in self.scalars:
+            self.scalars[name] *= ratio
+        return self
+
+    def add_scalar(self, name: str, q: float) -> None:
+        self.scalars[name] = self.scalars.get(name, 0.0) + q
+
+    def set_scalar(self, name: str, q: float) -> None:
+        self.scalars[name] = q
+
+    def set_max_resource(self, rr: Resource) -> None:
+        self.milli_cpu = max(self.milli_cpu, rr.milli_cpu)
+        self.memory = max(self.memory, rr.memory)
+        if not self.scalars:
+            self.scalars.update(rr.scalars)
+            return
+        for name, q in rr.scalars.items():
+            if name not in self.scalars or q > self.scalars[name]:
+                self.scalars[name] = q
+
+    def min_dimension_resource(self, rr: Resource, dflt: Dimension) -> Resource:
+        self.milli_cpu = min(self.milli_cpu, rr.milli_cpu)
+        self.memory = min(self.memory, rr.memory)
+        for name, q in self.scalars.items():
+            if name in rr.scalars:
+                self.scalars[name] = min(q, rr.scalars[name])
+            elif dflt is ZERO:
+                self.scalars[name] = 0.0
+        return self
+
+    # -- comparison ---------------------------------------------------------------------
+    def less(self, rr: Resource, dflt: Dimension) -> bool:
+        if not (self.milli_cpu < rr.milli_cpu and self.memory < rr.memory):
+            return False
+        if dflt is INFINITY and any(n not in self.scalars for n in rr.scalars):
+            return False
+        for name, left in self.scalars.items():
+            if name not in rr.scalars:
+                if dflt is INFINITY:
+                    continue
+                right = 0.0
+            else:
+                right = rr.scalars[name]
+            if not left < right:
+                return False
+        return True
+
+    def less_equal(self, rr: Resource, dflt: Dimension) -> bool:
+        if not _le(self.milli_cpu, rr.milli_cpu) or not _le(self.memory, rr.memory):
+            return False
+        rs = rr.scalars
+        if dflt is INFINITY:
+            if any(n not in self.scalars for n in rs):
+                return False
+            for name, left in self.scalars.items():
+                if name in rs and not _le(left, rs[name]):
+                    return False
+            return True
+        for name, left in self.scalars.items():
+            if not _le(left, rs.get(name, 0.0)):
+                return False
+        return True
+
+    def less_equal_with_resources_name(self, rr: Resource, dflt: Dimension) -> list[str]:
+        """The names of the dimensions that do not fit (empty when ``self <= rr``)."""
+        short = []
+        if not _le(self.milli_cpu, rr.milli_cpu):
+            short.append(CPU)
+        if not _le(self.memory, rr.memory):
+            short.append(MEMORY)
+        for name, left in self.scalars.items():
+            if name not in rr.scalars and dflt is INFINITY:
+                continue
+            if not _le(left, rr.scalars.get(name, 0.0)):
+                short.append(name)
+        return short
+
+    def less_equal_with_dimension(self, rr: Resource, req: Resource | None) -> bool:
+        if req is None:
+            return self.less_equal(rr, ZERO)
+        if req.milli_cpu > 0 and self.milli_cpu > rr.milli_cpu:
+            return False
+        if req.memory > 0 and self.memory > rr.memory:
+            return False
+        if not self.scalars:
+            return True
+        for name, q in req.scalars.items():
+            if name == PODS:
+                continue
+            if q > 0 and self.scalars.get(name, 0.0) > rr.scalars.get(name, 0.0):
+                return False
+        return True
+
+    def less_partly(self, rr: Resource, dflt: Dimension) -> bool:
+        if self.milli_cpu < rr.milli_cpu or self.memory < rr.memory:
+            return True
+        if dflt is ZERO and any(n not in self.scalars for n in rr.scalars):
+            return True
+        for name, left in self.scalars.items():
+            if name not in rr.scalars:
+                if dflt is INFINITY:
+                    return True
+                right = 0.0
+            else:
+                right = rr.scalars[name]
+            if left < right:
+                return True
+        return False
+
+    def less_equal_partly(self, rr: Resource, dflt: Dimension) -> bool:
+        if _le(self.milli_cpu, rr.milli_cpu) or _le(self.memory, rr.memory):
+            return True
+        if dflt is ZERO and any(n not in self.scalars for n in rr.scalars):
+            return True
+        for name, left in self.scalars.items():
+            if name not in rr.scalars:
+                if dflt is INFINITY:
+                    return True
+                right = 0.0
+            else:
+                right = rr.scalars[name]
+            if _le(left, right):
+                return True
+        return False
+
+    def equal(self, rr: Resource) -> bool:
+        def eq(a: float, b: float) -> bool:
+            return a == b or abs(a - b) < MIN_RESOURCE
+
+        if not eq(self.milli_cpu, rr.milli_cpu) or not eq(self.memory, rr.memory):
+            return False
+        return all(eq(q, rr.scalars.get(n, 0.0)) for n, q in self.scalars.items())
+
+    def diff(self, rr: Resource, dflt: Dimension) -> tuple[Resource, Resource]:
+        """(increased, decreased) per dimension, missing scalars filled with ``dflt``."""
+        left, right = self.clone(), rr.clone()
+        fill = float(dflt.value)
+        for name in list(left.scalars):
+            right.scalars.setdefault(name, fill)
+        for name in list(right.scalars):
+            left.scalars.setdefault(name, fill)
+        inc, dec = Resource(), Resource()
+        if left.milli_cpu > right.milli_cpu:
+            inc.milli_cpu = left.milli_cpu - right.milli_cpu
+        else:
+            dec.milli_cpu = right.milli_cpu - left.milli_cpu
+        if left.memory > right.memory:
+            inc.memory = left.memory - right.memory
+        else:
+            dec.memory = right.memory - left.memory
+        for name, lq in left.scalars.items():
+            rq = right.scalars.get(name, 0.0)
+            if lq == -1.0:
+                inc.scalars[name] = lq
+            elif rq == -1.0:
+                dec.scalars[name] = rq
+            elif lq > rq:
+                inc.scalars[name] = lq - rq
+            else:
+                dec.scalars[name] = rq - lq
+        return inc, dec
+
+    # -- presentation -------------------------------------------------------------------
+    def __str__(self) -> str:
+        text = f"cpu {self.milli_cpu:0.2f}, memory {self.memory:0.2f}"
+        for name, q in self.scalars.items():
+            text += f", {name} {q:0.2f}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Resource({self})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Resource):
+            return NotImplemented
+        return (
+            self.milli_cpu == other.milli_cpu
+            and self.memory == other.memory
+            and self.scalars == other.scalars
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def empty_resource() -> Resource:
+    return Resource()
+
+
+def exceeded_part(left: Resource | None, right: Resource | None) -> Resource:
+    """``ExceededPart``: per dimension max(left - right, 0)."""
+    if right is None:
+        return left if left is not None else Resource()
+    if left is None:
+        return Resource()
+    return left.diff(right, ZERO)[0]
+
+
+def sum_resources(items: Iterable[Resource]) -> Resource:
+    total = Resource()
+    for item in items:
+        total.add(item)
+    return total
+
+
+def helpers_max(left: Resource, right: Resource) -> Resource:
+    """``helpers.Max``: per-dimension max, keeping only positive scalars."""
+    result = Resource(max(left.milli_cpu, right.milli_cpu), max(left.memory, right.memory))
+    for name, q in left.scalars.items():
+        if q > 0:
+            result.scalars[name] = q
+    for name, q in right.scalars.items():
+        if q > 0:
+            result.scalars[name] = max(result.scalars.get(name, 0.0), q)
+    return result
+
+
+def helpers_min(left: Resource, right: Resource) -> Resource:
+    """``helpers.Min``: per-dimension min; a scalar missing on the right counts as 0."""
+    result = Resource(min(left.milli_cpu, right.milli_cpu), min(left.memory, right.memory))
+    if not left.scalars or not right.scalars:
+        return result
+    for name, q in left.scalars.items():
+        result.scalars[name] = min(q, right.scalars.get(name, 0.0))
+    return result

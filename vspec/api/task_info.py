@@ -1,0 +1,179 @@
+"""``TaskInfo``: one pod as the scheduler tracks it (``api/job_info.go``, ``pod_info.go``)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from vspec.api.objects import TASK_SPEC_KEY, Pod
+from vspec.api.resource import PODS, Resource
+from vspec.api.types import TaskStatus
+
+PREEMPTABLE_KEY = "volcano.sh/preemptable"
+REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
+TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
+NUMA_POLICY_KEY = "volcano.sh/numa-topology-policy"
+
+
+@dataclass
+class TransactionContext:
+    node_name: str
+    status: TaskStatus
+    eviction_occurred: bool = False
+
+
+def parse_go_bool(value: str) -> bool | None:
+    """``strconv.ParseBool``: the spellings Go accepts, None otherwise."""
+    if value in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if value in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    return None
+
+
+def task_status_of(pod: Pod) -> TaskStatus:
+    """``getTaskStatus``: status from phase, node and deletion."""
+    phase = pod.phase
+    if phase == "Running":
+        return TaskStatus.Releasing if pod.meta.deletion_timestamp else TaskStatus.Running
+    if phase == "Pending":
+        if pod.meta.deletion_timestamp:
+            return TaskStatus.Releasing
+        return TaskStatus.Bound if pod.node_name else TaskStatus.Pending
+    if phase == "Succeeded":
+        return TaskStatus.Succeeded
+    if phase == "Failed":
+        return TaskStatus.Failed
+    return TaskStatus.Unknown
+
+
+def pod_resource_request(pod: Pod) -> Resource:
+    """``GetPodResourceRequest``: containers + sidecars, max with init containers, + pods 1."""
+    result = Resource()
+    for c in pod.containers:
+        result.add(Resource.from_list(c.requests))
+    if pod.overhead:
+        result.add(Resource.from_list(pod.overhead))
+    restartable = Resource()
+    init_max = Resource()
+    for c in pod.init_containers:
+        req = Resource.from_list(c.requests)
+        if c.restart_policy == "Always":
+            result.add(req)
+            restartable.add(req)
+            req = restartable
+        else:
+            req = req.clone().add(restartable)
+        init_max.set_max_resource(req)
+    result.set_max_resource(init_max)
+    result.add_scalar(PODS, 1.0)
+    return result
+
+
+def _label_or_annotation(pod: Pod, key: str) -> str | None:
+    if key in pod.meta.annotations:
+        return pod.meta.annotations[key]
+    return pod.meta.labels.get(key)
+
+
+def pod_preemptable(pod: Pod) -> bool:
+    """``GetPodPreemptable``: annotation, then label; default true, unparsable false."""
+    value = _label_or_annotation(pod, PREEMPTABLE_KEY)
+    if value is None:
+        return True
+    return parse_go_bool(value) is True
+
+
+def pod_revocable_zone(pod: Pod) -> str:
+    annotations = pod.meta.annotations
+    if REVOCABLE_ZONE_KEY in annotations:
+        return "*" if annotations[REVOCABLE_ZONE_KEY] == "*" else ""
+    if PREEMPTABLE_KEY in annotations and parse_go_bool(annotations[PREEMPTABLE_KEY]):
+        return "*"
+    return ""
+
+
+def task_role(pod: Pod) -> str:
+    annotations, labels = pod.meta.annotations, pod.meta.labels
+    return annotations.get(TASK_SPEC_KEY) or labels.get(TASK_SPEC_KEY) or ""
+
+
+class TaskInfo:
+    """Mutable per-session task state; ``pod`` is shared, never mutated."""
+
+    __slots__ = (
+        "uid",
+        "job",
+        "name",
+        "namespace",
+        "task_role",
+        "resreq",
+        "init_resreq",
+        "node_name",
+        "status",
+        "eviction_occurred",
+        "last_transaction",
+        "priority",
+        "preemptable",
+        "best_effort",
+        "has_restartable_init_container",
+        "sch_gated",
+        "revocable_zone",
+        "numa_info",
+        "pod",
+        "key",
+    )
+
+    def __init__(self, pod: Pod) -> None:
+        init_resreq = pod_resource_request(pod)
+        self.uid = pod.meta.uid
+        self.job = pod.job_id
+        self.name = pod.meta.name
+        self.namespace = pod.meta.namespace
+        self.key = f"{self.namespace}/{self.name}"
+        self.task_role = task_role(pod)
+        self.init_resreq = init_resreq
+        self.resreq = init_resreq.clone()
+        self.node_name = pod.node_name
+        self.status = task_status_of(pod)
+        self.eviction_occurred = False
+        self.last_transaction: TransactionContext | None = None
+        self.priority = 1 if pod.priority is None else pod.priority
+        annotated = pod.meta.annotations.get(TASK_PRIORITY_ANNOTATION)
+        if annotated is not None:
+            try:
+                self.priority = int(annotated)
+            except ValueError:
+                pass
+        self.preemptable = pod_preemptable(pod)
+        self.best_effort = init_resreq.is_empty()
+        self.has_restartable_init_container = any(
+            c.restart_policy == "Always" for c in pod.init_containers
+        )
+        self.sch_gated = bool(pod.scheduling_gates)
+        self.revocable_zone = pod_revocable_zone(pod)
+        self.numa_info: object | None = None
+        self.pod = pod
+
+    def clone(self) -> TaskInfo:
+        clone = copy.copy(self)
+        clone.resreq = self.resreq.clone()
+        clone.init_resreq = self.init_resreq.clone()
+        if self.last_transaction is not None:
+            clone.last_transaction = copy.copy(self.last_transaction)
+        return clone
+
+    def transaction_context(self) -> TransactionContext:
+        return TransactionContext(self.node_name, self.status, self.eviction_occurred)
+
+    def generate_last_tx_context(self) -> None:
+        self.last_transaction = self.transaction_context()
+
+    def clear_last_tx_context(self) -> None:
+        self.last_transaction = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Task ({self.uid}:{self.namespace}/{self.name}): taskSpec {self.task_role}, "
+            f"job {self.job}, status {self.status}, pri {self.priority}, resreq {self.resreq}"
+        )

@@ -1,0 +1,198 @@
+"""The ``vspec`` command: run, validate and describe specs.
+
+Exit status follows the spec contract: 0 when every spec passed (skips and xfails
+included), 1 when any failed, 2 for bad input (an invalid spec, a path that does not
+exist, a named file that holds no spec, a bad command line). Bad input is reported as
+``file:line: key: message``, never as a traceback. Imports are deferred to the command
+that needs them, so ``vspec --help`` starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from vspec.spec.runner import SpecOutcome
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+_PROGRESS_CHAR = {
+    "passed": ".",
+    "failed": "F",
+    "error": "E",
+    "skipped": "s",
+    "xfailed": "x",
+    "xpassed": "X",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:
+        print("vspec: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    from vspec import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="vspec", description="Declarative policy tests for the Volcano batch scheduler."
+    )
+    parser.add_argument("--version", action="version", version=f"vspec {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run the specs in files and directories")
+    run.add_argument("paths", nargs="+", metavar="PATH", help="spec files or directories")
+    run.add_argument("-k", dest="keyword", metavar="EXPR", help="select specs by name and tags")
+    run.add_argument("--junit-xml", type=Path, metavar="FILE", help="write a JUnit XML report")
+    run.add_argument("--seed", type=int, metavar="N", help="override every spec's seed")
+    run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
+    run.set_defaults(handler=_run)
+
+    validate = commands.add_parser("validate", help="check specs without running them")
+    validate.add_argument("paths", nargs="+", metavar="PATH")
+    validate.set_defaults(handler=_validate)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of spec files")
+    schema.set_defaults(handler=_schema)
+
+    plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
+    plugins.set_defaults(handler=_plugins)
+
+    invariants = commands.add_parser("invariants", help="list the named invariants")
+    invariants.set_defaults(handler=_invariants)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    from vspec.spec.keyword import KeywordError
+    from vspec.spec.report import failure_text, headline, summary
+    from vspec.spec.runner import run_paths
+
+    progress = _Progress(sys.stdout, verbose=args.verbose)
+    try:
+        report = run_paths(args.paths, keyword=args.keyword, seed=args.seed, on_outcome=progress)
+    except KeywordError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    progress.end()
+
+    failing = [o for o in report.outcomes if o.failing]
+    if failing:
+        print("\n=== failures ===")
+    for outcome in failing:
+        if outcome.invalid:
+            print("\n".join(outcome.messages))
+            continue
+        print(f"\n{headline(outcome)}")
+        text = failure_text(outcome, tracebacks=args.verbose)
+        print("\n".join(f"  {line}" if line else "" for line in text.splitlines()))
+    for problem in report.problems:
+        print(f"vspec: error: {problem}", file=sys.stderr)
+    if args.junit_xml is not None:
+        from vspec.spec.junit import write_junit
+
+        write_junit(report, args.junit_xml)
+    print(f"\n{summary(report.counts(), report.duration)}")
+    return report.exit_code
+
+
+class _Progress:
+    """pytest-style progress: a line per file with a character per spec, or with ``-v``
+    a line per spec."""
+
+    def __init__(self, out: TextIO, *, verbose: bool) -> None:
+        self.out = out
+        self.verbose = verbose
+        self.file: str | None = None
+
+    def __call__(self, outcome: SpecOutcome) -> None:
+        if self.verbose:
+            from vspec.spec.report import headline
+
+            self.out.write(f"{headline(outcome)} ({outcome.duration:.2f}s)\n")
+            return
+        if outcome.location.file != self.file:
+            if self.file is not None:
+                self.out.write("\n")
+            self.file = outcome.location.file
+            self.out.write(f"{self.file} ")
+        self.out.write(_PROGRESS_CHAR[outcome.status.value])
+        self.out.flush()
+
+    def end(self) -> None:
+        if self.file is not None:
+            self.out.write("\n")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from vspec.spec.runner import load_specs, spec_files
+
+    problems: list[str] = []
+    n_specs = n_files = 0
+    invalid = False
+    for path, named in spec_files(args.paths, problems):
+        specs, errors = load_specs(path, named=named, problems=problems)
+        for error in errors:
+            invalid = True
+            print("\n".join(error.messages))
+        n_specs += len(specs)
+        n_files += bool(specs or errors)
+    for problem in problems:
+        print(f"vspec: error: {problem}", file=sys.stderr)
+    if invalid or problems:
+        return EXIT_USAGE
+    print(f"{n_specs} specs in {n_files} files are valid")
+    return EXIT_OK
+
+
+def _schema(_args: argparse.Namespace) -> int:
+    import json
+
+    from vspec.spec.schema import spec_schema
+
+    print(json.dumps(spec_schema(), indent=2))
+    return EXIT_OK
+
+
+def _plugins(_args: argparse.Namespace) -> int:
+    from vspec.errors import VspecError
+
+    try:
+        from vspec.framework.registry import registered_actions, registered_plugins
+    except ImportError as exc:
+        print(f"vspec: error: the action and plugin registry is unavailable: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        sections = (("Actions", registered_actions()), ("Plugins", registered_plugins()))
+    except VspecError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    for title, entries in sections:
+        print(f"{title}:")
+        for entry in entries:
+            print(f"  {entry.name}" + (f"  {entry.doc}" if entry.doc else ""))
+            for arg in entry.arguments:
+                line = f"      {arg.name} ({arg.type}, default {arg.default})"
+                print(line + (f": {arg.help}" if arg.help else ""))
+    return EXIT_OK
+
+
+def _invariants(_args: argparse.Namespace) -> int:
+    from vspec.spec.invariants import invariants
+
+    for inv in invariants():
+        print(f"{inv.name}  {inv.doc}")
+    return EXIT_OK

@@ -1,0 +1,64 @@
+"""The one exception hierarchy of vspec.
+
+Everything a user can cause (a bad spec, a bad conf, a plugin that raises) is a
+:class:`VspecError`, so the CLI and the pytest plugin can print it without a traceback.
+Errors found in a file carry a :class:`Location` so the message names file, line and key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where in a user's file a value came from (1-based line and column)."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+    key: str = ""
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        if self.key:
+            where += f": {self.key}"
+        return where
+
+
+class VspecError(Exception):
+    """Base of every error vspec reports to a user."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        if self.location is None:
+            return self.message
+        return f"{self.location}: {self.message}"
+
+
+class SpecError(VspecError):
+    """The spec (or a file it includes) is invalid: exit code 2."""
+
+
+class ConfError(SpecError):
+    """The scheduler configuration is invalid, as Volcano would reject it."""
+
+
+class PluginError(VspecError):
+    """A plugin or action raised inside a session; names the plugin."""
+
+    def __init__(self, plugin: str, message: str, location: Location | None = None) -> None:
+        super().__init__(f"plugin {plugin!r}: {message}", location)
+        self.plugin = plugin
+
+
+class EngineError(VspecError):
+    """The engine reached a state Volcano would panic on (e.g. an asserting Sub)."""

@@ -1,0 +1,186 @@
+"""The scheduler configuration (``pkg/scheduler/conf``, ``pkg/scheduler/util.go``).
+
+``load_conf`` turns the content of ``volcano-scheduler.conf`` (already parsed from YAML)
+into a :class:`SchedulerConf`, applying Volcano's rules: unset enable flags become true
+(``ApplyPluginConfDefaults``) unless the spec asks for Go-unit-test semantics, and the
+confs Volcano rejects (unknown action, drf hierarchy with proportion in one tier) are
+errors here instead of a silent fall-back to the default conf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vspec.errors import ConfError, Location
+
+# yaml key -> PluginOption attribute, spelled exactly as Volcano's struct tags.
+FLAG_KEYS: dict[str, str] = {
+    "enableJobOrder": "job_order",
+    "enableHierarchy": "hierarchy",
+    "enableJobReady": "job_ready",
+    "enableJobPipelined": "job_pipelined",
+    "enableTaskOrder": "task_order",
+    "enablePreemptable": "preemptable",
+    "enableReclaimable": "reclaimable",
+    "enablePreemptive": "preemptive",
+    "enableQueueOrder": "queue_order",
+    "EnabledClusterOrder": "cluster_order",
+    "enablePredicate": "predicate",
+    "enableBestNode": "best_node",
+    "enableNodeOrder": "node_order",
+    "enableTargetJob": "target_job",
+    "enableReservedNodes": "reserved_nodes",
+    "enableJobEnqueued": "job_enqueued",
+    "enabledVictim": "victim",
+    "enableJobStarving": "job_starving",
+    "enabledOverused": "overused",
+    "enabledAllocatable": "allocatable",
+}
+# ApplyPluginConfDefaults leaves these two unset (nil = disabled).
+NOT_DEFAULTED = frozenset({"hierarchy", "cluster_order"})
+
+DEFAULT_SCHEDULER_CONF: dict[str, Any] = {
+    "actions": "enqueue, allocate, backfill",
+    "tiers": [
+        {"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
+        {
+            "plugins": [
+                {"name": "overcommit"},
+                {"name": "drf"},
+                {"name": "predicates"},
+                {"name": "proportion"},
+                {"name": "nodeorder"},
+            ]
+        },
+    ],
+}
+
+
+@dataclass
+class PluginOption:
+    """One plugin entry of a tier; a flag is None when the conf leaves it unset."""
+
+    name: str
+    flags: dict[str, bool | None] = field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
+    location: Location | None = field(default=None, compare=False)
+
+    def enabled(self, flag: str) -> bool:
+        """``isEnabled``: only an explicit true enables."""
+        return self.flags.get(flag) is True
+
+
+@dataclass
+class Tier:
+    plugins: list[PluginOption] = field(default_factory=list)
+
+
+@dataclass
+class Configuration:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SchedulerOptions:
+    """vc-scheduler command-line options that change scheduling."""
+
+    min_nodes_to_find: int = 100
+    min_percentage_of_nodes_to_find: int = 5
+    percentage_of_nodes_to_find: int = 0
+    scheduler_names: tuple[str, ...] = ("volcano",)
+    default_queue: str = "default"
+
+
+@dataclass
+class SchedulerConf:
+    actions: list[str]
+    tiers: list[Tier]
+    configurations: list[Configuration] = field(default_factory=list)
+    options: SchedulerOptions = field(default_factory=SchedulerOptions)
+
+    def action_arguments(self, action: str) -> dict[str, Any]:
+        """``GetArgOfActionFromConf``: the first configuration with the action's name."""
+        for c in self.configurations:
+            if c.name == action:
+                return c.arguments
+        return {}
+
+    def plugin_names(self) -> list[str]:
+        return [p.name for t in self.tiers for p in t.plugins]
+
+
+def _flag(value: Any, key: str, where: Location | None) -> bool | None:
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise ConfError(f"{key} must be true or false, got {value!r}", where)
+    return value
+
+
+def load_conf(
+    raw: Mapping[str, Any],
+    *,
+    default_plugin_flags: bool = True,
+    options: SchedulerOptions | None = None,
+    known_actions: set[str] | None = None,
+    locate: Any = None,
+) -> SchedulerConf:
+    """Build a conf from the parsed YAML mapping of ``volcano-scheduler.conf``.
+
+    ``locate(path)`` maps a key path (tuple) to a Location for error messages.
+    """
+
+    def where(*path: Any) -> Location | None:
+        return locate(path) if locate is not None else None
+
+    actions_raw = raw.get("actions", "")
+    if not isinstance(actions_raw, str):
+        raise ConfError("actions must be a comma-separated string", where("actions"))
+    actions: list[str] = []
+    # vspec extension: an empty actions string runs no action (for probe-only specs);
+    # Volcano would reject it as "failed to find Action".
+    if actions_raw.strip():
+        for part in actions_raw.split(","):
+            name = part.strip()
+            if known_actions is not None and name not in known_actions:
+                raise ConfError(
+                    f"failed to find Action {part!r}: Volcano rejects the whole conf "
+                    f"(known actions: {', '.join(sorted(known_actions))})",
+                    where("actions"),
+                )
+            actions.append(name)
+
+    tiers: list[Tier] = []
+    for ti, tier_raw in enumerate(raw.get("tiers") or []):
+        tier = Tier()
+        hdrf = proportion = False
+        for pi, entry in enumerate((tier_raw or {}).get("plugins") or []):
+            loc = where("tiers", ti, "plugins", pi)
+            name = entry.get("name")
+            if not isinstance(name, str) or not name:
+                raise ConfError("a plugin entry needs a name", loc)
+            flags: dict[str, bool | None] = {}
+            for key, attr in FLAG_KEYS.items():
+                flags[attr] = _flag(entry.get(key), key, where("tiers", ti, "plugins", pi, key))
+                if flags[attr] is None and default_plugin_flags and attr not in NOT_DEFAULTED:
+                    flags[attr] = True
+            arguments = entry.get("arguments") or {}
+            if not isinstance(arguments, Mapping):
+                raise ConfError("arguments must be a mapping", loc)
+            tier.plugins.append(PluginOption(name, flags, dict(arguments), loc))
+            hdrf |= name == "drf" and flags["hierarchy"] is True
+            proportion |= name == "proportion"
+        if hdrf and proportion:
+            raise ConfError(
+                "proportion and drf with hierarchy enabled conflicts", where("tiers", ti)
+            )
+        tiers.append(tier)
+
+    configurations = [
+        Configuration(str(c.get("name", "")), dict(c.get("arguments") or {}))
+        for c in raw.get("configurations") or []
+    ]
+    return SchedulerConf(actions, tiers, configurations, options or SchedulerOptions())

@@ -1,0 +1,53 @@
+"""OpenSession and CloseSession (``framework/framework.go``)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.arguments import Arguments
+from vspec.framework.conf import SchedulerConf
+from vspec.framework.job_updater import update_all
+from vspec.framework.log import Klog
+from vspec.framework.registry import get_plugin
+from vspec.framework.session import SchedulerState, Session
+
+
+def open_session(
+    cache: SchedulerCache,
+    conf: SchedulerConf,
+    *,
+    log: Klog,
+    rng: random.Random,
+    now: datetime,
+    uid: str,
+    state: SchedulerState | None = None,
+) -> Session:
+    """Snapshot the cache, then build and open every configured plugin in tier order."""
+    ssn = Session(
+        uid, cache, conf.tiers, conf.configurations, log=log, rng=rng, now=now, state=state
+    )
+    ssn.enabled_actions = frozenset(conf.actions)
+    # JobValid runs here in Volcano before any plugin registered, so it never filters
+    # (quirk kept by omission).
+    log.v(3, f"Open Session {ssn.uid} with <{len(ssn.jobs)}> Job and <{len(ssn.queues)}> Queues")
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            builder = get_plugin(option.name)
+            if builder is None:
+                log.error(f"Failed to get plugin {option.name}.")
+                continue
+            plugin = builder(Arguments(option.arguments, log))
+            ssn.plugins[plugin.name] = plugin
+            plugin.on_session_open(ssn)
+    return ssn
+
+
+def close_session(ssn: Session) -> dict[str, bool]:
+    """Plugins close in tier order (Go iterates a map: random), then the job updater."""
+    for plugin in ssn.plugins.values():
+        plugin.on_session_close(ssn)
+    written = update_all(ssn)
+    ssn.log.v(3, f"Close Session {ssn.uid}")
+    return written

@@ -1,0 +1,75 @@
+"""What CloseSession writes back for each job (``framework/job_updater.go``, ``jobStatus``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from vspec.api.job_info import JobInfo
+from vspec.api.types import TaskStatus, allocated_status, completed_status
+
+if TYPE_CHECKING:
+    from vspec.framework.session import PodGroupStatus, Session
+
+
+def job_phase(ssn: Session, job: JobInfo) -> str:
+    """The PodGroup phase rule of ``jobStatus``."""
+    pg = job.pod_group
+    assert pg is not None
+    unschedulable = any(
+        c.type == "Unschedulable" and c.status == "True" and c.transition_id == ssn.uid
+        for c in pg.conditions
+    )
+    if job.count(TaskStatus.Running) and unschedulable:
+        return "Unknown"
+    allocated = sum(
+        len(tasks)
+        for status, tasks in job.task_status_index.items()
+        if allocated_status(status) or completed_status(status)
+    )
+    if allocated >= pg.min_member:
+        done = job.count(TaskStatus.Succeeded) + job.count(TaskStatus.Failed)
+        # Quirk kept: minMember 0 with nothing allocated ends Completed (0 == 0).
+        return "Completed" if done == allocated else "Running"
+    if pg.phase != "Inqueue":
+        return "Pending"
+    return pg.phase
+
+
+def _changed(new: PodGroupStatus, old: PodGroupStatus | None) -> bool:
+    """Condition timestamps and transition IDs do not count as a change."""
+    if old is None:
+        return True
+    if (new.phase, new.running, new.succeeded, new.failed) != (
+        old.phase,
+        old.running,
+        old.succeeded,
+        old.failed,
+    ):
+        return True
+    if len(new.conditions) != len(old.conditions):
+        return True
+    return any(
+        replace(n, transition_id="", last_transition_time=None)
+        != replace(o, transition_id="", last_transition_time=None)
+        for n, o in zip(new.conditions, old.conditions)
+    )
+
+
+def update_all(ssn: Session) -> dict[str, bool]:
+    """Write every job's status into its session PodGroup; returns job -> written."""
+    from vspec.framework.session import pod_group_status
+
+    written = {}
+    for job in ssn.jobs.values():
+        pg = job.pod_group
+        if pg is None:
+            continue
+        pg.phase = job_phase(ssn, job)
+        pg.running = job.count(TaskStatus.Running)
+        pg.failed = job.count(TaskStatus.Failed)
+        pg.succeeded = job.count(TaskStatus.Succeeded)
+        new = pod_group_status(job)
+        assert new is not None
+        written[job.uid] = _changed(new, ssn.pod_group_status.get(job.uid))
+    return written

@@ -1,0 +1,141 @@
+"""The action and plugin registries (``framework/plugins.go``, ``actions/factory.go``).
+
+Each action and plugin module registers itself with :func:`register_action` or
+:func:`register_plugin`; the framework never names one. Built-ins are found by
+importing every module of :mod:`vspec.actions` and :mod:`vspec.plugins`; packaged
+extensions through the ``vspec.actions`` / ``vspec.plugins`` entry-point groups; a
+``--plugins-dir`` by importing each Python file in it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TypeVar
+
+from vspec.errors import SpecError, VspecError
+from vspec.framework.interface import Action, ArgumentSpec, Plugin
+
+_PLUGINS: dict[str, type[Plugin]] = {}
+_ACTIONS: dict[str, type[Action]] = {}
+_loaded_dirs: set[Path] = set()
+
+P = TypeVar("P", bound=type[Plugin])
+A = TypeVar("A", bound=type[Action])
+
+
+@dataclass(frozen=True)
+class Registered:
+    """What ``vspec plugins`` shows of one action or plugin."""
+
+    name: str
+    kind: str  # "action" | "plugin"
+    doc: str
+    arguments: tuple[ArgumentSpec, ...]
+    module: str
+
+
+def register_plugin(cls: P) -> P:
+    """Class decorator: make a plugin available under ``cls.name``."""
+    _PLUGINS[cls.name] = cls
+    return cls
+
+
+def register_action(cls: A) -> A:
+    """Class decorator: make an action available under ``cls.name``."""
+    _ACTIONS[cls.name] = cls
+    return cls
+
+
+def _import_package(package: str) -> None:
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__, prefix=f"{package}."):
+        importlib.import_module(info.name)
+
+
+def load_builtins() -> None:
+    """Import the built-in actions and plugins and the packaged extensions (idempotent)."""
+    if _ACTIONS and _PLUGINS:
+        return
+    _import_package("vspec.actions")
+    _import_package("vspec.plugins")
+    for group in ("vspec.actions", "vspec.plugins"):
+        for ep in entry_points(group=group):
+            try:
+                ep.load()
+            except Exception as exc:  # a broken extension must not hide the others
+                raise VspecError(f"entry point {ep.name!r} ({ep.value}) failed: {exc}") from exc
+
+
+def load_plugins_dir(directory: Path) -> None:
+    """``--plugins-dir``: import every ``*.py`` in ``directory``; each registers itself."""
+    directory = directory.resolve()
+    if directory in _loaded_dirs:
+        return
+    if not directory.is_dir():
+        raise SpecError(f"plugins directory {directory} does not exist")
+    for path in sorted(directory.glob("*.py")):
+        name = f"vspec_user_plugins.{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise SpecError(f"cannot import plugin module {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise SpecError(f"plugin module {path} failed to import: {exc}") from exc
+    _loaded_dirs.add(directory)
+
+
+def get_plugin(name: str) -> type[Plugin] | None:
+    load_builtins()
+    return _PLUGINS.get(name)
+
+
+def get_action(name: str) -> type[Action] | None:
+    load_builtins()
+    return _ACTIONS.get(name)
+
+
+def action_names() -> set[str]:
+    load_builtins()
+    return set(_ACTIONS)
+
+
+def plugin_names() -> set[str]:
+    load_builtins()
+    return set(_PLUGINS)
+
+
+def _describe(kind: str, registry: dict[str, type[Plugin]] | dict[str, type[Action]]) -> list[Registered]:
+    entries = []
+    for name in sorted(registry):
+        cls: Callable[..., object] = registry[name]
+        doc = (cls.__doc__ or "").strip().splitlines()
+        entries.append(
+            Registered(
+                name,
+                kind,
+                doc[0] if doc else "",
+                getattr(cls, "arguments_spec", ()),
+                cls.__module__,
+            )
+        )
+    return entries
+
+
+def registered_plugins() -> list[Registered]:
+    load_builtins()
+    return _describe("plugin", _PLUGINS)
+
+
+def registered_actions() -> list[Registered]:
+    load_builtins()
+    return _describe("action", _ACTIONS)

@@ -1,0 +1,215 @@
+"""Running sessions on a cluster: Volcano's ``runOnce`` loop, as a pure function.
+
+``simulate`` is the engine's one entry point: conf + cluster in, :class:`SimulationResult`
+out. Between cycles the cluster moves on as a real one would (binds run, evicted pods
+leave, pod group statuses are those written at close), producing a new model.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import random
+import sys
+import traceback
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from vspec.api.objects import Cluster, Pod, PodGroup
+from vspec.api.task_info import task_status_of
+from vspec.api.types import TaskStatus
+from vspec.errors import ConfError, PluginError, VspecError
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.conf import SchedulerConf
+from vspec.framework.framework import close_session, open_session
+from vspec.framework.interface import Action
+from vspec.framework.log import Klog
+from vspec.framework.registry import action_names, get_action, plugin_names
+from vspec.framework.session import SchedulerState, Session
+from vspec.probes import Probe
+from vspec.result import Bind, Eviction, PodGroupResult, SimulationResult, TaskResult
+from vspec.spec.model import DEFAULT_NOW
+
+SCHEDULE_PERIOD = timedelta(seconds=1)
+
+
+def _did_you_mean(name: str, known: set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_conf(conf: SchedulerConf) -> None:
+    """Every action and plugin the conf names must be registered."""
+    actions, plugins = action_names(), plugin_names()
+    for name in conf.actions:
+        if name not in actions:
+            raise ConfError(f"unknown action {name!r}{_did_you_mean(name, actions)}")
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            if option.name not in plugins:
+                raise ConfError(
+                    f"unknown plugin {option.name!r}{_did_you_mean(option.name, plugins)}",
+                    option.location,
+                )
+
+
+def _build_actions(conf: SchedulerConf) -> list[Action]:
+    actions = []
+    for name in conf.actions:
+        cls = get_action(name)
+        assert cls is not None
+        actions.append(cls())
+    return actions
+
+
+def _culprit(exc: BaseException) -> str:
+    """The registered action or plugin whose code raised, found from the traceback."""
+    modules = {m for m in sys.modules if m.startswith(("vspec.actions.", "vspec.plugins."))}
+    modules |= {m for m in sys.modules if m.startswith("vspec_user_plugins.")}
+    name = "engine"
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        module = frame.f_globals.get("__name__", "")
+        if module in modules:
+            name = module.rsplit(".", 1)[-1]
+    return name
+
+
+def _session_uid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def simulate(
+    conf: SchedulerConf,
+    cluster: Cluster,
+    *,
+    seed: int = 0,
+    now: datetime | None = None,
+    cycles: int = 1,
+    verbosity: int = 3,
+    probes: Sequence[Probe] = (),
+) -> SimulationResult:
+    """Run ``cycles`` scheduling sessions and return what happened.
+
+    Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises,
+    :class:`vspec.errors.EngineError` where Volcano would panic.
+    """
+    check_conf(conf)
+    log = Klog(verbosity)
+    rng = random.Random(seed)
+    start = now or DEFAULT_NOW
+    result = SimulationResult(logs=log.lines)
+    try:
+        if probes:
+            from vspec.framework.probing import evaluate
+
+            probe_log = Klog(verbosity=0)
+            cache = SchedulerCache(cluster, conf.options, probe_log)
+            ssn = open_session(
+                cache, conf, log=probe_log, rng=random.Random(seed), now=start, uid="probe"
+            )
+            result.probe_failures = evaluate(ssn, probes)
+        actions = _build_actions(conf)
+        state = SchedulerState()
+        for cycle in range(cycles):
+            log.cycle = cycle
+            cluster = _run_once(
+                conf, cluster, actions, result, log, rng, start + cycle * SCHEDULE_PERIOD,
+                state, last=cycle == cycles - 1,
+            )
+    except VspecError:
+        raise
+    except Exception as exc:
+        raise PluginError(_culprit(exc), f"{type(exc).__name__}: {exc}") from exc
+    result.cluster = cluster
+    return result
+
+
+def _run_once(
+    conf: SchedulerConf,
+    cluster: Cluster,
+    actions: list[Action],
+    result: SimulationResult,
+    log: Klog,
+    rng: random.Random,
+    now: datetime,
+    state: SchedulerState,
+    *,
+    last: bool,
+) -> Cluster:
+    log.v(4, "Start scheduling ...")
+    cache = SchedulerCache(cluster, conf.options, log)
+    ssn = open_session(
+        cache, conf, log=log, rng=rng, now=now, uid=_session_uid(rng), state=state
+    )
+    for action in actions:
+        title = action.name.capitalize()
+        log.v(5, f"Enter {title} ...")
+        action.initialize()
+        action.execute(ssn)
+        action.uninitialize()
+        log.v(5, f"Leaving {title} ...")
+    if last:
+        _capture_session_state(ssn, cluster, result)
+    close_session(ssn)
+    log.v(4, "End scheduling ...")
+    for task, node in cache.effects.binds:
+        result.binds.append(Bind(task, node, log.cycle))
+    for task, reason in cache.effects.evictions:
+        result.evictions.append(Eviction(task, reason, log.cycle))
+    for uid, job in ssn.jobs.items():
+        pg = job.pod_group
+        if pg is None:
+            continue
+        entry = result.pod_groups.get(uid)
+        if entry is None:
+            entry = result.pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
+        entry.phase = pg.phase
+        entry.conditions = list(pg.conditions)
+    return advance(cluster, ssn)
+
+
+def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
+    """What Go's unit tests read before the deferred close: in-session phases and tasks."""
+    for pod in cluster.pods:
+        result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+    for uid, job in ssn.jobs.items():
+        if job.pod_group is not None:
+            result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
+        for task in job.tasks.values():
+            result.tasks[task.key] = TaskResult(task.node_name or None, str(task.status))
+        pipelined = job.tasks_in(TaskStatus.Pipelined)
+        result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
+
+
+def advance(cluster: Cluster, ssn: Session) -> Cluster:
+    """The cluster one schedule period later: bound pods run, evicted pods are gone,
+    pod groups carry the status written at close."""
+    effects = ssn.cache.effects
+    bound = dict(effects.binds)
+    evicted = {task for task, _ in effects.evictions}
+    pods: list[Pod] = []
+    for pod in cluster.pods:
+        key = pod.meta.key
+        if key in evicted:
+            continue
+        if key in bound:
+            pod = copy.copy(pod)
+            pod.node_name = bound[key]
+            pod.phase = "Running"
+        pods.append(pod)
+    pod_groups: list[PodGroup] = []
+    for pg in cluster.pod_groups:
+        job = ssn.jobs.get(f"{pg.meta.namespace}/{pg.meta.name}")
+        if job is not None and job.pod_group is not None:
+            pg = copy.copy(job.pod_group)
+            pg.conditions = list(pg.conditions)
+        pod_groups.append(pg)
+    return Cluster(
+        nodes=cluster.nodes,
+        pods=pods,
+        pod_groups=pod_groups,
+        queues=cluster.queues,
+        priority_classes=cluster.priority_classes,
+        objects=cluster.objects,
+    )

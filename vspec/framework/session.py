@@ -1,0 +1,248 @@
+"""A scheduling session (``framework/session.go``).
+
+A session is one snapshot of the cache plus the functions the configured plugins
+registered. Actions read it and change it through allocate/pipeline/evict (directly
+or through a :class:`~vspec.framework.statement.Statement`); only committed
+operations reach the cache.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from vspec.api.corev1 import Condition
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.objects import Cluster
+from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import Resource
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import Code, TaskStatus
+from vspec.api.unschedule_info import FitError
+from vspec.errors import EngineError
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.conf import Configuration, SchedulerOptions, Tier
+from vspec.framework.interface import Event, EventHandler, Plugin
+from vspec.framework.log import Klog
+from vspec.framework.session_plugins import SessionPlugins
+from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
+
+
+@dataclass
+class SchedulerState:
+    """What outlives a session in Volcano's process: global counters and action state."""
+
+    last_processed_node_index: int = 0
+
+
+@dataclass(frozen=True)
+class PodGroupStatus:
+    """What the job updater compares to decide whether a PodGroup is written."""
+
+    phase: str
+    conditions: tuple[Condition, ...]
+    running: int
+    succeeded: int
+    failed: int
+
+
+def pod_group_status(job: JobInfo) -> PodGroupStatus | None:
+    pg = job.pod_group
+    if pg is None:
+        return None
+    return PodGroupStatus(pg.phase, tuple(pg.conditions), pg.running, pg.succeeded, pg.failed)
+
+
+class Session(SessionPlugins):
+    def __init__(
+        self,
+        uid: str,
+        cache: SchedulerCache,
+        tiers: list[Tier],
+        configurations: list[Configuration],
+        *,
+        log: Klog,
+        rng: random.Random,
+        now: datetime,
+        state: SchedulerState | None = None,
+    ) -> None:
+        self.tiers = tiers
+        super().__init__()
+        self.uid = uid
+        self.cache = cache
+        self.configurations = configurations
+        self.log = log
+        self.rng = rng
+        self.now = now
+        self.state = state or SchedulerState()
+        # conf.EnabledActionMap: the configured action names (allocate reads it).
+        self.enabled_actions: frozenset[str] = frozenset()
+        self.options: SchedulerOptions = cache.options
+        self.cluster: Cluster = cache.cluster
+        snapshot = cache.snapshot()
+        self.jobs: dict[str, JobInfo] = snapshot.jobs
+        self.nodes: dict[str, NodeInfo] = snapshot.nodes
+        self.node_list: list[NodeInfo] = snapshot.node_list
+        self.revocable_nodes: dict[str, NodeInfo] = snapshot.revocable_nodes
+        self.queues: dict[str, QueueInfo] = snapshot.queues
+        self.pod_group_status: dict[str, PodGroupStatus | None] = {
+            uid: pod_group_status(job) for uid, job in self.jobs.items()
+        }
+        self.total_resource = Resource()
+        for node in self.nodes.values():
+            self.total_resource.add(node.allocatable)
+        self.total_guarantee = Resource()
+        self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list)
+        self.plugins: dict[str, Plugin] = {}
+        self.event_handlers: list[EventHandler] = []
+        # Shared per-session state plugins hand each other (e.g. the K8s CycleState).
+        self.plugin_state: dict[str, object] = {}
+
+    # -- event handlers ----------------------------------------------------------------------
+    def add_event_handler(self, handler: EventHandler) -> None:
+        self.event_handlers.append(handler)
+
+    def _fire_allocate(self, task: TaskInfo) -> None:
+        for handler in self.event_handlers:
+            if handler.allocate_func is not None:
+                handler.allocate_func(Event(task))
+
+    def _fire_deallocate(self, task: TaskInfo) -> None:
+        for handler in self.event_handlers:
+            if handler.deallocate_func is not None:
+                handler.deallocate_func(Event(task))
+
+    # -- predicates as actions use them --------------------------------------------------------
+    def _predicate_error(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        try:
+            self.predicate_fn(task, node)
+        except FitError as fe:
+            return fe
+        except EngineError:
+            raise
+        except Exception as exc:  # a plain error becomes a FitError with code Error
+            if type(exc).__module__.startswith("vspec.errors"):
+                raise
+            return FitError.of(task, node.name, str(exc))
+        return None
+
+    def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        fe = self._predicate_error(task, node)
+        if fe is not None and fe.has_code(
+            Code.Unschedulable,
+            Code.UnschedulableAndUnresolvable,
+            Code.Error,
+            Code.Skip,
+            Code.Wait,
+        ):
+            return fe
+        return None
+
+    def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        """Plain Unschedulable (pod count, ports) is ignored: preemption may cure it."""
+        fe = self._predicate_error(task, node)
+        if fe is not None and fe.has_code(
+            Code.UnschedulableAndUnresolvable, Code.Error, Code.Skip, Code.Wait
+        ):
+            return fe
+        return None
+
+    def unschedulable_and_unresolvable_filtered_nodes(self, task: TaskInfo) -> list[NodeInfo]:
+        """``GetUnschedulableAndUnresolvableNodesForTask``: the nodes worth trying."""
+        job = self.jobs.get(task.job)
+        if job is None:
+            return self.node_list
+        fit_errors = job.nodes_fit_errors.get(task.uid)
+        if fit_errors is None:
+            return self.node_list
+        skip = fit_errors.unschedulable_and_unresolvable_nodes()
+        if not skip:
+            return self.node_list
+        # Go iterates the node map here (random order); vspec keeps NodeList order.
+        return [n for n in self.nodes.values() if n.name not in skip]
+
+    # -- operations without a statement ---------------------------------------------------------
+    def _job_of(self, task: TaskInfo, what: str) -> JobInfo:
+        job = self.jobs.get(task.job)
+        if job is None:
+            raise EngineError(f"failed to find job {task.job} when {what}")
+        return job
+
+    def _node_of(self, name: str, what: str) -> NodeInfo:
+        node = self.nodes.get(name)
+        if node is None:
+            raise EngineError(f"failed to find node {name} when {what}")
+        return node
+
+    def pipeline(self, task: TaskInfo, hostname: str) -> None:
+        """``ssn.Pipeline`` (reclaim): no statement, no undo."""
+        self._job_of(task, "pipeline").update_task_status(task, TaskStatus.Pipelined)
+        task.node_name = hostname
+        node = self._node_of(hostname, "pipeline")
+        node.add_task(task)
+        if self.log.enabled(3):
+            self.log.v(
+                3,
+                f"After pipelined Task <{task.namespace}/{task.name}> to Node <{node.name}>: "
+                f"idle <{node.idle}>, used <{node.used}>, releasing <{node.releasing}>",
+            )
+        self._fire_allocate(task)
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """``ssn.Allocate`` (backfill): allocate, and dispatch the job's tasks if it is ready."""
+        job = self._job_of(task, "binding")
+        job.update_task_status(task, TaskStatus.Allocated)
+        task.node_name = node.name
+        self._node_of(node.name, "binding").add_task(task)
+        if self.log.enabled(3):
+            self.log.v(
+                3,
+                f"After allocated Task <{task.namespace}/{task.name}> to Node <{node.name}>: "
+                f"idle <{node.idle}>, used <{node.used}>, releasing <{node.releasing}>",
+            )
+        self._fire_allocate(task)
+        if self.job_ready(job):
+            for allocated in job.tasks_in(TaskStatus.Allocated):
+                self.dispatch(allocated)
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """Send the bind: the cache records it, the task becomes Binding."""
+        self.cache.add_bind_task(task)
+        self._job_of(task, "binding").update_task_status(task, TaskStatus.Binding)
+
+    def evict(self, reclaimee: TaskInfo, reason: str) -> None:
+        """``ssn.Evict`` (reclaim, shuffle): reaches the cache at once."""
+        self.cache.evict(reclaimee, reason)
+        self._job_of(reclaimee, "evicting").update_task_status(reclaimee, TaskStatus.Releasing)
+        node = self.nodes.get(reclaimee.node_name)
+        if node is not None:
+            node.update_task(reclaimee)
+        self._fire_deallocate(reclaimee)
+
+    def update_pod_group_condition(self, job: JobInfo, cond: Condition) -> None:
+        """Replace the condition of the same type, else append."""
+        found = self.jobs.get(job.uid)
+        if found is None or found.pod_group is None:
+            raise EngineError(f"failed to find job <{job.namespace}/{job.name}>")
+        conditions = found.pod_group.conditions
+        for i, existing in enumerate(conditions):
+            if existing.type == cond.type:
+                conditions[i] = cond
+                return
+        conditions.append(cond)
+
+    def record_pod_group_event(self, job: JobInfo, type_: str, reason: str, message: str) -> None:
+        if job.pod_group is None:
+            return
+        self.cache.record_event(job.uid, type_, reason, message)
+
+    def statement(self) -> Statement:
+        return Statement(self)
+
+    def __repr__(self) -> str:
+        return f"Session({self.uid}: {len(self.jobs)} jobs, {len(self.nodes)} nodes)"
+
+
+from vspec.framework.statement import Statement  # noqa: E402  (cycle: Statement needs Session)

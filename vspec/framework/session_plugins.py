@@ -1,0 +1,392 @@
+"""Session functions: registration and tier dispatch (``framework/session_plugins.go``).
+
+Plugins register functions per kind under their own name; the session combines them
+over the configured tiers with each kind's own rule (first decides, AND, OR, tier
+votes, intersections) and gate flag. The combination rules are the part of Volcano
+users most often misjudge, so each dispatcher states its rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import ValidateResult
+from vspec.framework.conf import Tier
+
+CompareFn = Callable[[Any, Any], int]
+VictimCompareFn = Callable[[QueueInfo, QueueInfo, QueueInfo], int]
+PredicateFn = Callable[[TaskInfo, NodeInfo], None]  # raises FitError (or any error) to reject
+PrePredicateFn = Callable[[TaskInfo], None]
+BestNodeFn = Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]
+NodeOrderFn = Callable[[TaskInfo, NodeInfo], float]
+BatchNodeOrderFn = Callable[[TaskInfo, list[NodeInfo]], dict[str, float]]
+EvictableFn = Callable[[TaskInfo, list[TaskInfo]], tuple[list[TaskInfo], int]]
+ValidateFn = Callable[[Any], bool]
+QueueTaskFn = Callable[[QueueInfo, TaskInfo], bool]
+VoteFn = Callable[[Any], int]
+ValidateExFn = Callable[[Any], ValidateResult | None]
+JobEnqueuedFn = Callable[[Any], None]
+TargetJobFn = Callable[[list[JobInfo]], JobInfo | None]
+ReservedNodesFn = Callable[[], None]
+VictimTasksFn = Callable[[list[TaskInfo]], list[TaskInfo]]
+PrintFn = Callable[[list[JobInfo]], None]
+
+# kind -> the PluginOption flag that gates it (None: never gated).
+GATES: dict[str, str | None] = {
+    "job_order": "job_order",
+    "queue_order": "queue_order",
+    "victim_queue_order": None,
+    "cluster_order": "cluster_order",
+    "task_order": "task_order",
+    "predicate": "predicate",
+    "pre_predicate": "predicate",
+    "best_node": "best_node",
+    "node_order": "node_order",
+    "batch_node_order": "node_order",
+    "node_map": "node_order",
+    "node_reduce": "node_order",
+    "preemptable": "preemptable",
+    "reclaimable": "reclaimable",
+    "overused": "overused",
+    "preemptive": "preemptive",
+    "allocatable": "allocatable",
+    "job_ready": "job_ready",
+    "job_pipelined": "job_pipelined",
+    "job_valid": None,
+    "job_enqueueable": "job_enqueued",
+    "job_enqueued": "job_enqueued",
+    "target_job": "target_job",
+    "reserved_nodes": "reserved_nodes",
+    "victim_tasks": "victim",
+    "job_starving": "job_starving",
+    "print": None,
+}
+
+
+class SessionPlugins:
+    """The function slots of a session; mixed into :class:`~vspec.framework.session.Session`."""
+
+    tiers: list[Tier]
+
+    def __init__(self) -> None:
+        self._fns: dict[str, dict[str, Any]] = {kind: {} for kind in GATES}
+        self._chains: dict[str, list[list[tuple[str, Any]]]] = {}
+
+    # -- registration -----------------------------------------------------------------------
+    def _add(self, kind: str, name: str, fn: Any) -> None:
+        self._fns[kind][name] = fn
+        self._chains.pop(kind, None)
+
+    def add_job_order_fn(self, name: str, fn: CompareFn) -> None:
+        self._add("job_order", name, fn)
+
+    def add_queue_order_fn(self, name: str, fn: CompareFn) -> None:
+        self._add("queue_order", name, fn)
+
+    def add_victim_queue_order_fn(self, name: str, fn: VictimCompareFn) -> None:
+        self._add("victim_queue_order", name, fn)
+
+    def add_cluster_order_fn(self, name: str, fn: CompareFn) -> None:
+        self._add("cluster_order", name, fn)
+
+    def add_task_order_fn(self, name: str, fn: CompareFn) -> None:
+        self._add("task_order", name, fn)
+
+    def add_predicate_fn(self, name: str, fn: PredicateFn) -> None:
+        self._add("predicate", name, fn)
+
+    def add_pre_predicate_fn(self, name: str, fn: PrePredicateFn) -> None:
+        self._add("pre_predicate", name, fn)
+
+    def add_best_node_fn(self, name: str, fn: BestNodeFn) -> None:
+        self._add("best_node", name, fn)
+
+    def add_node_order_fn(self, name: str, fn: NodeOrderFn) -> None:
+        self._add("node_order", name, fn)
+
+    def add_batch_node_order_fn(self, name: str, fn: BatchNodeOrderFn) -> None:
+        self._add("batch_node_order", name, fn)
+
+    def add_preemptable_fn(self, name: str, fn: EvictableFn) -> None:
+        self._add("preemptable", name, fn)
+
+    def add_reclaimable_fn(self, name: str, fn: EvictableFn) -> None:
+        self._add("reclaimable", name, fn)
+
+    def add_overused_fn(self, name: str, fn: ValidateFn) -> None:
+        self._add("overused", name, fn)
+
+    def add_preemptive_fn(self, name: str, fn: QueueTaskFn) -> None:
+        self._add("preemptive", name, fn)
+
+    def add_allocatable_fn(self, name: str, fn: QueueTaskFn) -> None:
+        self._add("allocatable", name, fn)
+
+    def add_job_ready_fn(self, name: str, fn: ValidateFn) -> None:
+        self._add("job_ready", name, fn)
+
+    def add_job_pipelined_fn(self, name: str, fn: VoteFn) -> None:
+        self._add("job_pipelined", name, fn)
+
+    def add_job_valid_fn(self, name: str, fn: ValidateExFn) -> None:
+        self._add("job_valid", name, fn)
+
+    def add_job_enqueueable_fn(self, name: str, fn: VoteFn) -> None:
+        self._add("job_enqueueable", name, fn)
+
+    def add_job_enqueued_fn(self, name: str, fn: JobEnqueuedFn) -> None:
+        self._add("job_enqueued", name, fn)
+
+    def add_target_job_fn(self, name: str, fn: TargetJobFn) -> None:
+        self._add("target_job", name, fn)
+
+    def add_reserved_nodes_fn(self, name: str, fn: ReservedNodesFn) -> None:
+        self._add("reserved_nodes", name, fn)
+
+    def add_victim_tasks_fns(self, name: str, fns: Sequence[VictimTasksFn]) -> None:
+        self._add("victim_tasks", name, list(fns))
+
+    def add_job_starving_fns(self, name: str, fn: ValidateFn) -> None:
+        self._add("job_starving", name, fn)
+
+    def add_print_fn(self, name: str, fn: PrintFn) -> None:
+        """vspec extension: what the ``print`` action calls (the seed's logprint hook)."""
+        self._add("print", name, fn)
+
+    def registered(self, kind: str, name: str) -> Any | None:
+        """The function ``name`` registered for ``kind`` (probes use it)."""
+        return self._fns[kind].get(name)
+
+    # -- dispatch helpers -------------------------------------------------------------------
+    def chain(self, kind: str) -> list[list[tuple[str, Any]]]:
+        """Per tier, the enabled (plugin name, fn) pairs of ``kind``, in configured order."""
+        cached = self._chains.get(kind)
+        if cached is not None:
+            return cached
+        gate = GATES[kind]
+        fns = self._fns[kind]
+        tiers = []
+        for tier in self.tiers:
+            entries = []
+            for option in tier.plugins:
+                if gate is not None and not option.enabled(gate):
+                    continue
+                fn = fns.get(option.name)
+                if fn is not None:
+                    entries.append((option.name, fn))
+            tiers.append(entries)
+        self._chains[kind] = tiers
+        return tiers
+
+    def _flat(self, kind: str) -> list[Any]:
+        return [fn for tier in self.chain(kind) for _, fn in tier]
+
+    def _first_compare(self, kind: str, left: Any, right: Any) -> int:
+        for fn in self._flat(kind):
+            result: int = fn(left, right)
+            if result != 0:
+                return result
+        return 0
+
+    # -- ordering ------------------------------------------------------------------------------
+    def job_order_fn(self, left: JobInfo, right: JobInfo) -> bool:
+        """First non-zero plugin answer; else creation time, then UID."""
+        result = self._first_compare("job_order", left, right)
+        if result != 0:
+            return result < 0
+        if left.creation_timestamp == right.creation_timestamp:
+            return left.uid < right.uid
+        return left.creation_timestamp < right.creation_timestamp
+
+    def queue_order_fn(self, left: QueueInfo, right: QueueInfo) -> bool:
+        result = self._first_compare("queue_order", left, right)
+        if result != 0:
+            return result < 0
+        lt, rt = left.queue.meta.creation_timestamp, right.queue.meta.creation_timestamp
+        if lt == rt:
+            return left.uid < right.uid
+        return lt < rt
+
+    def victim_queue_order_fn(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> bool:
+        for fn in self._flat("victim_queue_order"):
+            result = fn(left, right, preemptor)
+            if result != 0:
+                return bool(result < 0)
+        return not self.queue_order_fn(left, right)
+
+    def task_compare_fns(self, left: TaskInfo, right: TaskInfo) -> int:
+        return self._first_compare("task_order", left, right)
+
+    def task_order_fn(self, left: TaskInfo, right: TaskInfo) -> bool:
+        result = self.task_compare_fns(left, right)
+        if result != 0:
+            return result < 0
+        return compare_task(left, right)
+
+    # -- predicates and scores -------------------------------------------------------------------
+    def predicate_fn(self, task: TaskInfo, node: NodeInfo) -> None:
+        """Plugins in order; the first error is raised (later plugins are not called)."""
+        for fn in self._flat("predicate"):
+            fn(task, node)
+
+    def pre_predicate_fn(self, task: TaskInfo) -> None:
+        for fn in self._flat("pre_predicate"):
+            fn(task)
+
+    def best_node_fn(self, task: TaskInfo, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
+        for fn in self._flat("best_node"):
+            node: NodeInfo | None = fn(task, scores)
+            if node is not None:
+                return node
+        return None
+
+    def node_order_fn(self, task: TaskInfo, node: NodeInfo) -> float:
+        """Sum of every plugin's score; an error aborts the whole sum."""
+        score = 0.0
+        for fn in self._flat("node_order"):
+            score += fn(task, node)
+        return score
+
+    def batch_node_order_fn(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for fn in self._flat("batch_node_order"):
+            for name, value in fn(task, nodes).items():
+                scores[name] = scores.get(name, 0.0) + value
+        return scores
+
+    # -- victims ----------------------------------------------------------------------------------
+    def _evictable(self, kind: str, actor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
+        """Preemptable/Reclaimable: intersect per tier; an empty answer ends the tier.
+
+        An empty intersection is nil in Go, so the next plugin's answer is taken whole
+        (quirk kept). ``None`` means no tier decided.
+        """
+        victims: list[TaskInfo] | None = None
+        for tier in self.chain(kind):
+            for _, fn in tier:
+                found, vote = fn(actor, candidates)
+                if vote == 0:
+                    continue
+                if not found:
+                    victims = None
+                    break
+                if victims is None:
+                    victims = list(found)
+                else:
+                    uids = {c.uid for c in found}
+                    victims = [v for v in victims if v.uid in uids] or None
+            if victims is not None:
+                return victims
+        return victims
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+        return self._evictable("preemptable", preemptor, preemptees) or []
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
+        return self._evictable("reclaimable", reclaimer, reclaimees) or []
+
+    def victim_tasks(self, tasks: list[TaskInfo]) -> list[TaskInfo]:
+        """Union within a tier; the first tier with a non-empty union wins."""
+        for tier in self.chain("victim_tasks"):
+            victims: dict[str, TaskInfo] = {}
+            for _, fns in tier:
+                for fn in fns:
+                    for victim in fn(tasks):
+                        victims.setdefault(victim.uid, victim)
+            if victims:
+                return list(victims.values())
+        return []
+
+    # -- queue and job verdicts --------------------------------------------------------------------
+    def overused(self, queue: QueueInfo) -> bool:
+        """OR: any plugin saying overused wins; none registered means not overused."""
+        return any(fn(queue) for fn in self._flat("overused"))
+
+    def preemptive(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        return all(fn(queue, task) for fn in self._flat("preemptive"))
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        return all(fn(queue, task) for fn in self._flat("allocatable"))
+
+    def job_ready(self, job: JobInfo) -> bool:
+        return all(fn(job) for fn in self._flat("job_ready"))
+
+    def _vote(self, kind: str, job: JobInfo) -> bool:
+        """A Reject ends at once (false); a tier with a Permit decides true; default true."""
+        for tier in self.chain(kind):
+            permitted = False
+            for _, fn in tier:
+                result = fn(job)
+                if result < 0:
+                    return False
+                if result > 0:
+                    permitted = True
+            if permitted:
+                return True
+        return True
+
+    def job_pipelined(self, job: JobInfo) -> bool:
+        return self._vote("job_pipelined", job)
+
+    def job_enqueueable(self, job: JobInfo) -> bool:
+        return self._vote("job_enqueueable", job)
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        for fn in self._flat("job_enqueued"):
+            fn(job)
+
+    def job_starving(self, job: JobInfo) -> bool:
+        """AND within the first tier that has any function; no function at all: false."""
+        for tier in self.chain("job_starving"):
+            if not tier:
+                continue
+            return all(fn(job) for _, fn in tier)
+        return False
+
+    def job_valid(self, job: JobInfo) -> ValidateResult | None:
+        for fn in self._flat("job_valid"):
+            result: ValidateResult | None = fn(job)
+            if result is not None and not result.passed:
+                return result
+        return None
+
+    def target_job(self, jobs: list[JobInfo]) -> JobInfo | None:
+        for fn in self._flat("target_job"):
+            found: JobInfo | None = fn(jobs)
+            return found
+        return None
+
+    def print_jobs(self, jobs: list[JobInfo]) -> None:
+        for fn in self._flat("print"):
+            fn(jobs)
+
+    def reserved_nodes(self) -> None:
+        for fn in self._flat("reserved_nodes"):
+            fn()
+
+
+_ATOI = re.compile(r"^[+-]?[0-9]+$")
+
+
+def _task_index(name: str) -> int | None:
+    parts = name.split("-")
+    if len(parts) < 3 or not _ATOI.match(parts[-1]):
+        return None
+    return int(parts[-1])
+
+
+def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
+    """``helpers.CompareTask``: pod-name index, then creation time, then UID."""
+    li, ri = _task_index(left.name), _task_index(right.name)
+    if li is not None and ri is not None and li != ri:
+        return li < ri
+    lt, rt = left.pod.meta.creation_timestamp, right.pod.meta.creation_timestamp
+    if lt == rt:
+        return left.uid < right.uid
+    return lt < rt

@@ -1,0 +1,1 @@
+"""The Kubernetes scheduler pieces Volcano calls (filters, scores, node info)."""

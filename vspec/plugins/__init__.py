@@ -1,0 +1,1 @@
+"""Built-in plugins; each module registers itself (see vspec.framework.registry)."""

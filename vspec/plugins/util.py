@@ -1,0 +1,92 @@
+"""Helpers several plugins share (``plugins/util/util.go``, ``api/helpers/helpers.go``).
+
+This module registers no plugin; the registry imports it like any other module of
+:mod:`vspec.plugins`, which is harmless.
+"""
+
+from __future__ import annotations
+
+from vspec.api.job_info import JobInfo
+from vspec.api.quantity import milli_value, value
+from vspec.api.resource import CPU, IGNORED_DEVICES, MEMORY, Resource, is_scalar_resource_name
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import allocated_status
+
+
+def share(allocated: float, total: float) -> float:
+    """``helpers.Share``: allocated/total; against a zero total, 1 if anything is held."""
+    if total == 0:
+        return 0.0 if allocated == 0 else 1.0
+    return allocated / total
+
+
+def allocated_task_num(job: JobInfo) -> int:
+    """``CalculateAllocatedTaskNum``: tasks in Bound, Binding, Running or Allocated."""
+    return sum(
+        len(tasks) for status, tasks in job.task_status_index.items() if allocated_status(status)
+    )
+
+
+def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
+    """``GetInqueueResource``: the part of minResources a running job has not got yet.
+
+    Quirk kept: scalars are read with ``Quantity.Value()`` (whole units) although
+    allocations hold them in milli units, and a scalar the job holds none of is
+    reserved whole.
+    """
+    inqueue = Resource()
+    pg = job.pod_group
+    if pg is None or pg.min_resources is None:
+        return inqueue
+    for name, quantity in pg.min_resources.items():
+        if name == CPU:
+            reserved = milli_value(quantity) - allocated.milli_cpu
+            if reserved > 0:
+                inqueue.milli_cpu = reserved
+        elif name == MEMORY:
+            reserved = value(quantity) - allocated.memory
+            if reserved > 0:
+                inqueue.memory = reserved
+        elif name.startswith("count/") or not is_scalar_resource_name(name):
+            continue
+        elif any(device in name for device in IGNORED_DEVICES):
+            continue
+        elif name not in allocated.scalars:
+            inqueue.scalars[name] = float(value(quantity))
+        else:
+            reserved = value(quantity) - allocated.scalars[name]
+            if reserved > 0:
+                inqueue.scalars[name] = reserved
+    return inqueue
+
+
+def running_job_reservation(job: JobInfo) -> Resource | None:
+    """What a Running job with minResources still reserves in its queue or cluster.
+
+    Proportion and overcommit both count it (only once the job holds at least minMember
+    allocated tasks, so that a finished driver does not reserve its share again);
+    None when the rule does not apply.
+    """
+    pg = job.pod_group
+    if (
+        pg is None
+        or pg.phase != "Running"
+        or pg.min_resources is None
+        or allocated_task_num(job) < pg.min_member
+    ):
+        return None
+    return job.deduct_sch_gated_resources(inqueue_resource(job, job.allocated))
+
+
+def task_string(task: TaskInfo) -> str:
+    """Go's ``TaskInfo.String()``, which ``%v`` and ``%+v`` print for a task."""
+    return (
+        f"Task ({task.uid}:{task.namespace}/{task.name}): taskSpec {task.task_role}, "
+        f"job {task.job}, status {task.status}, pri {task.priority}, resreq {task.resreq}, "
+        f"preemptable {str(task.preemptable).lower()}, revocableZone {task.revocable_zone}"
+    )
+
+
+def format_tasks(tasks: list[TaskInfo]) -> str:
+    """Go's ``%+v`` of a task slice: ``[<task> <task>]`` (nil prints ``[]``)."""
+    return "[" + " ".join(task_string(t) for t in tasks) + "]"

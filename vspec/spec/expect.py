@@ -1,0 +1,198 @@
+"""Compare what a simulation did with what a spec's ``expect`` and ``probes`` say.
+
+Every mismatch is reported at once, each as one line in the spec's own terms (keys and
+object names as the user wrote them), so one failing run tells the whole story.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from vspec.probes import JobProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.result import SimulationResult
+from vspec.spec.model import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+
+
+def check(spec: Spec, result: SimulationResult) -> list[str]:
+    """All mismatches between ``result`` and the spec's expectations and probes."""
+    return [*check_expect(spec.expect, result), *_probe_failures(spec.probes, result)]
+
+
+def check_expect(expect: Expect, result: SimulationResult) -> list[str]:
+    """The mismatches of one ``expect`` block, in the order the contract lists its keys."""
+    out: list[str] = []
+    binds = result.bind_map()
+    if expect.binds is not None:
+        out += _binds(expect.binds, binds, exact=True)
+    if expect.binds_include is not None:
+        out += _binds(expect.binds_include, binds, exact=False)
+    if expect.bind_count is not None and expect.bind_count != len(result.binds):
+        out.append(f"bindCount: expected {expect.bind_count}, got {len(result.binds)}")
+    evicted = [e.task for e in result.evictions]
+    if expect.evictions is not None and Counter(expect.evictions) != Counter(evicted):
+        out.append(f"evictions: expected {_listing(expect.evictions)}, got {_listing(evicted)}")
+    if expect.evict_count is not None and expect.evict_count != len(evicted):
+        out.append(f"evictCount: expected {expect.evict_count}, got {len(evicted)}")
+    for job, nodes in (expect.pipelined or {}).items():
+        out += _pipelined(job, nodes, result.pipelined.get(job, []))
+    for job, pg in expect.pod_groups.items():
+        out += _pod_group(job, pg, result)
+    for pod, pe in expect.pods.items():
+        out += _pod(pod, pe, result)
+    if expect.logs is not None:
+        out += _logs(expect.logs, [line.text for line in result.logs])
+    return out
+
+
+def _binds(expected: dict[str, str], actual: dict[str, str], *, exact: bool) -> list[str]:
+    out: list[str] = []
+    for task, node in expected.items():
+        got = actual.get(task)
+        if got is None:
+            out.append(f"missing bind {task} -> {node}")
+        elif got != node:
+            out.append(f"bind {task}: expected {node}, got {got}")
+    if exact:
+        out += [f"unexpected bind {t} -> {n}" for t, n in actual.items() if t not in expected]
+    return out
+
+
+def _pipelined(job: str, nodes: list[str], actual: list[tuple[str, str]]) -> list[str]:
+    """``[]`` means the job pipelined nothing; else each of its pipelined tasks is on a
+    listed node, and there is at least one (Go's ExpectPipeLined)."""
+    if not nodes:
+        if actual:
+            got = ", ".join(f"{t} -> {n}" for t, n in actual)
+            return [f"pipelined {job}: expected none, got {got}"]
+        return []
+    if not actual:
+        return [f"pipelined {job}: expected tasks on {_listing(nodes)}, got none"]
+    allowed = set(nodes)
+    return [
+        f"pipelined {job}: task {task} on {node}, expected one of {_listing(nodes)}"
+        for task, node in actual
+        if node not in allowed
+    ]
+
+
+def _pod_group(job: str, expected: PodGroupExpect, result: SimulationResult) -> list[str]:
+    out: list[str] = []
+    got = result.pod_groups.get(job)
+    if got is None:
+        if expected.phase is not None:
+            # No status is written for a job kept out of the session (e.g. its queue is
+            # missing): its phase is the one it already had.
+            phase = _declared_phase(job, result)
+            if phase != expected.phase:
+                shown = "no such pod group" if phase is None else phase
+                out.append(f"podGroup {job} phase: expected {expected.phase}, got {shown}")
+        if expected.session_phase is not None or expected.unschedulable is not None:
+            out.append(f"podGroup {job}: its job was not in the session")
+        return out
+    if expected.phase is not None and expected.phase != got.phase:
+        out.append(f"podGroup {job} phase: expected {expected.phase}, got {got.phase}")
+    if expected.session_phase is not None and expected.session_phase != got.session_phase:
+        out.append(
+            f"podGroup {job} sessionPhase: expected {expected.session_phase}, "
+            f"got {got.session_phase}"
+        )
+    if expected.unschedulable is not None:
+        messages = [
+            c.message for c in got.conditions if c.type == "Unschedulable" and c.status == "True"
+        ]
+        if not messages:
+            out.append(
+                f"podGroup {job} unschedulable: expected a condition containing "
+                f"{expected.unschedulable!r}, got no Unschedulable condition"
+            )
+        elif not any(expected.unschedulable in m for m in messages):
+            out.append(
+                f"podGroup {job} unschedulable: expected a condition containing "
+                f"{expected.unschedulable!r}, got {messages[-1]!r}"
+            )
+    return out
+
+
+def _declared_phase(job: str, result: SimulationResult) -> str | None:
+    if result.cluster is None:
+        return None
+    for pg in result.cluster.pod_groups:
+        if pg.meta.key == job:
+            return pg.phase
+    return None
+
+
+def _pod(pod: str, expected: PodExpect, result: SimulationResult) -> list[str]:
+    out: list[str] = []
+    task = result.tasks.get(pod)
+    if expected.node_given:
+        node = task.node if task is not None else _declared_node(pod, result)
+        if node != expected.node:
+            want = expected.node or "not bound"
+            got = node or "not bound"
+            out.append(f"pod {pod} node: expected {want}, got {got}")
+    if expected.status is not None:
+        if task is None:
+            out.append(f"pod {pod} status: expected {expected.status}, got no task in the session")
+        elif task.status != expected.status:
+            out.append(f"pod {pod} status: expected {expected.status}, got {task.status}")
+    return out
+
+
+def _declared_node(pod: str, result: SimulationResult) -> str | None:
+    """Where a pod outside every job is: on the node it was declared on, if any."""
+    if result.cluster is None:
+        return None
+    for p in result.cluster.pods:
+        if p.meta.key == pod:
+            return p.node_name or None
+    return None
+
+
+def _logs(expected: LogsExpect, lines: list[str]) -> list[str]:
+    out = [
+        f"logs.contains: no captured line contains {text!r}"
+        for text in expected.contains
+        if not any(text in line for line in lines)
+    ]
+    for pattern in expected.matches:
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            out.append(f"logs.matches: {pattern!r} is not a regular expression: {exc}")
+            continue
+        if not any(regex.search(line) for line in lines):
+            out.append(f"logs.matches: no captured line matches {pattern!r}")
+    for text in expected.absent:
+        hit = next((line for line in lines if text in line), None)
+        if hit is not None:
+            out.append(f"logs.absent: {text!r} found in line {hit!r}")
+    return out
+
+
+def _probe_failures(probes: list[Probe], result: SimulationResult) -> list[str]:
+    out: list[str] = []
+    for failure in result.probe_failures:
+        subject = _probe_subject(probes[failure.probe]) if failure.probe < len(probes) else ""
+        out.append(f"probes[{failure.probe}]{subject} {failure.key}: {failure.message}")
+    return out
+
+
+def _probe_subject(probe: Probe) -> str:
+    """`` (task c1/p1)``: which object a probe is about, so the index need not be counted."""
+    if isinstance(probe, TaskProbe):
+        return f" (task {probe.task})"
+    if isinstance(probe, JobProbe):
+        return f" (job {probe.job})"
+    if isinstance(probe, VictimProbe):
+        return f" ({probe.kind} {probe.task})"
+    if isinstance(probe, VictimTasksProbe):
+        return " (victimTasks)"
+    return f" (order {probe.order})"
+
+
+def _listing(items: Iterable[str]) -> str:
+    """A multiset shown sorted, so equal multisets print equal."""
+    return "[" + ", ".join(sorted(items)) + "]"

@@ -1,0 +1,96 @@
+"""A JUnit XML report of a run, in the dialect CI servers and pytest's ``--junit-xml`` share.
+
+A testcase's ``classname`` is the spec file's path below the common root of the paths that
+were run, without its suffix (``actions/allocate/05-two-jobs-on-one-node``), so a suite's
+directory layout survives into the report; ``file`` and ``line`` locate the spec; its
+properties name the spec file and the seed that reproduces the run.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+
+from vspec.spec.report import failure_text
+from vspec.spec.runner import RunReport, SpecOutcome, Status, relative_path
+
+# Characters XML 1.0 cannot carry, even escaped; a log line may hold any of them.
+_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def write_junit(report: RunReport, path: Path) -> None:
+    tree = ET.ElementTree(junit_tree(report))
+    ET.indent(tree)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def junit_tree(report: RunReport) -> ET.Element:
+    counts = report.counts()
+    skipped = counts[Status.SKIPPED] + counts[Status.XFAILED]
+    errors = counts[Status.ERROR] + len(report.problems)
+    totals = {
+        "tests": str(len(report.outcomes) + len(report.problems)),
+        "failures": str(counts[Status.FAILED]),
+        "errors": str(errors),
+        "skipped": str(skipped),
+        "time": f"{report.duration:.3f}",
+    }
+    suites = ET.Element("testsuites", {"name": "vspec", **totals})
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        {
+            "name": "vspec",
+            **totals,
+            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "hostname": socket.gethostname(),
+        },
+    )
+    for outcome in report.outcomes:
+        suite.append(_testcase(outcome, report.root))
+    for problem in report.problems:
+        case = ET.SubElement(suite, "testcase", {"classname": "vspec", "name": "command line"})
+        ET.SubElement(case, "error", {"message": _clean(problem)})
+    return suites
+
+
+def classname(outcome: SpecOutcome, root: Path) -> str:
+    return relative_path(outcome.location.file, root).with_suffix("").as_posix()
+
+
+def _testcase(outcome: SpecOutcome, root: Path) -> ET.Element:
+    loc = outcome.location
+    case = ET.Element(
+        "testcase",
+        {
+            "classname": classname(outcome, root),
+            "name": _clean(outcome.name),
+            "file": loc.file,
+            "line": str(loc.line),
+            "time": f"{outcome.duration:.3f}",
+        },
+    )
+    props = ET.SubElement(case, "properties")
+    ET.SubElement(props, "property", {"name": "spec", "value": loc.file})
+    ET.SubElement(props, "property", {"name": "seed", "value": str(outcome.seed)})
+    first = _clean(outcome.messages[0]) if outcome.messages else ""
+    if outcome.status is Status.FAILED:
+        failure = ET.SubElement(case, "failure", {"message": first})
+        failure.text = _clean(failure_text(outcome))
+    elif outcome.status is Status.ERROR:
+        error = ET.SubElement(case, "error", {"message": first})
+        error.text = _clean(failure_text(outcome, tracebacks=True))
+    elif outcome.status is Status.SKIPPED:
+        ET.SubElement(case, "skipped", {"type": "skip", "message": _clean(outcome.reason)})
+    elif outcome.status is Status.XFAILED:
+        skipped = ET.SubElement(case, "skipped", {"type": "xfail", "message": _clean(outcome.reason)})
+        skipped.text = _clean(failure_text(outcome))
+    return case
+
+
+def _clean(text: str) -> str:
+    return _ILLEGAL_XML.sub("\ufffd", text)

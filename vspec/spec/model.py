@@ -1,0 +1,74 @@
+"""A loaded spec: the model the loader produces and the runner consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from vspec.api.objects import Cluster
+from vspec.errors import Location
+from vspec.framework.conf import SchedulerConf
+from vspec.probes import Probe
+
+DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class PodGroupExpect:
+    phase: str | None = None
+    session_phase: str | None = None
+    unschedulable: str | None = None
+
+
+@dataclass
+class PodExpect:
+    node: str | None = None
+    node_given: bool = False  # `node: null` (expect unbound) differs from an omitted key
+    status: str | None = None
+
+
+@dataclass
+class LogsExpect:
+    contains: list[str] = field(default_factory=list)
+    matches: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Expect:
+    binds: dict[str, str] | None = None
+    binds_include: dict[str, str] | None = None
+    bind_count: int | None = None
+    evictions: list[str] | None = None
+    evict_count: int | None = None
+    pipelined: dict[str, list[str]] | None = None
+    pod_groups: dict[str, PodGroupExpect] = field(default_factory=dict)
+    pods: dict[str, PodExpect] = field(default_factory=dict)
+    logs: LogsExpect | None = None
+    invariants: list[str] = field(default_factory=list)
+    disabled_invariants: list[str] = field(default_factory=list)
+    locations: dict[str, Location] = field(default_factory=dict)  # expect key -> where
+
+
+@dataclass
+class Spec:
+    name: str
+    location: Location
+    scheduler: SchedulerConf
+    cluster: Cluster
+    expect: Expect = field(default_factory=Expect)
+    probes: list[Probe] = field(default_factory=list)
+    description: str = ""
+    tags: list[str] = field(default_factory=list)
+    skip: str | None = None
+    xfail: str | None = None
+    seed: int = 0
+    now: datetime = DEFAULT_NOW
+    cycles: int = 1
+    verbosity: int = 3
+    generate: dict[str, Any] | None = None  # cluster.generate, expanded by the generator
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.location.file}::{self.name}"

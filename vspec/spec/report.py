@@ -1,0 +1,61 @@
+"""What a user reads about a spec that did not pass: its mismatches, then the last log lines.
+
+The same text serves ``vspec run``, the pytest plugin and the JUnit report, so a failure
+reads the same wherever it is met.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from vspec.spec.runner import SpecOutcome, Status
+
+# Summary order, as pytest prints it.
+_SUMMARY_ORDER = (
+    Status.FAILED,
+    Status.PASSED,
+    Status.SKIPPED,
+    Status.XFAILED,
+    Status.XPASSED,
+    Status.ERROR,
+)
+
+
+def failure_text(outcome: SpecOutcome, *, tracebacks: bool = False) -> str:
+    """The mismatches, one a line, then the captured log lines that preceded the end."""
+    lines = list(outcome.messages)
+    if outcome.log_tail:
+        shown = len(outcome.log_tail)
+        lines.append("")
+        lines.append(f"last {shown} of {outcome.log_total} captured log lines:")
+        lines.extend(f"  {line}" for line in outcome.log_tail)
+    if tracebacks and outcome.traceback:
+        lines.append("")
+        lines.append(outcome.traceback.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def headline(outcome: SpecOutcome) -> str:
+    """``FAILED specs/gang.yaml:3 gang waits for its last member [seed 0]``."""
+    loc = outcome.location
+    where = f"{loc.file}:{loc.line}" if loc.line else loc.file
+    text = f"{outcome.status.name} {where} {outcome.name}"
+    if not outcome.invalid:  # an invalid spec never ran, so no seed was used
+        text += f" [seed {outcome.seed}]"
+    if outcome.reason:
+        text += f" ({outcome.reason})"
+    return text
+
+
+def summary(counts: Counter[Status], duration: float) -> str:
+    """``1 failed, 3 passed, 1 skipped in 0.42s``; ``no specs ran`` when there were none."""
+    parts = [
+        f"{counts[s]} {_word(s, counts[s])}" for s in _SUMMARY_ORDER if counts.get(s, 0) > 0
+    ]
+    return f"{', '.join(parts) or 'no specs ran'} in {duration:.2f}s"
+
+
+def _word(status: Status, n: int) -> str:
+    if status is Status.ERROR:
+        return "error" if n == 1 else "errors"
+    return status.value

@@ -1,0 +1,278 @@
+"""Running specs: one spec gives one :class:`SpecOutcome`; many paths give one :class:`RunReport`.
+
+Everything runs in one process, spec after spec. A spec that cannot be loaded, or whose
+run crashes the engine, becomes that spec's error outcome and the others still run: one
+bad file must not hide what the rest of a suite says.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import Protocol
+
+from vspec.api.objects import Cluster
+from vspec.errors import Location, SpecError, VspecError
+from vspec.framework.conf import SchedulerConf
+from vspec.probes import Probe
+from vspec.result import SimulationResult
+from vspec.spec.expect import check
+from vspec.spec.invariants import check_invariants
+from vspec.spec.keyword import compile_keyword
+from vspec.spec.model import Spec
+
+LOG_TAIL = 20  # captured log lines kept with a failure
+
+
+class Status(Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+
+class Simulate(Protocol):
+    """The engine's entry point, :func:`vspec.framework.scheduler.simulate`."""
+
+    def __call__(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        *,
+        seed: int = ...,
+        now: datetime | None = ...,
+        cycles: int = ...,
+        verbosity: int = ...,
+        probes: Sequence[Probe] = ...,
+    ) -> SimulationResult: ...
+
+
+@dataclass
+class SpecOutcome:
+    name: str
+    location: Location
+    status: Status
+    messages: list[str] = field(default_factory=list)
+    duration: float = 0.0
+    seed: int = 0
+    tags: list[str] = field(default_factory=list)
+    reason: str = ""  # why it was skipped or expected to fail
+    invalid: bool = False  # the spec itself is wrong (exit 2), not the engine's outcome
+    log_tail: list[str] = field(default_factory=list)  # kept only when the spec fails
+    log_total: int = 0
+    traceback: str = ""  # an unexpected exception's traceback, for ``-v``
+
+    @property
+    def failing(self) -> bool:
+        return self.status in (Status.FAILED, Status.ERROR)
+
+
+@dataclass
+class RunReport:
+    outcomes: list[SpecOutcome] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # missing paths, files with no spec
+    root: Path = field(default_factory=Path.cwd)  # common root of the paths that were run
+    duration: float = 0.0
+
+    def counts(self) -> Counter[Status]:
+        return Counter(o.status for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        """The contract's exit status: 2 for bad input, 1 for a failure, else 0."""
+        if self.problems or any(o.invalid for o in self.outcomes):
+            return 2
+        return 1 if any(o.failing for o in self.outcomes) else 0
+
+
+def execute(
+    spec: Spec, *, seed: int | None = None, simulate: Simulate | None = None
+) -> SpecOutcome:
+    """Run ``spec`` and check its expectations; passed, failed or error (skip/xfail ignored)."""
+    used_seed = spec.seed if seed is None else seed
+    outcome = SpecOutcome(spec.name, spec.location, Status.PASSED, seed=used_seed, tags=spec.tags)
+    engine = simulate if simulate is not None else _engine()
+    start = time.perf_counter()
+    try:
+        result = engine(
+            spec.scheduler,
+            spec.cluster,
+            seed=used_seed,
+            now=spec.now,
+            cycles=spec.cycles,
+            verbosity=spec.verbosity,
+            probes=spec.probes,
+        )
+        messages = [*check(spec, result), *check_invariants(spec, result)]
+    except VspecError as exc:
+        _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
+    except Exception as exc:  # an engine bug: that spec's error, the others still run
+        _crashed(outcome, exc, invalid=False)
+        outcome.traceback = traceback.format_exc()
+    else:
+        if messages:
+            outcome.status = Status.FAILED
+            outcome.messages = messages
+            outcome.log_tail = [line.text for line in result.logs[-LOG_TAIL:]]
+            outcome.log_total = len(result.logs)
+    outcome.duration = time.perf_counter() - start
+    return outcome
+
+
+def run_spec(
+    spec: Spec, *, seed: int | None = None, simulate: Simulate | None = None
+) -> SpecOutcome:
+    """Run ``spec`` honouring ``skip`` and ``xfail`` (an invalid spec is never excused)."""
+    if spec.skip is not None:
+        return SpecOutcome(
+            spec.name,
+            spec.location,
+            Status.SKIPPED,
+            seed=spec.seed if seed is None else seed,
+            tags=spec.tags,
+            reason=spec.skip,
+        )
+    outcome = execute(spec, seed=seed, simulate=simulate)
+    if spec.xfail is not None and not outcome.invalid:
+        outcome.status = Status.XPASSED if outcome.status is Status.PASSED else Status.XFAILED
+        outcome.reason = spec.xfail
+    return outcome
+
+
+def run_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    keyword: str | None = None,
+    seed: int | None = None,
+    simulate: Simulate | None = None,
+    on_outcome: Callable[[SpecOutcome], None] | None = None,
+) -> RunReport:
+    """Discover, load and run every spec under ``paths``, in one process.
+
+    Raises :class:`vspec.spec.keyword.KeywordError` for a malformed ``keyword``.
+    """
+    select = compile_keyword(keyword or "")
+    start = time.perf_counter()
+    report = RunReport(root=common_root(paths))
+
+    def emit(outcome: SpecOutcome) -> None:
+        report.outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+
+    for path, named in spec_files(paths, report.problems):
+        specs, errors = load_specs(path, named=named, problems=report.problems)
+        for error in errors:
+            emit(error)
+        for spec in specs:
+            if select(spec_keywords(spec, report.root)):
+                emit(run_spec(spec, seed=seed, simulate=simulate))
+    report.duration = time.perf_counter() - start
+    return report
+
+
+def spec_files(
+    paths: Sequence[str | os.PathLike[str]], problems: list[str]
+) -> list[tuple[Path, bool]]:
+    """The files to load, each once, with whether the user named it (then it must hold a
+    spec); a path that does not exist is recorded in ``problems``."""
+    from vspec.spec.loader import discover
+
+    files: list[tuple[Path, bool]] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = [(p, False) for p in discover([path])]
+        elif path.exists():
+            found = [(path, True)]
+        else:
+            problems.append(f"{path}: no such file or directory")
+            continue
+        for file, named in found:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append((file, named))
+    return files
+
+
+def load_specs(
+    path: Path, *, named: bool, problems: list[str]
+) -> tuple[list[Spec], list[SpecOutcome]]:
+    """The specs of one file, and an error outcome for each invalid one."""
+    from vspec.spec.loader import load_file
+
+    try:
+        loaded = load_file(path)
+    except VspecError as exc:
+        return [], [invalid_outcome(exc, path)]
+    except Exception as exc:  # a loader bug must not stop the other files
+        outcome = invalid_outcome(VspecError(f"cannot load: {type(exc).__name__}: {exc}"), path)
+        outcome.traceback = traceback.format_exc()
+        return [], [outcome]
+    if not loaded.is_spec_file:
+        if named:
+            problems.append(f"{path}: holds no spec (no YAML document with a top-level 'name')")
+        return [], []
+    return loaded.specs, [invalid_outcome(err, path) for err in loaded.errors]
+
+
+def invalid_outcome(error: VspecError, path: Path) -> SpecOutcome:
+    location = error.location or Location(str(path))
+    name = f"invalid spec (line {location.line})" if location.line else "invalid spec"
+    message = str(error) if error.location else f"{path}: {error}"
+    return SpecOutcome(name, location, Status.ERROR, [message], invalid=True)
+
+
+def spec_keywords(spec: Spec, root: Path) -> list[str]:
+    """What ``-k`` matches against: name, tags and the file's path below the root."""
+    return [spec.name, *spec.tags, *relative_path(spec.location.file, root).parts]
+
+
+def common_root(paths: Sequence[str | os.PathLike[str]]) -> Path:
+    """The deepest directory holding every path (a file counts by its directory)."""
+    dirs = [str(p if p.is_dir() else p.parent) for p in (Path(raw).resolve() for raw in paths)]
+    return Path(os.path.commonpath(dirs)) if dirs else Path.cwd()
+
+
+def relative_path(file: str, root: Path) -> Path:
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(root)
+    except ValueError:
+        return Path(path.name)
+
+
+def _crashed(outcome: SpecOutcome, exc: Exception, *, invalid: bool) -> None:
+    outcome.status = Status.ERROR
+    outcome.invalid = invalid
+    if isinstance(exc, VspecError):
+        text = str(exc) if exc.location is not None else f"{outcome.location}: {exc}"
+    else:
+        text = f"{outcome.location}: {type(exc).__name__}: {exc}{_where(exc)}"
+    outcome.messages = [text]
+
+
+def _where(exc: Exception) -> str:
+    """`` (at vspec/plugins/drf.py:120)``: the frame that raised, for an engine bug."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename}:{last.lineno})"
+
+
+def _engine() -> Simulate:
+    from vspec.framework.scheduler import simulate
+
+    return simulate

@@ -1,0 +1,1 @@
+"""Helpers shared by actions, as in Volcano's ``pkg/scheduler/util``."""

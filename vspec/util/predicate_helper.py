@@ -1,0 +1,83 @@
+"""Predicating a task over nodes (``util/predicate_helper.go``).
+
+Volcano checks nodes with 16 workers from a rotating offset and keeps the feasible ones
+in completion order; vspec checks them sequentially from the same offset, so the
+feasible list is in node order (deterministic) and the offset advances as in Volcano.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from vspec.api.node_info import NodeInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.unschedule_info import FitErrors
+from vspec.util.scheduler_helper import num_feasible_nodes_to_find
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+PredicateFn = Callable[[TaskInfo, NodeInfo], Exception | None]
+
+
+@dataclass
+class PredicateHelper:
+    """Holds the per-(job, role) error cache for its lifetime (an allocate job turn,
+    a backfill task, or a whole preempt action)."""
+
+    error_cache: dict[str, dict[str, Exception]] = field(default_factory=dict)
+
+    def predicate_nodes(
+        self,
+        ssn: Session,
+        task: TaskInfo,
+        nodes: list[NodeInfo],
+        fn: PredicateFn,
+        enable_error_cache: bool,
+    ) -> tuple[list[NodeInfo], FitErrors]:
+        fe = FitErrors()
+        if not task.task_role:
+            enable_error_cache = False
+        total = len(nodes)
+        if total == 0:
+            return [], fe
+        to_find = num_feasible_nodes_to_find(total, ssn.options)
+        group = f"{task.job}/{task.task_role}"
+        node_errors = self.error_cache.get(group)
+        failed_before = node_errors is not None
+        if node_errors is None:
+            node_errors = {}
+        state = ssn.state
+        offset = state.last_processed_node_index
+        log = ssn.log
+        verbose = log.enabled(4)
+        found: list[NodeInfo] = []
+        processed = 0
+        for index in range(total):
+            node = nodes[(offset + index) % total]
+            processed += 1
+            if verbose:
+                log.v(
+                    4,
+                    f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
+                    f"<{task.resreq}> vs. <{node.idle}>",
+                )
+            if enable_error_cache and failed_before:
+                cached = node_errors.get(node.name)
+                if cached is not None:
+                    fe.set_node_error(node.name, cached)
+                    continue
+            err = fn(task, node)
+            if err is not None:
+                log.v(3, f"Predicates failed: {err}")
+                node_errors[node.name] = err
+                self.error_cache[group] = node_errors
+                fe.set_node_error(node.name, err)
+                continue
+            if len(found) == to_find:
+                break  # Volcano cancels the workers once one node too many fits
+            found.append(node)
+        state.last_processed_node_index = (offset + processed) % total
+        return found, fe

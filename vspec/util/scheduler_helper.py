@@ -1,0 +1,117 @@
+"""Node sampling, scoring and victim validation (``util/scheduler_helper.go``)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from vspec.api.node_info import NodeInfo
+from vspec.api.resource import ZERO
+from vspec.api.task_info import TaskInfo
+from vspec.framework.conf import SchedulerOptions
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+BASELINE_PERCENTAGE_OF_NODES_TO_FIND = 50
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, opts: SchedulerOptions) -> int:
+    """``CalculateNumOfFeasibleNodesToFind``: sample big clusters, as kube-scheduler does."""
+    if num_all_nodes <= opts.min_nodes_to_find or opts.percentage_of_nodes_to_find >= 100:
+        return num_all_nodes
+    percentage = opts.percentage_of_nodes_to_find
+    if percentage <= 0:
+        percentage = BASELINE_PERCENTAGE_OF_NODES_TO_FIND - int(num_all_nodes / 125)
+        percentage = max(percentage, opts.min_percentage_of_nodes_to_find)
+    return max(int(num_all_nodes * percentage / 100), opts.min_nodes_to_find)
+
+
+def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dict[float, list[NodeInfo]]:
+    """``PrioritizeNodes``: order score + batch score per node, grouped by score.
+
+    A node whose NodeOrder call fails gets no order score; a failing batch scorer
+    empties the whole result (as in Volcano). No plugin registers NodeMap/NodeReduce
+    in v1.11, so that part contributes nothing.
+    """
+    order_scores: dict[str, float] = {}
+    for node in nodes:
+        try:
+            order_scores[node.name] = ssn.node_order_fn(task, node)
+        except Exception as exc:
+            if type(exc).__module__.startswith("vspec.errors"):
+                raise
+            ssn.log.error(f"Error in Calculating Priority for the node:{exc}")
+    scores: dict[float, list[NodeInfo]] = {}
+    try:
+        batch = ssn.batch_node_order_fn(task, nodes)
+    except Exception as exc:
+        if type(exc).__module__.startswith("vspec.errors"):
+            raise
+        ssn.log.error(f"Error in Calculating batch Priority for the node, err {exc}")
+        return scores
+    verbose = ssn.log.enabled(5)
+    node_scores: dict[str, float] = {}
+    for node in nodes:
+        score = order_scores.get(node.name, 0.0) + batch.get(node.name, 0.0)
+        scores.setdefault(score, []).append(node)
+        if verbose:
+            node_scores[node.name] = score
+    if verbose:
+        ssn.log.v(
+            5,
+            f"Prioritize nodeScoreMap for task<{task.namespace}/{task.name}> is: "
+            f"{go_map(node_scores)}",
+        )
+    return scores
+
+
+def go_map(values: dict[str, float]) -> str:
+    """Go's ``%v`` of a map: keys sorted, ``map[k:v ...]``."""
+    return "map[" + " ".join(f"{k}:{go_float(v)}" for k, v in sorted(values.items())) + "]"
+
+
+def go_float(value: float) -> str:
+    """Go's ``%v`` of a float64 (shortest repr, no trailing ``.0``)."""
+    if math.isfinite(value) and value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text:
+        mantissa, exp = text.split("e")
+        sign = exp[0] if exp[0] in "+-" else "+"
+        digits = exp.lstrip("+-").rjust(2, "0")
+        return f"{mantissa}e{sign}{digits}"
+    return text
+
+
+def sort_nodes(scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
+    """Descending score; within a score, the order the nodes were scored in."""
+    return [node for score in sorted(scores, reverse=True) for node in scores[score]]
+
+
+def select_best_node(ssn: Session, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
+    """The best score above -1; ties broken at random (seeded here)."""
+    best: list[NodeInfo] = []
+    max_score = -1.0
+    for score, nodes in scores.items():
+        if score > max_score:
+            max_score = score
+            best = nodes
+    if not best:
+        return None
+    if len(best) == 1:
+        return best[0]
+    return best[ssn.rng.randrange(len(best))]
+
+
+def validate_victims(preemptor: TaskInfo, node: NodeInfo, victims: list[TaskInfo]) -> str | None:
+    """The error ``ValidateVictims`` returns, or None when the victims make room."""
+    future_idle = node.future_idle()
+    for victim in victims:
+        future_idle.add(victim.resreq)
+    if not preemptor.init_resreq.less_equal(future_idle, ZERO):
+        return (
+            f"not enough resources: requested <{preemptor.init_resreq}>, "
+            f"but future idle <{future_idle}>"
+        )
+    return None

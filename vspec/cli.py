@@ -173,7 +173,9 @@ def _plugins(_args: argparse.Namespace) -> int:
     try:
         from vspec.framework.registry import registered_actions, registered_plugins
     except ImportError as exc:
-        print(f"vspec: error: the action and plugin registry is unavailable: {exc}", file=sys.stderr)
+        print(
+            f"vspec: error: the action and plugin registry is unavailable: {exc}", file=sys.stderr
+        )
         return EXIT_FAILED
     try:
         sections = (("Actions", registered_actions()), ("Plugins", registered_plugins()))

@@ -1,40 +1,193 @@
 """Kubernetes' per-node view (``framework.NodeInfo``) kept by a session as ``ssn.node_map``.
 
 It differs from Volcano's ``NodeInfo``: an evicted task leaves it at once (the predicates
-plugin's deallocate handler removes it) while Volcano keeps the task as Releasing.
+plugin's deallocate handler removes it) while Volcano keeps the task as Releasing. Like
+Kubernetes, it keeps running sums (requested and non-zero requested resources, used host
+ports) and the pods with (anti-)affinity, so filters and scores never rescan all pods.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Node
+from vspec.api.objects import Cluster, Node
+from vspec.api.quantity import milli_value, value
 from vspec.api.task_info import TaskInfo
+from vspec.k8s.podinfo import CPU, DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
+
+
+class ImageStateSummary:
+    """``framework.ImageStateSummary``: an image's size and on how many nodes it was seen."""
+
+    __slots__ = ("num_nodes", "size")
+
+    def __init__(self, size: int, num_nodes: int) -> None:
+        self.size = size
+        self.num_nodes = num_nodes
+
+    def __repr__(self) -> str:
+        return f"ImageStateSummary(size={self.size}, num_nodes={self.num_nodes})"
 
 
 class K8sNodeInfo:
-    __slots__ = ("node", "pods")
+    __slots__ = (
+        "allocatable",
+        "image_states",
+        "name",
+        "node",
+        "non0_cpu",
+        "non0_mem",
+        "pod_infos",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "requested",
+        "used_ports",
+    )
 
     def __init__(self, node: Node) -> None:
         self.node = node
+        self.name = node.meta.name
         self.pods: dict[str, TaskInfo] = {}
+        self.pod_infos: dict[str, PodInfo] = {}
+        self.pods_with_affinity: dict[str, PodInfo] = {}
+        self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
+        # Resource sums in Kubernetes units: cpu in millicores, the rest in whole units.
+        self.allocatable: dict[str, int] = {
+            name: milli_value(q) if name == CPU else value(q)
+            for name, q in node.allocatable.items()
+        }
+        self.requested: dict[str, int] = {}
+        self.non0_cpu = 0
+        self.non0_mem = 0
+        # HostPortInfo: host IP -> {(protocol, port)}; a set, as in Kubernetes.
+        self.used_ports: dict[str, set[tuple[str, int]]] = {}
+        self.image_states: dict[str, ImageStateSummary] = {}
 
-    def add_task(self, task: TaskInfo) -> None:
-        self.pods[task.key] = task
+    def add_task(self, task: TaskInfo, info: PodInfo | None = None) -> None:
+        """``NodeInfo.AddPod``; ``info`` may be passed when it was already derived."""
+        key = task.key
+        if key in self.pods:
+            self.remove_task(task)
+        pi = info if info is not None else PodInfo(task.pod)
+        self.pods[key] = task
+        self.pod_infos[key] = pi
+        for name, q in pi.requested.items():
+            self.requested[name] = self.requested.get(name, 0) + q
+        self.non0_cpu += pi.non0_cpu
+        self.non0_mem += pi.non0_mem
+        for ip, protocol, port in pi.host_ports:
+            self.used_ports.setdefault(ip, set()).add((protocol, port))
+        if pi.has_affinity:
+            self.pods_with_affinity[key] = pi
+            if pi.has_required_anti_affinity:
+                self.pods_with_required_anti_affinity[key] = pi
 
-    def remove_task(self, task: TaskInfo) -> None:
-        self.pods.pop(task.key, None)
+    def remove_task(self, task: TaskInfo) -> bool:
+        """``NodeInfo.RemovePod``; False (Kubernetes: an error) when the pod is not here."""
+        key = task.key
+        pi = self.pod_infos.pop(key, None)
+        if pi is None:
+            return False
+        del self.pods[key]
+        for name, q in pi.requested.items():
+            self.requested[name] -= q
+        self.non0_cpu -= pi.non0_cpu
+        self.non0_mem -= pi.non0_mem
+        for ip, protocol, port in pi.host_ports:
+            ports = self.used_ports.get(ip)
+            if ports is not None:
+                ports.discard((protocol, port))
+                if not ports:
+                    del self.used_ports[ip]
+        self.pods_with_affinity.pop(key, None)
+        self.pods_with_required_anti_affinity.pop(key, None)
+        return True
+
+    def port_conflicts(self, port: HostPort) -> bool:
+        """``HostPortInfo.CheckConflict``: 0.0.0.0 clashes with every IP, and vice versa."""
+        ip, protocol, number = port
+        pp = (protocol, number)
+        if ip == DEFAULT_BIND_ALL_HOST_IP:
+            return any(pp in ports for ports in self.used_ports.values())
+        for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
+            ports = self.used_ports.get(key)
+            if ports is not None and pp in ports:
+                return True
+        return False
+
+    def __repr__(self) -> str:
+        return f"K8sNodeInfo({self.name}: {len(self.pods)} pods)"
+
+
+def image_state_summaries(nodes: Iterable[Node]) -> dict[str, dict[str, ImageStateSummary]]:
+    """``addNodeImageStates`` run for each node in the order the cache received them.
+
+    Quirk kept: a node's summary records how many nodes had the image *when that node
+    was added*, and the size the first node reported.
+    """
+    seen: dict[str, tuple[int, set[str]]] = {}
+    result: dict[str, dict[str, ImageStateSummary]] = {}
+    for node in nodes:
+        summaries: dict[str, ImageStateSummary] = {}
+        for image in node.images:
+            for name in image.names:
+                state = seen.get(name)
+                if state is None:
+                    state = (image.size_bytes, set())
+                    seen[name] = state
+                state[1].add(node.meta.name)
+                if name not in summaries:
+                    summaries[name] = ImageStateSummary(state[0], len(state[1]))
+        result[node.meta.name] = summaries
+    return result
 
 
 def build_node_map(nodes: Iterable[NodeInfo]) -> dict[str, K8sNodeInfo]:
     """``GenerateNodeMapAndSlice``: every task on a node, Releasing and Pipelined included."""
+    node_infos = [ni for ni in nodes if ni.node is not None]
+    images = image_state_summaries(ni.node for ni in node_infos if ni.node is not None)
     node_map = {}
-    for ni in nodes:
-        if ni.node is None:
-            continue
+    for ni in node_infos:
+        assert ni.node is not None
         info = K8sNodeInfo(ni.node)
         for task in ni.tasks.values():
             info.add_task(task)
+        info.image_states = images[ni.name]
         node_map[ni.name] = info
     return node_map
+
+
+class Snapshot:
+    """``util/k8s.Snapshot``: the node map a Kubernetes plugin reads through its handle.
+
+    Quirk kept: the lists of nodes with affinity pods are computed once, when a plugin
+    builds its handle at session open; nodes whose first such pod arrives later in the
+    session are not in them (the NodeInfo objects themselves stay live).
+    """
+
+    __slots__ = (
+        "have_pods_with_affinity",
+        "have_pods_with_required_anti_affinity",
+        "namespace_labels",
+        "node_list",
+        "node_map",
+    )
+
+    def __init__(
+        self, node_map: Mapping[str, K8sNodeInfo], namespace_labels: Mapping[str, Mapping[str, str]]
+    ) -> None:
+        self.node_map = node_map
+        self.node_list = list(node_map.values())
+        self.have_pods_with_affinity = [n for n in self.node_list if n.pods_with_affinity]
+        self.have_pods_with_required_anti_affinity = [
+            n for n in self.node_list if n.pods_with_required_anti_affinity
+        ]
+        self.namespace_labels = namespace_labels
+
+    @classmethod
+    def of_session(cls, node_map: Mapping[str, K8sNodeInfo], cluster: Cluster) -> Snapshot:
+        """Namespace labels come from ``Namespace`` objects of the cluster, if any."""
+        labels = {ns.meta.name: ns.meta.labels for ns in cluster.objects_of_kind("Namespace")}
+        return cls(node_map, labels)

@@ -87,4 +87,3 @@ class PriorityPlugin(Plugin):
         ssn.add_job_order_fn(self.name, job_order)
         ssn.add_preemptable_fn(self.name, preemptable)
         ssn.add_job_starving_fns(self.name, job_starving)
-

@@ -27,6 +27,15 @@ def allocated_task_num(job: JobInfo) -> int:
     )
 
 
+def _ignored_scalar(name: str) -> bool:
+    """Quota counts, names that are no scalar resource, and the vGPU devices."""
+    return (
+        name.startswith("count/")
+        or not is_scalar_resource_name(name)
+        or any(device in name for device in IGNORED_DEVICES)
+    )
+
+
 def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
     """``GetInqueueResource``: the part of minResources a running job has not got yet.
 
@@ -47,9 +56,7 @@ def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
             reserved = value(quantity) - allocated.memory
             if reserved > 0:
                 inqueue.memory = reserved
-        elif name.startswith("count/") or not is_scalar_resource_name(name):
-            continue
-        elif any(device in name for device in IGNORED_DEVICES):
+        elif _ignored_scalar(name):
             continue
         elif name not in allocated.scalars:
             inqueue.scalars[name] = float(value(quantity))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import socket
 import xml.etree.ElementTree as ET
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from vspec.spec.report import failure_text
@@ -46,7 +46,7 @@ def junit_tree(report: RunReport) -> ET.Element:
         {
             "name": "vspec",
             **totals,
-            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
             "hostname": socket.gethostname(),
         },
     )
@@ -87,7 +87,9 @@ def _testcase(outcome: SpecOutcome, root: Path) -> ET.Element:
     elif outcome.status is Status.SKIPPED:
         ET.SubElement(case, "skipped", {"type": "skip", "message": _clean(outcome.reason)})
     elif outcome.status is Status.XFAILED:
-        skipped = ET.SubElement(case, "skipped", {"type": "xfail", "message": _clean(outcome.reason)})
+        skipped = ET.SubElement(
+            case, "skipped", {"type": "xfail", "message": _clean(outcome.reason)}
+        )
         skipped.text = _clean(failure_text(outcome))
     return case
 

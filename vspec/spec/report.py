@@ -49,9 +49,7 @@ def headline(outcome: SpecOutcome) -> str:
 
 def summary(counts: Counter[Status], duration: float) -> str:
     """``1 failed, 3 passed, 1 skipped in 0.42s``; ``no specs ran`` when there were none."""
-    parts = [
-        f"{counts[s]} {_word(s, counts[s])}" for s in _SUMMARY_ORDER if counts.get(s, 0) > 0
-    ]
+    parts = [f"{counts[s]} {_word(s, counts[s])}" for s in _SUMMARY_ORDER if counts.get(s, 0) > 0]
     return f"{', '.join(parts) or 'no specs ran'} in {duration:.2f}s"
 
 

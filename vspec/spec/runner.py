@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
@@ -31,7 +31,7 @@ from vspec.spec.model import Spec
 LOG_TAIL = 20  # captured log lines kept with a failure
 
 
-class Status(Enum):
+class Status(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     ERROR = "error"

@@ -1,0 +1,20 @@
+"""Makes ``pytest`` collect spec files from a source checkout in which vspec is not installed.
+
+An installed vspec registers its pytest plugin through the ``pytest11`` entry point; the
+same module must not be registered twice, so this only steps in when that did not happen.
+"""
+
+import pytest
+
+pytest_plugins = ["pytester"]  # tests/test_pytest_plugin.py runs pytest on scratch suites
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("vspec"):
+        from vspec import pytest_plugin
+
+        config.pluginmanager.register(pytest_plugin, "vspec")
+
+
+# YAML under tests/ is test data (e.g. the bad-input corpus), not specs to run.
+collect_ignore_glob = ["tests/*.yaml", "tests/*.yml"]

@@ -1,0 +1,280 @@
+"""The ``vspec`` command: exit codes, messages, selection, reports.
+
+The engine is replaced by a fake that binds every unbound pod to the first node (and
+crashes on a cluster whose first node is named ``boom``), so these tests pin the CLI's
+behaviour, not the engine's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vspec.api.objects import Cluster
+from vspec.cli import main
+from vspec.framework.conf import SchedulerConf
+from vspec.probes import Probe
+from vspec.result import Bind, SimulationResult
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.seeds: list[int] = []
+
+    def __call__(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        *,
+        seed: int = 0,
+        now: datetime | None = None,
+        cycles: int = 1,
+        verbosity: int = 3,
+        probes: Sequence[Probe] = (),
+    ) -> SimulationResult:
+        self.seeds.append(seed)
+        first = cluster.nodes[0].meta.name
+        if first == "boom":
+            raise RuntimeError("engine exploded")
+        binds = [Bind(p.meta.key, first) for p in cluster.pods if not p.node_name]
+        return SimulationResult(binds=binds)
+
+
+@pytest.fixture
+def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
+    fake = FakeEngine()
+    monkeypatch.setattr("vspec.framework.scheduler.simulate", fake)
+    return fake
+
+
+def spec(name: str, bind_to: str = "n1", *, node: str = "n1", extra: str = "") -> str:
+    return textwrap.dedent(
+        f"""\
+        name: {name}
+        cluster:
+          nodes:
+          - {{name: {node}, allocatable: {{cpu: 2}}}}
+          pods:
+          - {{name: p1, requests: {{cpu: 1}}}}
+        expect:
+          binds: {{default/p1: {bind_to}}}
+        """
+    ) + textwrap.dedent(extra)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestRunExitCodes:
+    def test_all_passed_is_0(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("first") + "---\n" + spec("second"))
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 0
+        assert "2 passed" in out
+
+    def test_a_failure_is_1_and_reads_in_spec_terms(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("good"))
+        write(tmp_path / "b.yaml", spec("bad", bind_to="n2"))
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 1
+        assert "bind default/p1: expected n2, got n1" in out
+        assert "FAILED" in out and "bad" in out
+        assert "1 failed, 1 passed" in out
+
+    def test_skips_and_xfails_are_0(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("skipped", bind_to="n2", extra="skip: later\n"))
+        write(tmp_path / "b.yaml", spec("known bug", bind_to="n2", extra="xfail: bug 1\n"))
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 0
+        assert "1 skipped" in out and "1 xfailed" in out
+
+    def test_invalid_spec_is_2_located_and_the_others_still_run(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("good"))
+        bad = write(tmp_path / "b.yaml", "name: broken\nexpect:\n  bindz: {}\n")
+        code, out, err = run(capsys, "run", tmp_path)
+        assert code == 2
+        assert f"{bad}:3" in out  # file:line of the bad key
+        assert "bindz" in out
+        assert "1 passed" in out
+        assert "Traceback" not in out + err
+
+    def test_malformed_yaml_is_2_without_traceback(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        bad = write(tmp_path / "bad.yaml", "name: x\ncluster: [unclosed\n")
+        code, out, err = run(capsys, "run", bad)
+        assert code == 2
+        assert str(bad) in out + err
+        assert "Traceback" not in out + err
+
+    def test_missing_path_is_2(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("good"))
+        code, _, err = run(capsys, "run", tmp_path / "a.yaml", tmp_path / "nope.yaml")
+        assert code == 2
+        assert "nope.yaml: no such file or directory" in err
+
+    def test_named_file_without_spec_is_2_but_passed_over_in_a_directory(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("good"))
+        cluster = write(tmp_path / "cluster.yaml", "nodes:\n- {name: n1}\n")
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 0
+        assert "1 passed" in out
+        code, _, err = run(capsys, "run", cluster)
+        assert code == 2
+        assert "cluster.yaml: holds no spec" in err
+
+    def test_engine_crash_is_that_spec_error_and_the_others_run(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("crashes", node="boom"))
+        write(tmp_path / "b.yaml", spec("fine"))
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 1
+        assert "RuntimeError: engine exploded" in out
+        assert str(tmp_path / "a.yaml") in out
+        assert "1 passed, 1 error" in out
+        assert "Traceback" not in out
+        code, out, _ = run(capsys, "run", "-v", tmp_path)
+        assert "Traceback" in out  # -v shows where the engine broke
+
+    def test_bad_command_lines_are_2(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main([]) == 2
+        with pytest.raises(SystemExit) as exc:
+            main(["run"])
+        assert exc.value.code == 2
+        with pytest.raises(SystemExit) as exc:
+            main(["run", "--seed", "x", "specs"])
+        assert exc.value.code == 2
+        capsys.readouterr()
+
+
+class TestRunOptions:
+    def test_k_selects_by_name_and_tags(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("gang waits", extra="tags: [gang]\n"))
+        write(tmp_path / "b.yaml", spec("priority first", bind_to="n2", extra="tags: [prio]\n"))
+        code, out, _ = run(capsys, "run", "-k", "gang", tmp_path)
+        assert (code, "1 passed" in out, "failed" in out) == (0, True, False)
+        code, out, _ = run(capsys, "run", "-k", "waits or prio", tmp_path)
+        assert code == 1
+        assert "1 failed, 1 passed" in out
+        code, out, _ = run(capsys, "run", "-k", "not (gang or prio)", tmp_path)
+        assert code == 0
+        assert "no specs ran" in out
+
+    def test_bad_k_expression_is_2(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("good"))
+        code, _, err = run(capsys, "run", "-k", "gang and", tmp_path)
+        assert code == 2
+        assert "-k 'gang and'" in err
+        assert engine.seeds == []
+
+    def test_seed_overrides_the_specs_seed(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("seeded", extra="seed: 7\n"))
+        run(capsys, "run", tmp_path)
+        run(capsys, "run", "--seed", "42", tmp_path)
+        assert engine.seeds == [7, 42]
+
+    def test_verbose_prints_a_line_per_spec(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("first") + "---\n" + spec("second"))
+        _, out, _ = run(capsys, "run", "-v", tmp_path)
+        lines = [line for line in out.splitlines() if line.startswith("PASSED")]
+        assert len(lines) == 2
+        assert "first" in lines[0] and "second" in lines[1]
+
+    def test_junit_xml(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "suite" / "actions" / "allocate" / "01-x.yaml", spec("one"))
+        write(tmp_path / "suite" / "plugins" / "gang" / "01-y.yaml", spec("two", bind_to="n9"))
+        report = tmp_path / "out" / "junit.xml"
+        code, _, _ = run(capsys, "run", tmp_path / "suite", "--junit-xml", report)
+        assert code == 1
+        cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
+        assert cases["one"].get("classname") == "actions/allocate/01-x"
+        assert cases["two"].get("classname") == "plugins/gang/01-y"
+        assert cases["two"].find("failure") is not None
+        props = {p.get("name"): p.get("value") for p in cases["one"].iter("property")}
+        assert props["seed"] == "0"
+        assert props["spec"] is not None and props["spec"].endswith("01-x.yaml")
+
+
+class TestOtherCommands:
+    def test_validate(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        write(tmp_path / "a.yaml", spec("first") + "---\n" + spec("second"))
+        write(tmp_path / "cluster.yaml", "nodes: []\n")
+        code, out, _ = run(capsys, "validate", tmp_path)
+        assert code == 0
+        assert "2 specs in 1 files are valid" in out
+        bad = write(tmp_path / "b.yaml", "name: broken\nexpect:\n  bindz: {}\n")
+        code, out, _ = run(capsys, "validate", tmp_path)
+        assert code == 2
+        assert f"{bad}:3" in out
+
+    def test_schema_is_json(self, capsys: pytest.CaptureFixture[str]) -> None:
+        code, out, _ = run(capsys, "schema")
+        assert code == 0
+        schema = json.loads(out)
+        assert "$schema" in schema
+        assert '"name"' in out
+
+    def test_plugins_lists_actions_and_plugins(self, capsys: pytest.CaptureFixture[str]) -> None:
+        code, out, _ = run(capsys, "plugins")
+        assert code == 0
+        assert out.startswith("Actions:")
+        assert "\n  allocate" in out
+        assert "\nPlugins:" in out
+        assert "\n  gang" in out
+        assert "binpack.weight (" in out
+
+    def test_invariants_are_listed(self, capsys: pytest.CaptureFixture[str]) -> None:
+        code, out, _ = run(capsys, "invariants")
+        assert code == 0
+        assert "gang-atomicity" in out and "deterministic" in out
+
+
+def test_python_m_vspec_reports_bad_input_without_traceback(tmp_path: Path) -> None:
+    args: list[Any] = [sys.executable, "-m", "vspec", "run", str(tmp_path / "missing")]
+    proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 2
+    assert "missing: no such file or directory" in proc.stderr
+    assert "Traceback" not in proc.stderr

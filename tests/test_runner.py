@@ -1,0 +1,204 @@
+"""Running one spec: statuses, skip/xfail, crashes; and ``-k`` selection."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from vspec.api.objects import Cluster
+from vspec.errors import ConfError, Location, PluginError
+from vspec.framework.conf import SchedulerConf
+from vspec.framework.log import LogLine, Severity
+from vspec.probes import Probe
+from vspec.result import Bind, SimulationResult
+from vspec.spec.keyword import KeywordError, compile_keyword
+from vspec.spec.model import Expect, Spec
+from vspec.spec.report import failure_text, headline, summary
+from vspec.spec.runner import LOG_TAIL, RunReport, SpecOutcome, Status, execute, run_spec
+
+
+class FakeEngine:
+    """Stands in for ``vspec.simulate``: returns a fixed result or raises."""
+
+    def __init__(self, result: SimulationResult | None = None, error: Exception | None = None):
+        self.result = result or SimulationResult()
+        self.error = error
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        *,
+        seed: int = 0,
+        now: datetime | None = None,
+        cycles: int = 1,
+        verbosity: int = 3,
+        probes: Sequence[Probe] = (),
+    ) -> SimulationResult:
+        self.calls.append({"seed": seed, "cycles": cycles, "verbosity": verbosity, "now": now})
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def make_spec(**kwargs: Any) -> Spec:
+    kwargs.setdefault("expect", Expect(binds={"c1/p1": "n1"}))
+    return Spec(
+        name=kwargs.pop("name", "two jobs"),
+        location=Location("specs/a.yaml", 4, key="name"),
+        scheduler=SchedulerConf([], []),
+        cluster=Cluster(),
+        **kwargs,
+    )
+
+
+PASSING = SimulationResult(binds=[Bind("c1/p1", "n1")])
+FAILING = SimulationResult(
+    binds=[Bind("c1/p1", "n2")],
+    logs=[LogLine(3, Severity.INFO, f"line {i}") for i in range(30)],
+)
+
+
+class TestExecute:
+    def test_pass_passes_the_spec_settings_to_the_engine(self) -> None:
+        engine = FakeEngine(PASSING)
+        spec = make_spec(seed=5, cycles=2, verbosity=4)
+        outcome = execute(spec, simulate=engine)
+        assert outcome.status is Status.PASSED
+        assert outcome.messages == []
+        assert outcome.seed == 5
+        assert engine.calls == [{"seed": 5, "cycles": 2, "verbosity": 4, "now": spec.now}]
+
+    def test_seed_override(self) -> None:
+        engine = FakeEngine(PASSING)
+        assert execute(make_spec(seed=5), seed=9, simulate=engine).seed == 9
+        assert engine.calls[0]["seed"] == 9
+
+    def test_failure_keeps_messages_and_the_last_log_lines(self) -> None:
+        outcome = execute(make_spec(), simulate=FakeEngine(FAILING))
+        assert outcome.status is Status.FAILED
+        assert outcome.messages == ["bind c1/p1: expected n1, got n2"]
+        assert outcome.log_tail == [f"line {i}" for i in range(30 - LOG_TAIL, 30)]
+        assert outcome.log_total == 30
+        assert not outcome.invalid
+
+    def test_engine_crash_is_the_spec_error_with_its_location(self) -> None:
+        outcome = execute(make_spec(), simulate=FakeEngine(error=ZeroDivisionError("oops")))
+        assert outcome.status is Status.ERROR
+        assert not outcome.invalid
+        [message] = outcome.messages
+        assert message.startswith("specs/a.yaml:4: name: ZeroDivisionError: oops (at ")
+        assert "ZeroDivisionError" in outcome.traceback
+
+    def test_plugin_error_is_an_error_not_invalid(self) -> None:
+        engine = FakeEngine(error=PluginError("gang", "raised"))
+        outcome = execute(make_spec(), simulate=engine)
+        assert outcome.status is Status.ERROR
+        assert outcome.messages == ["specs/a.yaml:4: name: plugin 'gang': raised"]
+        assert not outcome.invalid
+
+    def test_conf_error_from_the_engine_marks_the_spec_invalid(self) -> None:
+        where = Location("specs/a.yaml", 9, key="scheduler.actions")
+        engine = FakeEngine(error=ConfError("failed to find Action 'x'", where))
+        outcome = execute(make_spec(), simulate=engine)
+        assert outcome.invalid
+        assert outcome.messages == ["specs/a.yaml:9: scheduler.actions: failed to find Action 'x'"]
+
+
+class TestSkipAndXfail:
+    def test_skip_does_not_run(self) -> None:
+        engine = FakeEngine(FAILING)
+        outcome = run_spec(make_spec(skip="not yet"), simulate=engine)
+        assert outcome.status is Status.SKIPPED
+        assert outcome.reason == "not yet"
+        assert engine.calls == []
+
+    def test_xfail_that_fails_is_xfailed(self) -> None:
+        outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(FAILING))
+        assert outcome.status is Status.XFAILED
+        assert outcome.reason == "bug 1"
+        assert not outcome.failing
+
+    def test_xfail_that_crashes_is_xfailed(self) -> None:
+        engine = FakeEngine(error=RuntimeError("x"))
+        assert run_spec(make_spec(xfail="bug"), simulate=engine).status is Status.XFAILED
+
+    def test_xfail_that_passes_is_xpassed(self) -> None:
+        outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(PASSING))
+        assert outcome.status is Status.XPASSED
+        assert not outcome.failing
+
+    def test_xfail_never_excuses_an_invalid_spec(self) -> None:
+        engine = FakeEngine(error=ConfError("bad"))
+        outcome = run_spec(make_spec(xfail="bug"), simulate=engine)
+        assert outcome.status is Status.ERROR
+        assert outcome.invalid
+
+
+class TestExitCode:
+    def outcome(self, status: Status, invalid: bool = False) -> SpecOutcome:
+        return SpecOutcome("s", Location("a.yaml"), status, invalid=invalid)
+
+    @pytest.mark.parametrize(
+        ("statuses", "code"),
+        [
+            ([Status.PASSED, Status.SKIPPED, Status.XFAILED, Status.XPASSED], 0),
+            ([Status.PASSED, Status.FAILED], 1),
+            ([Status.ERROR], 1),
+            ([], 0),
+        ],
+    )
+    def test_codes(self, statuses: list[Status], code: int) -> None:
+        assert RunReport([self.outcome(s) for s in statuses]).exit_code == code
+
+    def test_invalid_or_problem_wins(self) -> None:
+        report = RunReport([self.outcome(Status.FAILED), self.outcome(Status.ERROR, True)])
+        assert report.exit_code == 2
+        assert RunReport([self.outcome(Status.PASSED)], problems=["x"]).exit_code == 2
+
+
+class TestReport:
+    def test_failure_text_lists_mismatches_then_log_tail(self) -> None:
+        outcome = execute(make_spec(), simulate=FakeEngine(FAILING))
+        text = failure_text(outcome)
+        lines = text.splitlines()
+        assert lines[0] == "bind c1/p1: expected n1, got n2"
+        assert f"last {LOG_TAIL} of 30 captured log lines:" in lines
+        assert lines[-1] == "  line 29"
+
+    def test_headline_and_summary(self) -> None:
+        outcome = execute(make_spec(seed=3), simulate=FakeEngine(FAILING))
+        assert headline(outcome) == "FAILED specs/a.yaml:4 two jobs [seed 3]"
+        counts = RunReport([outcome, outcome]).counts()
+        assert summary(counts, 0.5) == "2 failed in 0.50s"
+        assert summary(RunReport().counts(), 0) == "no specs ran in 0.00s"
+
+
+class TestKeyword:
+    @pytest.mark.parametrize(
+        ("expr", "selected"),
+        [
+            ("", True),
+            ("gang", True),
+            ("GANG", True),
+            ("preempt", False),
+            ("gang and not preempt", True),
+            ("not gang", False),
+            ("preempt or jobs", True),
+            ("(preempt or two) and allocate", True),
+            ("volcano-v1.11.0", True),
+            ("not (gang or preempt)", False),
+        ],
+    )
+    def test_selection(self, expr: str, selected: bool) -> None:
+        keywords = ["two jobs on one node", "gang", "allocate", "volcano-v1.11.0-ut"]
+        assert compile_keyword(expr)(keywords) is selected
+
+    @pytest.mark.parametrize("expr", ["gang and", "(gang", "and gang", "gang)", "not"])
+    def test_malformed_expressions(self, expr: str) -> None:
+        with pytest.raises(KeywordError, match="-k"):
+            compile_keyword(expr)

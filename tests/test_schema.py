@@ -1,0 +1,183 @@
+"""The JSON Schema: valid Draft 2020-12, complete against the contract, and the fast
+validator used for loading agrees with plain jsonschema on the published schema."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from vspec.framework.conf import FLAG_KEYS
+from vspec.spec.loader import discover
+from vspec.spec.schema import _FastPaths, _Inliner, _raw_schema, cluster_schema, spec_schema
+from vspec.spec.yamlload import parse_documents, read_documents
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+BADINPUT = Path(__file__).parent / "badinput"
+
+
+def all_properties(node: Any) -> set[str]:
+    """Every key named under ``properties`` anywhere in a schema."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                found |= set(value)
+            found |= all_properties(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= all_properties(item)
+    return found
+
+
+def test_schemas_are_valid_draft_2020_12() -> None:
+    for schema in (spec_schema(), cluster_schema()):
+        Draft202012Validator.check_schema(schema)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert cluster_schema()["$ref"] == "#/$defs/cluster"
+
+
+def test_spec_schema_is_a_copy() -> None:
+    spec_schema()["$defs"].clear()
+    assert spec_schema()["$defs"]
+
+
+def test_plugin_flags_are_volcanos() -> None:
+    plugin = spec_schema()["$defs"]["plugin"]["properties"]
+    assert set(plugin) == {"name", "arguments", *FLAG_KEYS}
+
+
+@pytest.mark.skipif(not (SHARED / "spec-format.md").is_file(), reason="no spec-format.md")
+def test_every_key_of_the_contract_is_in_the_schema() -> None:
+    text = (SHARED / "spec-format.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    keys = {m for block in blocks for m in re.findall(r"^[\s-]*([A-Za-z][\w]*):", block, re.M)}
+    placeholders = {"master", "worker", "binpack", "cpu", "memory", "nodeRole", "time"}
+    missing = keys - all_properties(spec_schema()) - placeholders
+    assert not missing
+
+
+def published_validator(kind: str) -> Draft202012Validator:
+    return Draft202012Validator({**spec_schema(), "$ref": f"#/$defs/{kind}"})
+
+
+def fast_validator(kind: str) -> Any:
+    return _FastPaths().validator_class()(_Inliner(_raw_schema()["$defs"]).definition(kind))
+
+
+def corpus_documents() -> list[Any]:
+    docs = []
+    paths = sorted(BADINPUT.glob("*.yaml"))
+    if (SHARED / "conformance").is_dir():
+        paths += discover([SHARED / "conformance"])
+    for path in paths:
+        try:
+            docs += [d.data for d in read_documents(path)]
+        except Exception:  # the corpus holds YAML that does not parse: nothing to compare
+            continue
+    return docs
+
+
+def test_fast_validator_agrees_with_jsonschema_on_the_corpus() -> None:
+    published, fast = published_validator("spec"), fast_validator("spec")
+    documents = corpus_documents()
+    assert len(documents) > 20
+    verdicts = set()
+    for data in documents:
+        expected = sorted(e.message for e in published.iter_errors(data))
+        assert sorted(e.message for e in fast.iter_errors(data)) == expected
+        verdicts.add(bool(expected))
+    assert verdicts == {True, False}  # the corpus holds valid and invalid specs
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12)
+    | st.sampled_from(
+        [
+            "500m",
+            "1Gi",
+            "2",
+            "1e3",
+            "Running",
+            "c1/p1",
+            "2025-01-01T00:00:00Z",
+            "",
+            "abc",
+            "-1",
+            "n1",
+            "nvidia.com/gpu",
+        ]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["name", "cpu", "kind", "apiVersion", "x", "phase"]), inner, max_size=4
+        )
+    ),
+    max_leaves=12,
+)
+LEAF_KINDS = [
+    "quantity",
+    "resourceList",
+    "name",
+    "namespacedName",
+    "timestamp",
+    "optionalTimestamp",
+    "podPhase",
+    "podGroupPhase",
+    "count",
+    "int32",
+    "stringMap",
+    "taint",
+    "toleration",
+    "pod",
+    "podEntry",
+    "queueEntry",
+    "probe",
+    "scheduler",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(kind=st.sampled_from(LEAF_KINDS), value=json_values)
+def test_fast_paths_decide_exactly_as_jsonschema(kind: str, value: Any) -> None:
+    inlined = _Inliner(_raw_schema()["$defs"]).definition(kind)
+    valid = published_validator(kind).is_valid(value)
+    verdict = _FastPaths().quick(inlined, value)
+    assert verdict is None or verdict == valid
+    assert fast_validator(kind).is_valid(value) == valid
+
+
+def messages(text: str) -> list[str]:
+    from vspec.spec.schema import validate
+
+    return [e.message for e in validate(parse_documents(text, "f.yaml")[0], "spec")]
+
+
+def test_messages_for_people() -> None:
+    assert messages("name: x\ncyclez: 1\n") == ["unknown key 'cyclez' (did you mean 'cycles'?)"]
+    assert messages("name: x\nseed: -1\n") == ["-1 is less than the minimum 0"]
+    assert messages("name: x\ntags: yes\n") == ["expected a list, got true (a boolean)"]
+    assert messages("name: x\ncluster: {pods: [{name: p, phase: Runnin}]}\n") == [
+        "'Runnin' is not a pod phase: one of Pending, Running, Succeeded, Failed, Unknown "
+        "(did you mean 'Running'?)"
+    ]
+    assert messages("description: no name\n") == ["missing required key 'name'"]
+    assert messages("name: x\ncluster: {nodes: [{name: n, allocatable: {'a b': 1}}]}\n") == [
+        "key 'a b' is not a resource name (e.g. cpu, memory, nvidia.com/gpu)"
+    ]
+
+
+def test_error_count_is_capped() -> None:
+    pods = ", ".join(f"{{name: p{i}, bad: 1}}" for i in range(50))
+    found = messages(f"name: x\ncluster: {{pods: [{pods}]}}\n")
+    assert len(found) == 21 and found[-1] == "... and 30 more errors"

@@ -1,0 +1,403 @@
+"""``vspec fuzz``: Hypothesis over clusters x configurations, checking every invariant.
+
+Each example draws a spec (:func:`vspec.strategies.specs`) from a *space* (a YAML file,
+or a built-in name: ``seed``, ``default``), runs it, and checks every invariant that
+applies to its configuration. A violation, or an engine crash, is shrunk by Hypothesis
+and written as a spec file that reproduces it. Each kind of failure (an invariant, or a
+crash in one plugin) is reported once per run, so that one frequent failure does not
+hide the others; Hypothesis' example database (kept between runs) replays earlier
+failures first.
+
+Hypothesis has no time budget, so the run is split into batches sized from the measured
+speed: ``--seconds`` is honoured to within one batch plus its shrinking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+from vspec.errors import ConfError, SpecError, VspecError
+from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
+from vspec.result import SimulationResult
+from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
+
+EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
+DEFAULT_OUT = Path("fuzz-findings")
+MAX_BATCH = 200
+
+# The seed project's configuration (benchmarks/bench.py): what `--space seed` pins.
+SEED_CONF: dict[str, Any] = {
+    "actions": "print, enqueue, allocate, backfill",
+    "tiers": [
+        {"plugins": [{"name": n} for n in ("priority", "gang", "conformance", "logprint")]},
+        {
+            "plugins": [
+                {"name": n} for n in ("drf", "predicates", "proportion", "nodeorder", "binpack")
+            ]
+        },
+    ],
+}
+
+
+# -- the space ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FuzzSpace:
+    """What ``vspec fuzz`` draws from, and which invariants it leaves out."""
+
+    conf: ConfSpace = field(default_factory=ConfSpace)
+    bounds: ClusterBounds = field(default_factory=ClusterBounds)
+    max_cycles: int = 2
+    disabled: tuple[str, ...] = ()
+
+    def strategy(self) -> Any:
+        return specs(self.conf, self.bounds, self.max_cycles)
+
+
+BUILTIN_SPACES: dict[str, FuzzSpace] = {
+    "default": FuzzSpace(),
+    "seed": FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)),
+}
+
+_SPACE_KEYS = {
+    "scheduler",
+    "actions",
+    "repeatActions",
+    "plugins",
+    "maxTiers",
+    "flags",
+    "arguments",
+    "defaultPluginFlags",
+    "cluster",
+    "maxCycles",
+    "invariants",
+}
+_BOUND_KEYS = {
+    "maxNodes": "max_nodes",
+    "maxQueues": "max_queues",
+    "maxJobs": "max_jobs",
+    "maxRoles": "max_roles",
+    "maxReplicas": "max_replicas",
+}
+
+
+def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
+    """A space from its YAML mapping (docs/invariants.md, "Fuzzing")."""
+    unknown = set(raw) - _SPACE_KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown key(s) {sorted(unknown)} (known: {sorted(_SPACE_KEYS)})")
+    flags = raw.get("flags", "random")
+    if flags not in ("random", "default"):
+        raise SpecError(f"{where}: flags must be 'random' or 'default', got {flags!r}")
+    default_flags = raw.get("defaultPluginFlags", [True, False])
+    if isinstance(default_flags, bool):
+        default_flags = [default_flags]
+    conf = ConfSpace(
+        fixed=raw.get("scheduler"),
+        actions=tuple(raw.get("actions") or ()),
+        plugins=tuple(raw.get("plugins") or ()),
+        max_tiers=int(raw.get("maxTiers", 3)),
+        flags=flags,
+        arguments=bool(raw.get("arguments", True)),
+        repeat_actions=bool(raw.get("repeatActions", False)),
+        default_plugin_flags=tuple(bool(v) for v in default_flags),
+    )
+    cluster = raw.get("cluster") or {}
+    bad = set(cluster) - set(_BOUND_KEYS)
+    if bad:
+        raise SpecError(f"{where}: cluster: unknown key(s) {sorted(bad)} (known: {sorted(_BOUND_KEYS)})")
+    bounds = ClusterBounds(**{_BOUND_KEYS[k]: int(v) for k, v in cluster.items()})
+    disabled = tuple((raw.get("invariants") or {}).get("disable") or ())
+    if unknown_names(disabled):
+        raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
+    return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled)
+
+
+def load_space(name_or_path: str) -> FuzzSpace:
+    if name_or_path in BUILTIN_SPACES:
+        return BUILTIN_SPACES[name_or_path]
+    path = Path(name_or_path)
+    if not path.is_file():
+        known = ", ".join(BUILTIN_SPACES)
+        raise SpecError(f"{path}: no such space file (built-in spaces: {known})")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, Mapping):
+        raise SpecError(f"{path}: a space file holds a mapping")
+    return parse_space(raw, str(path))
+
+
+# -- one example -----------------------------------------------------------------------------------
+
+
+class Finding(Exception):
+    """One failing example; a subclass per kind keeps Hypothesis' bugs apart."""
+
+    kind = "finding"
+
+    def __init__(self, case: GeneratedSpec, messages: list[str]) -> None:
+        super().__init__(f"{self.kind}: {messages[0]}")
+        self.case = case
+        self.messages = messages
+
+
+_FINDING_TYPES: dict[str, type[Finding]] = {}
+
+
+def finding_type(kind: str) -> type[Finding]:
+    """The exception class of one kind of failure (an invariant, or ``crash-<plugin>``)."""
+    cls = _FINDING_TYPES.get(kind)
+    if cls is None:
+        name = "Finding_" + "".join(c if c.isalnum() else "_" for c in kind)
+        cls = _FINDING_TYPES[kind] = type(name, (Finding,), {"kind": kind})
+    return cls
+
+
+def examine(case: GeneratedSpec, disabled: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Run one spec: its violated invariants, or ``crash-<plugin>`` when the engine raised.
+
+    Raises :class:`~vspec.errors.ConfError` for a conf Volcano would reject.
+    """
+    from vspec.framework.scheduler import simulate
+
+    try:
+        result: SimulationResult = simulate(
+            case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=case.verbosity
+        )
+    except ConfError:
+        raise
+    except VspecError as exc:
+        culprit = getattr(exc, "plugin", type(exc).__name__)
+        return {f"crash-{culprit}": [str(exc)]}
+    inputs = InvariantInputs(
+        case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity
+    )
+    return run_checks(inputs, result, disabled=disabled)
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FuzzReport:
+    examples: int = 0
+    seconds: float = 0.0
+    findings: dict[str, Path] = field(default_factory=dict)  # kind -> spec file written
+
+    @property
+    def rate(self) -> float:
+        return self.examples / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class Fuzzer:
+    space: FuzzSpace
+    out: Path = DEFAULT_OUT
+    database: Path | None = DEFAULT_DATABASE
+    progress: TextIO | None = sys.stderr
+    shrink_seconds: float = 30.0
+    report: FuzzReport = field(default_factory=FuzzReport)
+
+    def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
+        start = time.perf_counter()
+        deadline = start + seconds if seconds is not None else None
+        budget = examples
+        batch, size = 0, 10
+        while budget is None or budget > 0:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            size = min(size, budget) if budget is not None else size
+            before, t0 = self.report.examples, time.perf_counter()
+            self._batch(size, seed_value + batch, reuse=batch == 0)
+            done = self.report.examples - before
+            batch += 1
+            if budget is not None:
+                budget -= max(done, 1)
+            self.report.seconds = time.perf_counter() - start
+            self._say(
+                f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
+                f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
+            )
+            per_example = (time.perf_counter() - t0) / max(done, 1)
+            left = (deadline - time.perf_counter()) if deadline is not None else float("inf")
+            size = max(1, min(MAX_BATCH, int(left / per_example / 2) if left != float("inf") else MAX_BATCH))
+        self.report.seconds = time.perf_counter() - start
+        return self.report
+
+    def _say(self, text: str) -> None:
+        if self.progress is not None:
+            print(text, file=self.progress, flush=True)
+
+    def _batch(self, size: int, seed_value: int, *, reuse: bool) -> None:
+        phases = [Phase.generate, Phase.shrink]
+        if reuse:
+            phases.insert(0, Phase.reuse)
+        db = DirectoryBasedExampleDatabase(str(self.database)) if self.database else None
+        found = self.report.findings
+        disabled = self.space.disabled
+        # Shrinking runs the engine hundreds of times; past ``shrink_seconds`` after the
+        # first failure every new candidate passes, so the shrinker settles on the best
+        # example so far. Failing cases are remembered so that its final replay fails again.
+        failing: dict[str, Finding] = {}
+        stop_shrinking: list[float] = []
+
+        @seed(seed_value)
+        @settings(
+            max_examples=size,
+            database=db,
+            deadline=None,
+            phases=phases,
+            derandomize=False,
+            verbosity=Verbosity.quiet,
+            report_multiple_bugs=True,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(self.space.strategy())
+        def example(case: GeneratedSpec) -> None:
+            key = repr((case.scheduler, case.cluster, case.seed, case.cycles, case.verbosity))
+            known = failing.get(key)
+            if known is not None:
+                raise type(known)(case, known.messages)
+            if stop_shrinking and time.perf_counter() > stop_shrinking[0]:
+                return
+            try:
+                failures = examine(case, disabled)
+            except ConfError:
+                assume(False)
+                return
+            self.report.examples += 1
+            for kind, messages in failures.items():
+                if kind not in found:
+                    failing[key] = finding_type(kind)(case, messages)
+                    if not stop_shrinking:
+                        stop_shrinking.append(time.perf_counter() + self.shrink_seconds)
+                    raise failing[key]
+
+        try:
+            example()
+        except Finding as exc:
+            self._record(exc)
+        except BaseExceptionGroup as group:
+            for exc in _flatten(group):
+                if isinstance(exc, Finding):
+                    self._record(exc)
+                else:
+                    raise
+
+    def _record(self, finding: Finding) -> None:
+        if finding.kind in self.report.findings:
+            return
+        path = write_finding(self.out, finding.kind, finding.case, finding.messages)
+        self.report.findings[finding.kind] = path
+        self._say(f"  {finding.kind}: {finding.messages[0]}\n    -> {path}")
+
+
+def _flatten(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_flatten(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
+
+
+def finding_document(kind: str, case: GeneratedSpec, messages: list[str]) -> dict[str, Any]:
+    """The spec that reproduces a finding: running it fails the same way."""
+    described = "\n".join(messages[:10])
+    extra: dict[str, Any] = {
+        "description": f"Found by vspec fuzz ({kind}).\n{described}",
+        "tags": ["fuzz", kind],
+    }
+    doc = case.document(**extra)
+    doc["name"] = f"fuzz finding: {kind}"
+    if not kind.startswith("crash-"):
+        doc["expect"] = {"invariants": [kind]}
+    return doc
+
+
+def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]) -> Path:
+    doc = finding_document(kind, case, messages)
+    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{kind}-{digest}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def add_cli(subparsers: Any) -> None:
+    """Register ``vspec fuzz`` and ``vspec invariants`` on an argparse subparsers object."""
+    fuzz = subparsers.add_parser(
+        "fuzz", help="check the invariants on generated clusters and configurations"
+    )
+    fuzz.add_argument(
+        "--space",
+        default="default",
+        metavar="FILE|NAME",
+        help=f"config space file, or a built-in space ({', '.join(BUILTIN_SPACES)})",
+    )
+    fuzz.add_argument("--seconds", type=float, metavar="N", help="time budget (default 60)")
+    fuzz.add_argument("--examples", type=int, metavar="N", help="number of examples to run")
+    fuzz.add_argument("--seed", type=int, metavar="N", help="seed (default: random, printed)")
+    fuzz.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where findings are written"
+    )
+    fuzz.add_argument(
+        "--database",
+        type=Path,
+        default=DEFAULT_DATABASE,
+        metavar="DIR",
+        help="Hypothesis example database, kept between runs",
+    )
+    fuzz.set_defaults(handler=_fuzz_command)
+
+    invariants = subparsers.add_parser("invariants", help="list the named invariants")
+    invariants.add_argument(
+        "-v", "--verbose", action="store_true", help="with definitions and scope"
+    )
+    invariants.set_defaults(handler=_invariants_command)
+
+
+def _fuzz_command(args: argparse.Namespace) -> int:
+    try:
+        space = load_space(args.space)
+    except VspecError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
+    seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    print(f"vspec fuzz: space {args.space}, seed {seed_value}", file=sys.stderr)
+    shrink = min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
+    fuzzer = Fuzzer(space, args.out, args.database, shrink_seconds=shrink)
+    report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
+    print(
+        f"{report.examples} examples in {report.seconds:.1f}s ({report.rate:.1f}/s); "
+        f"{len(report.findings)} finding(s)"
+    )
+    for kind, path in report.findings.items():
+        print(f"  {kind}: {path}")
+    return EXIT_FOUND if report.findings else EXIT_OK
+
+
+def _invariants_command(args: argparse.Namespace) -> int:
+    write: Callable[[str], None] = print
+    for inv in catalogue():
+        write(f"{inv.name:22s} {inv.summary}")
+        if args.verbose:
+            write(f"    {inv.definition}")
+            write(f"    Applies to: {inv.applies}")
+    return EXIT_OK

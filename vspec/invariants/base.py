@@ -1,0 +1,93 @@
+"""What an invariant is, the registry of them, and how a run is checked against them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from vspec.api.objects import Cluster
+from vspec.framework.conf import SchedulerConf
+from vspec.result import SimulationResult
+
+
+@dataclass(frozen=True)
+class InvariantInputs:
+    """Everything a simulation was run with: enough to judge its result or to re-run it."""
+
+    conf: SchedulerConf
+    cluster: Cluster  # the cluster before the first session
+    seed: int = 0
+    now: datetime | None = None
+    cycles: int = 1
+    verbosity: int = 3
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A property every outcome must have under the configurations it applies to.
+
+    ``definition`` is the precise statement (what ``check`` tests); ``applies`` says in
+    words which configurations ``applies_to`` accepts and why the others are excluded.
+    """
+
+    name: str
+    summary: str
+    definition: str
+    applies: str
+    applies_to: Callable[[InvariantInputs], bool]
+    check: Callable[[InvariantInputs, SimulationResult], list[str]]
+
+
+_REGISTRY: dict[str, Invariant] = {}
+
+
+def register(invariant: Invariant) -> Invariant:
+    _REGISTRY[invariant.name] = invariant
+    return invariant
+
+
+def catalogue() -> list[Invariant]:
+    """Every registered invariant, in registration order (what ``vspec invariants`` lists)."""
+    return list(_REGISTRY.values())
+
+
+def get(name: str) -> Invariant | None:
+    return _REGISTRY.get(name)
+
+
+def unknown_names(names: Iterable[str]) -> list[str]:
+    return [n for n in names if n not in _REGISTRY]
+
+
+def selected(
+    inputs: InvariantInputs, *, requested: Iterable[str] = (), disabled: Iterable[str] = ()
+) -> list[Invariant]:
+    """The invariants a run is checked against: those that apply, plus the requested
+    ones (a spec may ask for one outside its documented scope), minus the disabled."""
+    wanted, off = set(requested), set(disabled)
+    return [
+        inv
+        for inv in _REGISTRY.values()
+        if inv.name not in off and (inv.name in wanted or inv.applies_to(inputs))
+    ]
+
+
+def run_checks(
+    inputs: InvariantInputs,
+    result: SimulationResult,
+    *,
+    requested: Iterable[str] = (),
+    disabled: Iterable[str] = (),
+) -> dict[str, list[str]]:
+    """Violations by invariant name (only the violated ones)."""
+    requested, disabled = list(requested), list(disabled)
+    found: dict[str, list[str]] = {}
+    for name in unknown_names([*requested, *disabled]):
+        known = ", ".join(_REGISTRY)
+        found.setdefault("unknown", []).append(f"unknown invariant {name!r} (known: {known})")
+    for inv in selected(inputs, requested=requested, disabled=disabled):
+        messages = inv.check(inputs, result)
+        if messages:
+            found[inv.name] = messages
+    return found

@@ -1,0 +1,247 @@
+"""The cluster cycle by cycle, rebuilt from the input and the recorded binds and evictions.
+
+Invariants judge the engine from the outside: they replay what the result says happened
+(binds become Running pods, evicted pods leave, as between two sessions) instead of
+trusting the engine's own bookkeeping, and match nodes with their own small filters.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from vspec.api.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.objects import Cluster, Node, Pod, PodGroup
+from vspec.api.resource import MIN_RESOURCE, Resource
+from vspec.api.task_info import TaskInfo, pod_resource_request, task_status_of
+from vspec.api.types import TaskStatus
+from vspec.framework.conf import PluginOption, SchedulerConf
+from vspec.result import Bind, Eviction, SimulationResult
+
+# Statuses whose pods hold node resources (NodeInfo.add_task: all but Pipelined and the
+# completed ones; Releasing pods hold theirs until they are gone).
+HOLDING = frozenset(
+    {
+        TaskStatus.Allocated,
+        TaskStatus.Binding,
+        TaskStatus.Bound,
+        TaskStatus.Running,
+        TaskStatus.Releasing,
+        TaskStatus.Unknown,
+    }
+)
+READY = frozenset(
+    {
+        TaskStatus.Allocated,
+        TaskStatus.Binding,
+        TaskStatus.Bound,
+        TaskStatus.Running,
+        TaskStatus.Succeeded,
+    }
+)
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+
+
+@dataclass
+class CycleView:
+    """One cycle: the pods at its start (by ``ns/name``) and what it did."""
+
+    cycle: int
+    pods: dict[str, Pod]
+    binds: list[Bind] = field(default_factory=list)
+    evictions: list[Eviction] = field(default_factory=list)
+
+    def status(self, key: str) -> TaskStatus:
+        return task_status_of(self.pods[key])
+
+
+def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
+    """Each cycle's view, in order; the pods move on exactly as ``advance`` promises."""
+    pods = {p.meta.key: p for p in cluster.pods}
+    for c in range(count):
+        view = CycleView(
+            c,
+            dict(pods),
+            [b for b in result.binds if b.cycle == c],
+            [e for e in result.evictions if e.cycle == c],
+        )
+        yield view
+        for bind in view.binds:
+            pod = pods.get(bind.task)
+            if pod is not None:
+                moved = copy.copy(pod)
+                moved.node_name, moved.phase = bind.node, "Running"
+                pods[bind.task] = moved
+        for eviction in view.evictions:
+            pods.pop(eviction.task, None)
+
+
+# -- the session's view of jobs, queues and priorities ------------------------------------------
+
+
+@dataclass
+class Jobs:
+    """Which jobs a session holds, their pod groups and priorities (``cache.Snapshot``)."""
+
+    pod_groups: dict[str, PodGroup]  # job uid -> pod group, only jobs of the session
+    priority: dict[str, int]
+
+    @classmethod
+    def of(cls, cluster: Cluster) -> Jobs:
+        queues = {q.meta.name for q in cluster.queues}
+        classes = {pc.meta.name: pc.value for pc in cluster.priority_classes}
+        default = next((pc.value for pc in cluster.priority_classes if pc.global_default), 0)
+        groups: dict[str, PodGroup] = {}
+        priority: dict[str, int] = {}
+        for pg in cluster.pod_groups:
+            if (pg.queue or "default") not in queues:
+                continue
+            uid = f"{pg.meta.namespace}/{pg.meta.name}"
+            groups[uid] = pg
+            priority[uid] = classes.get(pg.priority_class_name, default)
+        return cls(groups, priority)
+
+    def queue(self, uid: str) -> str:
+        return self.pod_groups[uid].queue or "default"
+
+
+def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:
+    return pod.scheduler_name in conf.options.scheduler_names
+
+
+def job_info(uid: str, pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]) -> JobInfo:
+    """The model's JobInfo for the pods, with the given task statuses (for gang arithmetic)."""
+    job = JobInfo(uid, pg)
+    for pod in pods:
+        task = TaskInfo(pod)
+        task.status = statuses.get(pod.meta.key, task.status)
+        job.add_task_info(task)
+    return job
+
+
+def pods_by_job(pods: Mapping[str, Pod], conf: SchedulerConf) -> dict[str, list[Pod]]:
+    """The pods of each job as the cache holds them (ours, or already on a node)."""
+    out: dict[str, list[Pod]] = {}
+    for pod in pods.values():
+        if pod.job_id and (placed_by_us(pod, conf) or pod.node_name):
+            out.setdefault(pod.job_id, []).append(pod)
+    return out
+
+
+# -- resources --------------------------------------------------------------------------------
+
+
+def request(pod: Pod) -> Resource:
+    return pod_resource_request(pod)
+
+
+def allocatable(node: Node) -> Resource:
+    """As the session sees it (oversubscription annotations included)."""
+    return NodeInfo(node).allocatable
+
+
+def dims(r: Resource) -> dict[str, float]:
+    """The dimensions of ``r`` that are not (within Volcano's tolerance) zero."""
+    out = {"cpu": r.milli_cpu, "memory": r.memory, **r.scalars}
+    return {k: v for k, v in out.items() if v >= MIN_RESOURCE}
+
+
+def exceeds(used: Resource, limit: Resource, names: set[str]) -> list[str]:
+    """The dimensions among ``names`` where ``used`` is above ``limit`` beyond tolerance."""
+    return [
+        name
+        for name in sorted(names)
+        if used.get(name) - limit.get(name) >= MIN_RESOURCE
+    ]
+
+
+def fmt(r: Resource, names: set[str]) -> str:
+    return ", ".join(f"{n} {r.get(n):g}" for n in sorted(names))
+
+
+# -- node filters (an independent port of the K8s filters the predicates plugin runs) -----------
+
+
+def tolerates(tolerations: Sequence[Toleration], taint: Taint) -> bool:
+    for t in tolerations:
+        if t.effect and t.effect != taint.effect:
+            continue
+        if t.operator == "Exists":
+            if not t.key or t.key == taint.key:
+                return True
+        elif t.key == taint.key and t.value == taint.value:
+            return True
+    return False
+
+
+def _requirement(req: NodeSelectorRequirement, values: Mapping[str, str]) -> bool:
+    present = req.key in values
+    value = values.get(req.key, "")
+    if req.operator == "In":
+        return present and value in req.values
+    if req.operator == "NotIn":
+        return not present or value not in req.values
+    if req.operator == "Exists":
+        return present
+    if req.operator == "DoesNotExist":
+        return not present
+    if req.operator in ("Gt", "Lt") and present and len(req.values) == 1:
+        try:
+            left, right = int(value), int(req.values[0])
+        except ValueError:
+            return False
+        return left > right if req.operator == "Gt" else left < right
+    return False
+
+
+def _term(term: NodeSelectorTerm, node: Node) -> bool:
+    if not term.match_expressions and not term.match_fields:
+        return False
+    fields = {"metadata.name": node.meta.name}
+    return all(_requirement(r, node.meta.labels) for r in term.match_expressions) and all(
+        _requirement(r, fields) for r in term.match_fields
+    )
+
+
+def node_affinity_fails(pod: Pod, node: Node) -> str | None:
+    labels = node.meta.labels
+    if any(labels.get(k) != v for k, v in pod.node_selector.items()):
+        return f"nodeSelector {pod.node_selector} does not match labels {labels}"
+    affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+    if affinity is not None and affinity.required is not None:
+        if not any(_term(t, node) for t in affinity.required):
+            return "required node affinity does not match"
+    return None
+
+
+def taint_fails(pod: Pod, node: Node) -> str | None:
+    for taint in node.taints:
+        if taint.effect in ("NoSchedule", "NoExecute") and not tolerates(pod.tolerations, taint):
+            return f"untolerated taint {{{taint.key}: {taint.value}}} ({taint.effect})"
+    return None
+
+
+def unschedulable_fails(pod: Pod, node: Node) -> str | None:
+    if node.unschedulable and not tolerates(pod.tolerations, UNSCHEDULABLE_TAINT):
+        return "node is unschedulable"
+    return None
+
+
+# -- conf queries ------------------------------------------------------------------------------
+
+
+def plugin_entries(conf: SchedulerConf, name: str) -> list[tuple[int, PluginOption]]:
+    return [(i, p) for i, tier in enumerate(conf.tiers) for p in tier.plugins if p.name == name]
+
+
+def enabled(conf: SchedulerConf, plugin: str, flag: str) -> bool:
+    return any(option.enabled(flag) for _, option in plugin_entries(conf, plugin))
+
+
+def bool_argument(option: PluginOption, key: str, default: bool) -> bool:
+    """``Arguments.GetBool``: only a YAML boolean counts."""
+    value = option.arguments.get(key)
+    return value if isinstance(value, bool) else default

@@ -1,0 +1,167 @@
+"""binpack: prefer nodes that the task fills most (``plugins/binpack/binpack.go``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from vspec.api.node_info import NodeInfo
+from vspec.api.resource import CPU, MEMORY
+from vspec.api.task_info import TaskInfo
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.log import Klog
+from vspec.framework.registry import register_plugin
+from vspec.util.scheduler_helper import go_float
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+BINPACK_WEIGHT = "binpack.weight"
+BINPACK_CPU = "binpack.cpu"
+BINPACK_MEMORY = "binpack.memory"
+BINPACK_RESOURCES = "binpack.resources"
+BINPACK_RESOURCES_PREFIX = BINPACK_RESOURCES + "."
+MAX_NODE_SCORE = 100
+
+
+@dataclass
+class PriorityWeight:
+    """The plugin weight and one weight per resource (cpu and memory always present)."""
+
+    weight: int = 1
+    cpu: int = 1
+    memory: int = 1
+    resources: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_arguments(cls, args: Arguments) -> PriorityWeight:
+        """``calculateWeight``: negative resource weights become 1; a plugin weight of 0
+        disables scoring."""
+        w = cls()
+        w.weight = args.get_int(BINPACK_WEIGHT, w.weight)
+        w.cpu = args.get_int(BINPACK_CPU, w.cpu)
+        if w.cpu < 0:
+            w.cpu = 1
+        w.memory = args.get_int(BINPACK_MEMORY, w.memory)
+        if w.memory < 0:
+            w.memory = 1
+        listed = args.get(BINPACK_RESOURCES)
+        for raw in (listed if isinstance(listed, str) else "").split(","):
+            resource = raw.strip()
+            if not resource:
+                continue
+            weight = args.get_int(BINPACK_RESOURCES_PREFIX + resource, 1)
+            w.resources[resource] = 1 if weight < 0 else weight
+        # cpu and memory weights win over a "binpack.resources" entry of the same name.
+        w.resources[CPU] = w.cpu
+        w.resources[MEMORY] = w.memory
+        return w
+
+    def __str__(self) -> str:
+        parts = [
+            f"{BINPACK_WEIGHT}[{self.weight}]",
+            f"{BINPACK_CPU}[{self.cpu}]",
+            f"{BINPACK_MEMORY}[{self.memory}]",
+        ]
+        parts.extend(f"{name}[{weight}]" for name, weight in self.resources.items())
+        return ", ".join(parts)
+
+
+def binpacking_score(task: TaskInfo, node: NodeInfo, weight: PriorityWeight, log: Klog) -> float:
+    """Weighted mean of (used + request) / allocatable over the task's weighted resources,
+    times 100 * binpack.weight; 0 on a node where any of them would not fit.
+
+    A resource the node has none of scores 0 but its weight still counts.
+    """
+    score = 0.0
+    weight_sum = 0
+    requested, allocatable, used = task.resreq, node.allocatable, node.used
+    for resource in requested.resource_names():
+        request = requested.get(resource)
+        resource_weight = weight.resources.get(resource)
+        if request == 0 or resource_weight is None:
+            continue
+        capacity = allocatable.get(resource)
+        node_used = used.get(resource)
+        resource_score = 0.0
+        if capacity != 0 and resource_weight != 0:
+            used_finally = request + node_used
+            if used_finally > capacity:
+                if log.enabled(4):
+                    log.v(
+                        4,
+                        f"task {task.namespace}/{task.name} cannot binpack node {node.name}: "
+                        f"resource: {resource} is not enough, need {request:f}, used "
+                        f"{node_used:f}, allocatable {capacity:f}",
+                    )
+                return 0.0
+            resource_score = used_finally * resource_weight / capacity
+        if log.enabled(5):
+            log.v(
+                5,
+                f"task {task.namespace}/{task.name} on node {node.name} resource {resource}, "
+                f"need {request:f}, used {node_used:f}, allocatable {capacity:f}, weight "
+                f"{resource_weight}, score {resource_score:f}",
+            )
+        score += resource_score
+        weight_sum += resource_weight
+    if weight_sum > 0:
+        score /= weight_sum
+    return score * float(MAX_NODE_SCORE * weight.weight)
+
+
+@register_plugin
+class BinpackPlugin(Plugin):
+    """Best-fit node scoring over cpu, memory and configured extended resources."""
+
+    name: ClassVar[str] = "binpack"
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
+        ArgumentSpec(BINPACK_WEIGHT, "int", "1", "weight of the whole score; 0 disables it"),
+        ArgumentSpec(BINPACK_CPU, "int", "1", "weight of cpu; negative means 1"),
+        ArgumentSpec(BINPACK_MEMORY, "int", "1", "weight of memory; negative means 1"),
+        ArgumentSpec(
+            BINPACK_RESOURCES,
+            "string",
+            "",
+            "comma-separated extra resource names to score (e.g. nvidia.com/gpu)",
+        ),
+        ArgumentSpec(
+            BINPACK_RESOURCES_PREFIX + "<name>",
+            "int",
+            "1",
+            "weight of a resource listed in binpack.resources; negative means 1",
+        ),
+    )
+
+    def __init__(self, arguments: Arguments) -> None:
+        super().__init__(arguments)
+        self.weight = PriorityWeight.from_arguments(arguments)
+
+    def on_session_open(self, ssn: Session) -> None:
+        log = ssn.log
+        log.v(5, "Enter binpack plugin ...")
+        if log.enabled(4):
+            missing = [
+                resource
+                for resource in self.weight.resources
+                if not any(n.allocatable.get(resource) > 0 for n in ssn.nodes.values())
+            ]
+            log.v(4, f"resources [{', '.join(missing)}] record in weight but not found on any node")
+        weight = self.weight
+
+        def node_order(task: TaskInfo, node: NodeInfo) -> float:
+            score = binpacking_score(task, node, weight, log)
+            if log.enabled(4):
+                log.v(
+                    4,
+                    f"Binpack score for Task {task.namespace}/{task.name} on node {node.name} "
+                    f"is: {go_float(score)}",
+                )
+            return score
+
+        if weight.weight != 0:
+            ssn.add_node_order_fn(self.name, node_order)
+        else:
+            log.v(0, "binpack weight is zero, skip node order function")
+        log.v(5, f"Leaving binpack plugin. {weight} ...")

@@ -1,0 +1,390 @@
+"""drf: dominant resource fairness between jobs, optionally hierarchical between queues
+(``plugins/drf/drf.go``).
+
+Each job's share is its largest fraction of any cluster resource; jobs with smaller
+shares go first and may preempt jobs with larger ones. With ``enableHierarchy`` the
+queues' ``volcano.sh/hierarchy`` annotations form a tree (hDRF) that orders queues
+and decides reclaims.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from vspec.api.job_info import JobInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import Resource
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import PERMIT, allocated_status
+from vspec.errors import EngineError
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.log import Klog
+from vspec.framework.registry import register_plugin
+from vspec.plugins.util import format_tasks, share
+from vspec.util.scheduler_helper import go_float
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+SHARE_DELTA = 0.000001
+HIERARCHY_FLAG = "hierarchy"
+
+# strconv.ParseFloat's decimal syntax (plus inf/nan); Python's float() is laxer.
+_GO_FLOAT = re.compile(
+    r"^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)$", re.IGNORECASE
+)
+
+
+def parse_go_float(text: str) -> float:
+    """``strconv.ParseFloat``, whose error Volcano ignores: unparsable text is 0."""
+    return float(text) if _GO_FLOAT.match(text) else 0.0
+
+
+@dataclass
+class DrfAttr:
+    share: float = 0.0
+    dominant_resource: str = ""
+    allocated: Resource = field(default_factory=Resource)
+
+    def __str__(self) -> str:
+        return (
+            f"dominant resource <{self.dominant_resource}>, dominant share {self.share:f}, "
+            f"allocated {self.allocated}"
+        )
+
+
+@dataclass
+class HierarchicalNode:
+    """A node of the hDRF tree: a queue path element, or a job leaf (``children`` None)."""
+
+    hierarchy: str
+    attr: DrfAttr
+    request: Resource
+    weight: float = 1.0
+    saturated: bool = False
+    children: dict[str, HierarchicalNode] | None = None
+
+    def clone(self) -> HierarchicalNode:
+        node = HierarchicalNode(
+            hierarchy=self.hierarchy,
+            attr=DrfAttr(self.attr.share, self.attr.dominant_resource, self.attr.allocated.clone()),
+            request=self.request.clone(),
+            weight=self.weight,
+            saturated=self.saturated,
+        )
+        if self.children is not None:
+            node.children = {c.hierarchy: c.clone() for c in self.children.values()}
+        return node
+
+    def child(self, name: str) -> HierarchicalNode:
+        """Go follows a nil child and panics; a queue path without jobs has no node."""
+        found = None if self.children is None else self.children.get(name)
+        if found is None:
+            raise EngineError(f"drf: hierarchy node {self.hierarchy!r} has no child {name!r}")
+        return found
+
+
+def resource_saturated(allocated: Resource, request: Resource, demanding: set[str]) -> bool:
+    """A job holds all it asked for of some resource, or asks for one nobody lacks."""
+    for name in allocated.resource_names():
+        held, wanted = allocated.get(name), request.get(name)
+        if held != 0 and wanted != 0 and held >= wanted:
+            return True
+        if name not in demanding and wanted != 0:
+            return True
+    return False
+
+
+def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
+    """(dominant resource, share) over the total's resource names, ``pods`` included."""
+    result, dominant = 0.0, ""
+    for name in total.resource_names():
+        value = share(allocated.get(name), total.get(name))
+        if value > result:
+            result, dominant = value, name
+    return dominant, result
+
+
+@register_plugin
+class DrfPlugin(Plugin):
+    """Dominant resource fairness between jobs; flag enableHierarchy adds hierarchical DRF."""
+
+    name: ClassVar[str] = "drf"
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
+
+    def __init__(self, arguments: Arguments) -> None:
+        super().__init__(arguments)
+        self.total_resource = Resource()
+        self.total_allocated = Resource()
+        self.job_attrs: dict[str, DrfAttr] = {}
+        self.root = HierarchicalNode("root", DrfAttr(), Resource(), children={})
+        # The session's log once the session opens (the tree is only built from then on).
+        self._log = Klog(verbosity=0)
+
+    @staticmethod
+    def hierarchy_enabled(ssn: Session) -> bool:
+        """The first ``drf`` entry of the tiers decides (``enableHierarchy``, never defaulted)."""
+        for tier in ssn.tiers:
+            for option in tier.plugins:
+                if option.name == DrfPlugin.name:
+                    return option.enabled(HIERARCHY_FLAG)
+        return False
+
+    # -- shares ------------------------------------------------------------------------------
+    def update_share(self, attr: DrfAttr) -> None:
+        attr.dominant_resource, attr.share = calculate_share(attr.allocated, self.total_resource)
+
+    def compare_queues(self, root: HierarchicalNode, left: QueueInfo, right: QueueInfo) -> float:
+        """Saturated subtrees last; else share/weight, level by level down the common path."""
+        lnode, rnode = root, root
+        lpaths, rpaths = left.hierarchy.split("/"), right.hierarchy.split("/")
+        depth = min(len(lpaths), len(rpaths))
+        for i in range(depth):
+            if not lnode.saturated and rnode.saturated:
+                return -1
+            if lnode.saturated and not rnode.saturated:
+                return 1
+            lvalue = lnode.attr.share / lnode.weight
+            rvalue = rnode.attr.share / rnode.weight
+            if lvalue != rvalue:
+                return lvalue - rvalue
+            if i < depth - 1:
+                lnode, rnode = lnode.child(lpaths[i + 1]), rnode.child(rpaths[i + 1])
+        return 0
+
+    # -- the hDRF tree -----------------------------------------------------------------------
+    def build_hierarchy(
+        self, root: HierarchicalNode, job: JobInfo, attr: DrfAttr, hierarchy: str, weights: str
+    ) -> None:
+        """Create the queue path's missing nodes, then (re)place the job's leaf."""
+        log = self._log
+        inode = root
+        paths, weight_texts = hierarchy.split("/"), weights.split("/")
+        for i in range(1, len(paths)):
+            children = inode.children
+            assert children is not None  # only job leaves have no children
+            found = children.get(paths[i])
+            if found is not None:
+                inode = found
+                continue
+            if i >= len(weight_texts):
+                raise EngineError(
+                    f"drf: queue hierarchy {hierarchy!r} has more levels than its weights "
+                    f"{weights!r} (Volcano panics: index out of range)"
+                )
+            # Weights below 1 are raised to 1.
+            weight = max(parse_go_float(weight_texts[i]), 1.0)
+            node = HierarchicalNode(paths[i], DrfAttr(), Resource(), weight, children={})
+            if log.enabled(4):
+                log.v(4, f"Node {node.hierarchy} added to {inode.hierarchy}, weight {weight:f}")
+            children[paths[i]] = node
+            inode = node
+        assert inode.children is not None
+        inode.children[job.uid] = HierarchicalNode(job.uid, attr, job.total_request.clone())
+        if log.enabled(4):
+            log.v(
+                4,
+                f"Job <{job.namespace}/{job.name}> added to {inode.hierarchy}, weights {weights}, "
+                f"attr {attr}, total request: {job.total_request}",
+            )
+
+    def _update_node(self, node: HierarchicalNode, demanding: set[str]) -> None:
+        """Bottom up: a parent holds its children's allocations, each unsaturated child
+        scaled to the smallest dominant share among them."""
+        log = self._log
+        if node.children is None:
+            node.saturated = resource_saturated(node.attr.allocated, node.request, demanding)
+            if log.enabled(4):
+                log.v(
+                    4,
+                    f"Update hierarchical node {node.hierarchy}, share {node.attr.share:f}, "
+                    f"dominant {node.attr.dominant_resource}, resource {node.attr.allocated}, "
+                    f"saturated: {str(node.saturated).lower()}",
+                )
+            return
+        mdr = 1.0
+        for child in node.children.values():
+            self._update_node(child, demanding)
+            if child.attr.share != 0 and not child.saturated:
+                _, child_share = calculate_share(child.attr.allocated, self.total_resource)
+                mdr = min(mdr, child_share)
+        allocated = Resource()
+        saturated = True
+        for child in node.children.values():
+            if not child.saturated:
+                saturated = False
+            if child.attr.share == 0:
+                continue
+            if child.saturated:
+                allocated.add(child.attr.allocated)
+            else:
+                allocated.add(child.attr.allocated.clone().multi(mdr / child.attr.share))
+        node.attr.allocated = allocated
+        node.attr.dominant_resource, node.attr.share = calculate_share(
+            allocated, self.total_resource
+        )
+        node.saturated = saturated
+        if log.enabled(4):
+            log.v(
+                4,
+                f"Update hierarchical node {node.hierarchy}, share {node.attr.share:f}, "
+                f"dominant resource {node.attr.dominant_resource}, resource "
+                f"{node.attr.allocated}, saturated: {str(node.saturated).lower()}",
+            )
+
+    def update_hierarchical_share(
+        self,
+        root: HierarchicalNode,
+        total_allocated: Resource,
+        job: JobInfo,
+        attr: DrfAttr,
+        queue: QueueInfo,
+    ) -> None:
+        total = self.total_resource
+        demanding = {
+            name for name in total.resource_names() if total_allocated.get(name) < total.get(name)
+        }
+        self.build_hierarchy(root, job, attr, queue.hierarchy, queue.weights)
+        self._update_node(root, demanding)
+
+    # -- session -------------------------------------------------------------------------------
+    def on_session_open(self, ssn: Session) -> None:
+        log = self._log = ssn.log
+        self.total_resource.add(ssn.total_resource)
+        if log.enabled(4):
+            log.v(4, f"Total Allocatable {self.total_resource}")
+        hierarchy = self.hierarchy_enabled(ssn)
+
+        for job in ssn.jobs.values():
+            attr = DrfAttr()
+            for status, tasks in job.task_status_index.items():
+                if allocated_status(status):
+                    for task in tasks.values():
+                        attr.allocated.add(task.resreq)
+            self.update_share(attr)
+            self.job_attrs[job.uid] = attr
+            if hierarchy:
+                self.total_allocated.add(attr.allocated)
+                self.update_hierarchical_share(
+                    self.root, self.total_allocated, job, attr, ssn.queues[job.queue]
+                )
+
+        ssn.add_preemptable_fn(self.name, lambda p, cs: self.preemptable(ssn, p, cs))
+        if hierarchy:
+            ssn.add_queue_order_fn(self.name, self.queue_order)
+            ssn.add_reclaimable_fn(self.name, lambda r, cs: self.reclaimable(ssn, r, cs))
+        ssn.add_job_order_fn(self.name, self.job_order)
+        ssn.add_event_handler(
+            EventHandler(
+                allocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=True),
+                deallocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=False),
+            )
+        )
+
+    def preemptable(
+        self, ssn: Session, preemptor: TaskInfo, preemptees: list[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """Victims whose job, without them, still has at least the preemptor's share."""
+        victims: list[TaskInfo] = []
+        lalloc = self.job_attrs[preemptor.job].allocated.clone().add(preemptor.resreq)
+        _, ls = calculate_share(lalloc, self.total_resource)
+        allocations: dict[str, Resource] = {}
+        for preemptee in preemptees:
+            if preemptee.job not in allocations:
+                allocations[preemptee.job] = self.job_attrs[preemptee.job].allocated.clone()
+            # Cumulative per job, with the asserting Sub (Volcano panics when short).
+            ralloc = allocations[preemptee.job].sub(preemptee.resreq)
+            _, rs = calculate_share(ralloc, self.total_resource)
+            if ls < rs or math.fabs(ls - rs) <= SHARE_DELTA:
+                victims.append(preemptee)
+        if ssn.log.enabled(4):
+            ssn.log.v(4, f"Victims from DRF plugins are {format_tasks(victims)}")
+        return victims, PERMIT
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        result = self.compare_queues(self.root, left, right)
+        if result < 0:
+            return -1
+        return 1 if result > 0 else 0
+
+    def reclaimable(
+        self, ssn: Session, reclaimer: TaskInfo, reclaimees: list[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """On a copy of the tree, give the reclaimer its request and take each reclaimee
+        away in turn: a victim if the reclaimer's queue then comes strictly first."""
+        victims: list[TaskInfo] = []
+        total_allocated = self.total_allocated.clone()
+        root = self.root.clone()
+
+        ljob = ssn.jobs[reclaimer.job]
+        lqueue = ssn.queues[ljob.queue]
+        lattr = DrfAttr(allocated=self.job_attrs[ljob.uid].allocated.clone())
+        lattr.allocated.add(reclaimer.resreq)
+        total_allocated.add(reclaimer.resreq)
+        self.update_share(lattr)
+        self.update_hierarchical_share(root, total_allocated, ljob, lattr, lqueue)
+
+        for reclaimee in reclaimees:
+            rjob = ssn.jobs[reclaimee.job]
+            rqueue = ssn.queues[rjob.queue]
+            total_allocated.sub(reclaimee.resreq)
+            rattr = DrfAttr(allocated=self.job_attrs[rjob.uid].allocated.clone())
+            rattr.allocated.sub(reclaimee.resreq)
+            self.update_share(rattr)
+            self.update_hierarchical_share(root, total_allocated, rjob, rattr, rqueue)
+
+            result = self.compare_queues(root, lqueue, rqueue)
+
+            total_allocated.add(reclaimee.resreq)
+            rattr.allocated.add(reclaimee.resreq)
+            self.update_share(rattr)
+            self.update_hierarchical_share(root, total_allocated, rjob, rattr, rqueue)
+            if result < 0:
+                victims.append(reclaimee)
+        if ssn.log.enabled(4):
+            ssn.log.v(4, f"Victims from HDRF plugins are {format_tasks(victims)}")
+        return victims, PERMIT
+
+    def job_order(self, left: JobInfo, right: JobInfo) -> int:
+        lshare, rshare = self.job_attrs[left.uid].share, self.job_attrs[right.uid].share
+        if self._log.enabled(4):
+            self._log.v(
+                4,
+                f"DRF JobOrderFn: <{left.namespace}/{left.name}> share state: {go_float(lshare)}, "
+                f"<{right.namespace}/{right.name}> share state: {go_float(rshare)}",
+            )
+        if lshare == rshare:
+            return 0
+        return -1 if lshare < rshare else 1
+
+    def on_event(self, ssn: Session, event: Event, hierarchy: bool, *, allocate: bool) -> None:
+        """Keep the job's allocation and share (and the hDRF tree) current."""
+        task = event.task
+        attr = self.job_attrs[task.job]
+        if allocate:
+            attr.allocated.add(task.resreq)
+        else:
+            attr.allocated.sub(task.resreq)
+        job = ssn.jobs[task.job]
+        self.update_share(attr)
+        if hierarchy:
+            if allocate:
+                self.total_allocated.add(task.resreq)
+            else:
+                self.total_allocated.sub(task.resreq)
+            self.update_hierarchical_share(
+                self.root, self.total_allocated, job, attr, ssn.queues[job.queue]
+            )
+        log = ssn.log
+        if log.enabled(4):
+            kind = "AllocateFunc" if allocate else "EvictFunc"
+            # Namespace shares are gone from v1.11; Volcano still logs the -1 placeholder.
+            log.v(
+                4,
+                f"DRF {kind}: task <{task.namespace}/{task.name}>, resreq <{task.resreq}>,  "
+                f"share <{go_float(attr.share)}>, namespace share <-1>",
+            )

@@ -1,0 +1,320 @@
+"""nodeorder: Kubernetes score plugins as Volcano weighs them (``plugins/nodeorder/nodeorder.go``).
+
+NodeOrder scores one node at a time with no PreScore and no normalisation (so the node
+affinity score is the raw sum of matching preferred weights). BatchNodeOrder scores the
+candidate list with InterPodAffinity, TaintToleration and PodTopologySpread, each
+normalised over that list; a scorer whose PreScore says "Skip" adds 0, so without
+affinities, taints or spread constraints every node gets 100 x the taint weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from vspec.api.corev1 import Toleration
+from vspec.api.node_info import NodeInfo
+from vspec.api.task_info import TaskInfo
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.registry import register_plugin
+from vspec.k8s.filters import PREFER_NO_SCHEDULE
+from vspec.k8s.labels import PreferredSchedulingTerms
+from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
+from vspec.k8s.podinfo import PodInfo
+from vspec.k8s.scores import (
+    MAX_NODE_SCORE,
+    balanced_allocation,
+    default_normalize_score,
+    image_locality,
+    inter_pod_affinity_pre_score,
+    inter_pod_affinity_score,
+    intolerable_prefer_no_schedule_taints,
+    least_allocated,
+    min_max_normalize,
+    most_allocated,
+    pod_images,
+    pod_topology_spread_pre_score,
+    prefer_no_schedule_tolerations,
+)
+from vspec.util.scheduler_helper import go_map
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
+POD_AFFINITY_WEIGHT = "podaffinity.weight"
+LEAST_REQUESTED_WEIGHT = "leastrequested.weight"
+BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
+MOST_REQUESTED_WEIGHT = "mostrequested.weight"
+TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
+IMAGE_LOCALITY_WEIGHT = "imagelocality.weight"
+POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
+
+
+Scorer = Callable[["ScoreFacts", K8sNodeInfo], int]
+
+
+class ScoreError(Exception):
+    """A Kubernetes scorer failed: Volcano drops this node's (or the batch's) score."""
+
+
+@dataclass
+class PriorityWeight:
+    least_requested: int = 1
+    most_requested: int = 0
+    node_affinity: int = 2
+    pod_affinity: int = 2
+    balanced_resource: int = 1
+    taint_toleration: int = 3
+    image_locality: int = 1
+    pod_topology_spread: int = 2
+
+    @classmethod
+    def from_arguments(cls, args: Arguments) -> PriorityWeight:
+        """``calculateWeight``: integers only (Go's GetInt)."""
+        w = cls()
+        w.node_affinity = args.get_int(NODE_AFFINITY_WEIGHT, w.node_affinity)
+        w.pod_affinity = args.get_int(POD_AFFINITY_WEIGHT, w.pod_affinity)
+        w.least_requested = args.get_int(LEAST_REQUESTED_WEIGHT, w.least_requested)
+        w.most_requested = args.get_int(MOST_REQUESTED_WEIGHT, w.most_requested)
+        w.balanced_resource = args.get_int(BALANCED_RESOURCE_WEIGHT, w.balanced_resource)
+        w.taint_toleration = args.get_int(TAINT_TOLERATION_WEIGHT, w.taint_toleration)
+        w.image_locality = args.get_int(IMAGE_LOCALITY_WEIGHT, w.image_locality)
+        w.pod_topology_spread = args.get_int(POD_TOPOLOGY_SPREAD_WEIGHT, w.pod_topology_spread)
+        return w
+
+
+class ScoreFacts:
+    """What the scorers need from one task, derived once per session."""
+
+    __slots__ = ("images", "num_containers", "pod", "preferred_node_affinity", "tolerations")
+
+    def __init__(self, task: TaskInfo) -> None:
+        pod = task.pod
+        self.pod = PodInfo(pod)
+        self.images, self.num_containers = pod_images(pod)
+        na = pod.affinity.node_affinity if pod.affinity else None
+        self.preferred_node_affinity = PreferredSchedulingTerms(na.preferred if na else ())
+        self.tolerations: list[Toleration] = prefer_no_schedule_tolerations(pod.tolerations)
+
+
+def _least(f: ScoreFacts, n: K8sNodeInfo) -> int:
+    return least_allocated(f.pod, n)
+
+
+def _most(f: ScoreFacts, n: K8sNodeInfo) -> int:
+    return most_allocated(f.pod, n)
+
+
+def _balanced(f: ScoreFacts, n: K8sNodeInfo) -> int:
+    return balanced_allocation(f.pod, n)
+
+
+def _node_affinity(f: ScoreFacts, n: K8sNodeInfo) -> int:
+    """The raw sum of matching preferred weights (Volcano calls no NormalizeScore)."""
+    if f.preferred_node_affinity.error is not None:
+        raise ScoreError(f.preferred_node_affinity.error)
+    return f.preferred_node_affinity.score(n.node)
+
+
+def _fmt(score: float) -> str:
+    """Go's ``%f``."""
+    return f"{score:.6f}"
+
+
+@register_plugin
+class NodeOrderPlugin(Plugin):
+    """Kubernetes node scores: image locality, least/most allocated, balanced resources,
+    node affinity (per node); inter-pod affinity, taint toleration, topology spread (batch)."""
+
+    name: ClassVar[str] = "nodeorder"
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
+        ArgumentSpec(LEAST_REQUESTED_WEIGHT, "int", "1", "LeastAllocated (cpu, memory)"),
+        ArgumentSpec(MOST_REQUESTED_WEIGHT, "int", "0", "MostAllocated (cpu, memory)"),
+        ArgumentSpec(NODE_AFFINITY_WEIGHT, "int", "2", "raw sum of matching preferred weights"),
+        ArgumentSpec(POD_AFFINITY_WEIGHT, "int", "2", "preferred inter-pod (anti-)affinity"),
+        ArgumentSpec(
+            BALANCED_RESOURCE_WEIGHT, "int", "1", "BalancedAllocation (cpu, memory, nvidia.com/gpu)"
+        ),
+        ArgumentSpec(TAINT_TOLERATION_WEIGHT, "int", "3", "untolerated PreferNoSchedule taints"),
+        ArgumentSpec(IMAGE_LOCALITY_WEIGHT, "int", "1", "images already on the node"),
+        ArgumentSpec(POD_TOPOLOGY_SPREAD_WEIGHT, "int", "2", "ScheduleAnyway spread constraints"),
+    )
+
+    _ssn: Session
+    _snapshot: Snapshot
+    _node_scorers: list[tuple[int, str, str, Scorer]]
+
+    def __init__(self, arguments: Arguments) -> None:
+        super().__init__(arguments)
+        self.weight = PriorityWeight()
+        self._facts: dict[str, ScoreFacts] = {}
+        self._prefer_no_schedule_nodes: frozenset[str] = frozenset()
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.weight = PriorityWeight.from_arguments(self.arguments)
+        self._ssn = ssn
+        self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
+        self._prefer_no_schedule_nodes = frozenset(
+            ni.name
+            for ni in self._snapshot.node_list
+            if any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
+        )
+        self._node_scorers = self._scorers()
+        ssn.add_node_order_fn(self.name, self.node_order)
+        ssn.add_batch_node_order_fn(self.name, self.batch_node_order)
+
+    def _task_facts(self, task: TaskInfo) -> ScoreFacts:
+        facts = self._facts.get(task.key)
+        if facts is None or facts.pod.pod is not task.pod:
+            facts = ScoreFacts(task)
+            self._facts[task.key] = facts
+        return facts
+
+    def _scorers(self) -> list[tuple[int, str, str, Scorer]]:
+        """The per-node scorers with a non-zero weight, in Volcano's order: (weight, log
+        label, failure label, scorer)."""
+        w = self.weight
+        total_nodes = len(self._snapshot.node_list)
+
+        def images(f: ScoreFacts, n: K8sNodeInfo) -> int:
+            return image_locality(f.images, f.num_containers, n, total_nodes)
+
+        candidates: list[tuple[int, str, str, Scorer]] = [
+            (w.image_locality, "Image Locality", "Image Locality Priority", images),
+            (w.least_requested, "Least Request", "Least Allocated Priority", _least),
+            (w.most_requested, "Most Request", "Most Allocated Priority", _most),
+            (
+                w.balanced_resource,
+                "Balanced Request",
+                "Balanced Resource Allocation Priority",
+                _balanced,
+            ),
+            (w.node_affinity, "Node Affinity", "Calculate Node Affinity Priority", _node_affinity),
+        ]
+        return [c for c in candidates if c[0] != 0]
+
+    # -- NodeOrder --------------------------------------------------------------------------------
+    def node_order(self, task: TaskInfo, node: NodeInfo) -> float:
+        """Sum of weight x score; a failing scorer logs a warning and fails the node."""
+        log = self._ssn.log
+        facts = self._task_facts(task)
+        k8s_node = self._ssn.node_map.get(node.name)
+        verbose = log.enabled(5)
+        score = 0.0
+        for weight, label, failure, scorer in self._node_scorers:
+            try:
+                if k8s_node is None:
+                    raise ScoreError(
+                        f'getting node "{node.name}" from Snapshot: nodeinfo not found for '
+                        f'node name "{node.name}"'
+                    )
+                s = scorer(facts, k8s_node)
+            except ScoreError as err:
+                log.warning(f"Node: {node.name}, {failure} Failed because of Error: {err}")
+                raise
+            weighted = float(s) * float(weight)
+            score += weighted
+            if verbose:
+                log.v(
+                    5,
+                    f"Node: {node.name}, task<{task.namespace}/{task.name}> {label} weight "
+                    f"{weight}, score: {_fmt(weighted)}",
+                )
+        if log.enabled(4):
+            log.v(
+                4,
+                f"Nodeorder Total Score for task<{task.namespace}/{task.name}> on node "
+                f"{node.name} is: {_fmt(score)}",
+            )
+        return score
+
+    # -- BatchNodeOrder ---------------------------------------------------------------------------
+    def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        facts = self._task_facts(task)
+        names = [n.name for n in nodes]
+        affinity = self._inter_pod_affinity_scores(task, facts, names)
+        taints = self._taint_toleration_scores(task, facts, names)
+        spread = self._pod_topology_spread_scores(task, nodes, names)
+        scores = {
+            name: affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0)
+            for name in names
+        }
+        log = self._ssn.log
+        if log.enabled(4):
+            log.v(
+                4, f"Batch Total Score for task {task.namespace}/{task.name} is: {go_map(scores)}"
+            )
+        return scores
+
+    def _weighted(
+        self, task: TaskInfo, what: str, names: list[str], scores: list[int], weight: int
+    ) -> dict[str, float]:
+        result = {name: float(s * weight) for name, s in zip(names, scores, strict=True)}
+        log = self._ssn.log
+        if log.enabled(4):
+            log.v(4, f"{what} Score for task {task.namespace}/{task.name} is: {go_map(result)}")
+        return result
+
+    def _nodes_of(self, names: list[str], what: str) -> list[K8sNodeInfo]:
+        node_map = self._ssn.node_map
+        missing = [name for name in names if name not in node_map]
+        if missing:
+            raise ScoreError(
+                f'calculate {what} priority failed getting node "{missing[0]}" from Snapshot'
+            )
+        return [node_map[name] for name in names]
+
+    def _inter_pod_affinity_scores(
+        self, task: TaskInfo, facts: ScoreFacts, names: list[str]
+    ) -> dict[str, float]:
+        if facts.pod.parse_error is not None:
+            raise ScoreError(f"failed to parse pod: {facts.pod.parse_error}")
+        topology = inter_pod_affinity_pre_score(facts.pod, self._snapshot) if names else None
+        if topology is None:
+            return {}
+        raw = [
+            inter_pod_affinity_score(topology, ni.node)
+            for ni in self._nodes_of(names, "inter pod affinity")
+        ]
+        return self._weighted(
+            task, "inter pod affinity", names, min_max_normalize(raw), self.weight.pod_affinity
+        )
+
+    def _taint_toleration_scores(
+        self, task: TaskInfo, facts: ScoreFacts, names: list[str]
+    ) -> dict[str, float]:
+        if not names:
+            return {}
+        tainted = self._prefer_no_schedule_nodes
+        if tainted and any(name in tainted for name in names):
+            raw = [
+                intolerable_prefer_no_schedule_taints(ni.node.taints, facts.tolerations)
+                for ni in self._nodes_of(names, "taint toleration")
+            ]
+            normalized = default_normalize_score(raw, reverse=True)
+        else:
+            normalized = [MAX_NODE_SCORE] * len(names)
+        return self._weighted(
+            task, "taint toleration", names, normalized, self.weight.taint_toleration
+        )
+
+    def _pod_topology_spread_scores(
+        self, task: TaskInfo, nodes: list[NodeInfo], names: list[str]
+    ) -> dict[str, float]:
+        if not task.pod.topology_spread_constraints or not names:
+            return {}
+        candidates = [n.node for n in nodes if n.node is not None]
+        state = pod_topology_spread_pre_score(task.pod, candidates, self._snapshot)
+        if state is None:
+            return {}
+        raw = [state.score(ni) for ni in self._nodes_of(names, "pod topology spread")]
+        return self._weighted(
+            task,
+            "pod topology spread",
+            names,
+            state.normalize(names, raw),
+            self.weight.pod_topology_spread,
+        )

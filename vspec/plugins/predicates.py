@@ -1,0 +1,478 @@
+"""predicates: Kubernetes filters as Volcano runs them (``plugins/predicates/predicates.go``,
+``proportional.go``, ``cache.go``).
+
+There is no cpu/memory fit check here (actions do it). The Kubernetes PreFilter states
+live in one CycleState for the whole session, as in Volcano: a Filter reads what the
+last PreFilter of that plugin wrote, and a task whose PreFilter once said "Skip" skips
+that Filter for the rest of the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from vspec.api.corev1 import Toleration
+from vspec.api.node_info import NodeInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import Code, Status
+from vspec.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.registry import register_plugin
+from vspec.k8s.filters import (
+    InterPodAffinityState,
+    PreFilterError,
+    TopologySpreadState,
+    inter_pod_affinity,
+    inter_pod_affinity_pre_filter,
+    node_affinity,
+    node_ports,
+    node_ports_pre_filter,
+    node_unschedulable,
+    pod_topology_spread,
+    pod_topology_spread_pre_filter,
+    taint_toleration,
+)
+from vspec.k8s.labels import RequiredNodeAffinity
+from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
+from vspec.k8s.podinfo import HostPort, PodInfo
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+NODE_PORTS_ENABLE = "predicate.NodePortsEnable"
+TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+POD_AFFINITY_ENABLE = "predicate.PodAffinityEnable"
+NODE_VOLUME_LIMITS_ENABLE = "predicate.NodeVolumeLimitsEnable"
+VOLUME_ZONE_ENABLE = "predicate.VolumeZoneEnable"
+POD_TOPOLOGY_SPREAD_ENABLE = "predicate.PodTopologySpreadEnable"
+CACHE_PREDICATE = "predicate.CacheEnable"
+PROPORTIONAL_PREDICATE = "predicate.ProportionalEnable"
+PROPORTIONAL_RESOURCE = "predicate.resources"
+PROPORTIONAL_RESOURCES_PREFIX = PROPORTIONAL_RESOURCE + "."
+
+POD_TEMPLATE_KEY = "volcano.sh/template-uid"
+
+# Kubernetes plugin names (the skip set and error messages use them).
+NODE_PORTS = "NodePorts"
+INTER_POD_AFFINITY = "InterPodAffinity"
+POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+
+# What Filter reports when its PreFilter never wrote a state this session.
+_MISSING_STATE = {
+    NODE_PORTS: 'reading "PreFilterNodePorts" from cycleState: not found',
+    INTER_POD_AFFINITY: 'error reading "PreFilterInterPodAffinity" from cycleState: not found',
+    POD_TOPOLOGY_SPREAD: 'reading "PreFilterPodTopologySpread" from cycleState: not found',
+}
+_NO_SKIPS: frozenset[str] = frozenset()
+_ABORT_CODES = frozenset({Code.UnschedulableAndUnresolvable, Code.Error, Code.Wait, Code.Skip})
+
+
+class PrePredicateError(Exception):
+    """A PreFilter failed: the task is not tried on any node."""
+
+
+def fit_error(task: TaskInfo, node_name: str, statuses: list[Status]) -> FitError:
+    """``NewFitErrWithStatus``."""
+    return FitError(task.namespace, task.name, node_name, list(statuses))
+
+
+def should_abort(status: Status) -> bool:
+    """``ShouldAbort``: stop checking further predicates for this node."""
+    return status.code in _ABORT_CODES
+
+
+@dataclass(frozen=True)
+class BaseResource:
+    cpu: float
+    memory: float
+
+
+@dataclass
+class PredicateEnable:
+    node_affinity: bool = True
+    node_ports: bool = True
+    taint_toleration: bool = True
+    pod_affinity: bool = True
+    node_volume_limits: bool = True
+    volume_zone: bool = True
+    pod_topology_spread: bool = True
+    cache: bool = False
+    proportional: bool = False
+    proportional_resources: dict[str, BaseResource] = field(default_factory=dict)
+
+    @classmethod
+    def from_arguments(cls, args: Arguments) -> PredicateEnable:
+        """``enablePredicate``; a negative proportional rate becomes 1."""
+        e = cls()
+        e.node_affinity = args.get_bool(NODE_AFFINITY_ENABLE, e.node_affinity)
+        e.node_ports = args.get_bool(NODE_PORTS_ENABLE, e.node_ports)
+        e.taint_toleration = args.get_bool(TAINT_TOLERATION_ENABLE, e.taint_toleration)
+        e.pod_affinity = args.get_bool(POD_AFFINITY_ENABLE, e.pod_affinity)
+        e.node_volume_limits = args.get_bool(NODE_VOLUME_LIMITS_ENABLE, e.node_volume_limits)
+        e.volume_zone = args.get_bool(VOLUME_ZONE_ENABLE, e.volume_zone)
+        e.pod_topology_spread = args.get_bool(POD_TOPOLOGY_SPREAD_ENABLE, e.pod_topology_spread)
+        e.cache = args.get_bool(CACHE_PREDICATE, e.cache)
+        e.proportional = args.get_bool(PROPORTIONAL_PREDICATE, e.proportional)
+        listed = args.get(PROPORTIONAL_RESOURCE)
+        for raw in (listed if isinstance(listed, str) else "").split(","):
+            resource = raw.strip()
+            if not resource:
+                continue
+            prefix = PROPORTIONAL_RESOURCES_PREFIX + resource
+            cpu = args.get_float(prefix + ".cpu", 1.0)
+            memory = args.get_float(prefix + ".memory", 1.0)
+            e.proportional_resources[resource] = BaseResource(
+                1.0 if cpu < 0 else cpu, 1.0 if memory < 0 else memory
+            )
+        return e
+
+
+class TaskFacts:
+    """What the filters need from one pending task, derived once per session."""
+
+    __slots__ = ("key", "node_affinity", "pod", "template_uid", "tolerations")
+
+    def __init__(self, task: TaskInfo) -> None:
+        pod = task.pod
+        self.key = task.key
+        self.pod = PodInfo(pod)
+        self.tolerations: list[Toleration] = pod.tolerations
+        required = RequiredNodeAffinity(
+            pod.node_selector, pod.affinity.node_affinity if pod.affinity else None
+        )
+        # None when every node matches (no nodeSelector, no required node affinity).
+        self.node_affinity = None if required.always else required
+        self.template_uid = pod.meta.annotations.get(POD_TEMPLATE_KEY, "")
+
+
+def check_proportional(
+    task: TaskInfo, node: NodeInfo, proportional: dict[str, BaseResource]
+) -> Status | None:
+    """``checkNodeResourceIsProportional``: keep cpu/memory for the listed scalar resources.
+
+    A task requesting any listed resource passes; otherwise, per listed resource the
+    node has idle, idle cpu/memory after the task must stay >= idle * rate (memory * 10^6).
+    """
+    for name in proportional:
+        if task.resreq.scalars.get(name, 0.0) > 0:
+            return None
+    idle, req = node.idle, task.resreq
+    for name, rate in proportional.items():
+        value = idle.scalars.get(name)
+        if value is None:
+            continue
+        cpu_reserved = value * rate.cpu
+        memory_reserved = value * rate.memory * 1000 * 1000
+        if (
+            idle.milli_cpu - req.milli_cpu < cpu_reserved
+            or idle.memory - req.memory < memory_reserved
+        ):
+            return Status(
+                Code.UnschedulableAndUnresolvable,
+                f"proportional of resource {name} check failed",
+                PROPORTIONAL_PREDICATE,
+            )
+    return None
+
+
+@register_plugin
+class PredicatesPlugin(Plugin):
+    """Kubernetes filters (node affinity/selector, taints, ports, pod (anti-)affinity,
+    topology spread) plus the pod-count check, with an event handler that keeps the
+    session's Kubernetes node map current."""
+
+    name: ClassVar[str] = "predicates"
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
+        ArgumentSpec(NODE_AFFINITY_ENABLE, "bool", "true", "nodeSelector and node affinity"),
+        ArgumentSpec(NODE_PORTS_ENABLE, "bool", "true", "host port conflicts"),
+        ArgumentSpec(TAINT_TOLERATION_ENABLE, "bool", "true", "NoSchedule/NoExecute taints"),
+        ArgumentSpec(POD_AFFINITY_ENABLE, "bool", "true", "required inter-pod (anti-)affinity"),
+        ArgumentSpec(
+            NODE_VOLUME_LIMITS_ENABLE, "bool", "true", "CSI volume limits (no volumes are modelled)"
+        ),
+        ArgumentSpec(VOLUME_ZONE_ENABLE, "bool", "true", "volume zones (no volumes are modelled)"),
+        ArgumentSpec(
+            POD_TOPOLOGY_SPREAD_ENABLE, "bool", "true", "DoNotSchedule topology spread constraints"
+        ),
+        ArgumentSpec(
+            CACHE_PREDICATE,
+            "bool",
+            "false",
+            "cache the node affinity/taint/unschedulable result per node and pod annotation "
+            "volcano.sh/template-uid for the session",
+        ),
+        ArgumentSpec(
+            PROPORTIONAL_PREDICATE,
+            "bool",
+            "false",
+            "keep cpu/memory in proportion to idle scalar resources of predicate.resources",
+        ),
+        ArgumentSpec(PROPORTIONAL_RESOURCE, "string", "", "comma list of scalar resources"),
+        ArgumentSpec(
+            PROPORTIONAL_RESOURCES_PREFIX + "<name>.cpu", "float", "1", "cpu cores kept per unit"
+        ),
+        ArgumentSpec(
+            PROPORTIONAL_RESOURCES_PREFIX + "<name>.memory", "float", "1", "memory GB kept per unit"
+        ),
+    )
+
+    _ssn: Session
+    _snapshot: Snapshot
+
+    def __init__(self, arguments: Arguments) -> None:
+        super().__init__(arguments)
+        self.enable = PredicateEnable()
+        self._facts: dict[str, TaskFacts] = {}
+        # The shared CycleState: the last PreFilter state each plugin wrote.
+        self._ports_state: tuple[HostPort, ...] | None = None
+        self._affinity_state: InterPodAffinityState | None = None
+        self._spread_state: TopologySpreadState | None = None
+        self._skip: dict[str, set[str]] = {}
+        # predicate.CacheEnable: node name -> template uid -> fit.
+        self._cache: dict[str, dict[str, bool]] = {}
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.enable = PredicateEnable.from_arguments(self.arguments)
+        self._ssn = ssn
+        self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
+        ssn.add_event_handler(
+            EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
+        )
+        ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
+        ssn.add_predicate_fn(self.name, self.predicate)
+
+    # -- node map upkeep ------------------------------------------------------------------------
+    def _on_allocate(self, event: Event) -> None:
+        task, log = event.task, self._ssn.log
+        node_name = task.node_name
+        log.v(4, f"predicates, allocate {node_name}")
+        k8s_node = self._ssn.node_map.get(node_name)
+        if k8s_node is None:
+            log.error(
+                f"predicates, update pod {task.namespace}/{task.name} allocate to NOT EXIST "
+                f"node [{node_name}]"
+            )
+            return
+        if node_name not in self._ssn.nodes:
+            log.error(f"Failed to get node {node_name} info from cache")
+            return
+        facts = self._facts.get(task.key)
+        k8s_node.add_task(task, facts.pod if facts is not None else None)
+        log.v(
+            4, f"predicates, update pod {task.namespace}/{task.name} allocate to node [{node_name}]"
+        )
+
+    def _on_deallocate(self, event: Event) -> None:
+        task, log = event.task, self._ssn.log
+        node_name = task.node_name
+        log.v(4, f"predicates, deallocate {node_name}")
+        k8s_node = self._ssn.node_map.get(node_name)
+        if k8s_node is None:
+            log.error(
+                f"predicates, update pod {task.namespace}/{task.name} allocate from NOT EXIST "
+                f"node [{node_name}]"
+            )
+            return
+        if node_name not in self._ssn.nodes:
+            log.error(f"Failed to get node {node_name} info from cache")
+            return
+        if not k8s_node.remove_task(task):
+            log.error(
+                f"predicates, remove pod {task.namespace}/{task.name} from node [{node_name}] "
+                f"error: no corresponding pod {task.name} in pods of node {node_name}"
+            )
+            return
+        log.v(
+            4,
+            f"predicates, update pod {task.namespace}/{task.name} deallocate from node "
+            f"[{node_name}]",
+        )
+
+    # -- PrePredicate -----------------------------------------------------------------------------
+    def _task_facts(self, task: TaskInfo) -> TaskFacts:
+        facts = self._facts.get(task.key)
+        if facts is None or facts.pod.pod is not task.pod:
+            facts = TaskFacts(task)
+            self._facts[task.key] = facts
+        return facts
+
+    def _mark_skip(self, task: TaskInfo, plugin: str) -> None:
+        self._skip.setdefault(task.key, set()).add(plugin)
+        self._ssn.log.v(
+            5,
+            f"pod({task.namespace}/{task.name}) affinity require information is nil, "
+            f"plugin {plugin} is skipped",
+        )
+
+    def pre_predicate(self, task: TaskInfo) -> None:
+        """NodePorts, InterPodAffinity and PodTopologySpread PreFilters.
+
+        (Volcano also rejects restartable init containers when the SidecarContainers
+        feature is off; it is on by default in Kubernetes v1.31.)
+        """
+        facts = self._task_facts(task)
+        if self.enable.node_ports:
+            ports = node_ports_pre_filter(facts.pod)
+            if ports is None:
+                self._mark_skip(task, NODE_PORTS)
+            else:
+                self._ports_state = ports
+        if self.enable.pod_affinity:
+            try:
+                affinity = inter_pod_affinity_pre_filter(facts.pod, self._snapshot)
+            except PreFilterError as err:
+                raise PrePredicateError(
+                    f"plugin {INTER_POD_AFFINITY} pre-predicates failed {err}"
+                ) from err
+            if affinity is None:
+                self._mark_skip(task, INTER_POD_AFFINITY)
+            else:
+                self._affinity_state = affinity
+        if self.enable.pod_topology_spread:
+            spread = pod_topology_spread_pre_filter(task.pod, self._snapshot)
+            if spread is None:
+                self._mark_skip(task, POD_TOPOLOGY_SPREAD)
+            else:
+                self._spread_state = spread
+
+    # -- Predicate --------------------------------------------------------------------------------
+    def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
+        """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably."""
+        node = k8s_node.node
+        status = node_unschedulable(facts.tolerations, node) if node.unschedulable else None
+        if status is None and self.enable.node_affinity and facts.node_affinity is not None:
+            status = node_affinity(facts.node_affinity, node)
+        if status is None and self.enable.taint_toleration and node.taints:
+            status = taint_toleration(facts.tolerations, node)
+        return status
+
+    def _cached_stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
+        """``PredicateWithCache``: per node and template uid; a cached failure has its own
+        reason."""
+        uid = facts.template_uid
+        cached = self._cache.get(k8s_node.name, {}).get(uid) if uid else None
+        if cached is None:
+            status = self._stable_filters(facts, k8s_node)
+            if uid:
+                self._cache.setdefault(k8s_node.name, {})[uid] = status is None
+            else:
+                self._ssn.log.v(3, f"Don't find pod {facts.pod.pod.meta.name} template uid")
+            return status
+        self._ssn.log.v(
+            4,
+            f"Predicate node {k8s_node.name} and pod {facts.pod.pod.meta.name} result "
+            f"{'true' if cached else 'false'}",
+        )
+        if cached:
+            return None
+        return Status(Code.Error, "plugin equivalence cache predicates failed", CACHE_PREDICATE)
+
+    def _runs_filter(
+        self,
+        task: TaskInfo,
+        node: NodeInfo,
+        plugin: str,
+        state: object,
+        statuses: list[Status],
+        skips: frozenset[str] | set[str],
+    ) -> bool:
+        """Whether ``plugin``'s Filter runs: not when skipped for the task; a state its
+        PreFilter never wrote is a Filter error, which aborts."""
+        if plugin in skips:
+            log = self._ssn.log
+            if log.enabled(5):
+                log.v(
+                    5,
+                    f"pod({task.namespace}/{task.name}) affinity require information is nil, "
+                    f"plugin {plugin} is skip for node {node.name}",
+                )
+            return False
+        if state is None:
+            statuses.append(Status(Code.Error, _MISSING_STATE[plugin]))
+            raise fit_error(task, node.name, statuses)
+        return True
+
+    def predicate(self, task: TaskInfo, node: NodeInfo) -> None:
+        log = self._ssn.log
+        k8s_node = self._ssn.node_map.get(node.name)
+        if k8s_node is None:
+            log.v(
+                4,
+                f"NodeInfo predicates Task <{task.namespace}/{task.name}> on Node <{node.name}> "
+                "failed, node info not found",
+            )
+            raise fit_error(task, node.name, [Status(Code.Error, "node info not found", self.name)])
+        statuses: list[Status] = []
+        pods = len(k8s_node.pods)
+        if node.allocatable.max_task_num <= pods:
+            log.v(
+                4,
+                f"NodePodNumber predicates Task <{task.namespace}/{task.name}> on Node "
+                f"<{node.name}> failed, allocatable <{node.allocatable.max_task_num}>, "
+                f"existed <{pods}>",
+            )
+            statuses.append(Status(Code.Unschedulable, NODE_POD_NUMBER_EXCEEDED, self.name))
+        facts = self._task_facts(task)
+        if self.enable.cache:
+            status = self._cached_stable_filters(facts, k8s_node)
+        else:
+            status = self._stable_filters(facts, k8s_node)
+        if status is not None:
+            statuses.append(status)
+            raise fit_error(task, node.name, statuses)
+        self._dynamic_filters(task, node, k8s_node, statuses, self._skip.get(task.key, _NO_SKIPS))
+        if statuses:
+            raise fit_error(task, node.name, statuses)
+
+    def _dynamic_filters(
+        self,
+        task: TaskInfo,
+        node: NodeInfo,
+        k8s_node: K8sNodeInfo,
+        statuses: list[Status],
+        skips: frozenset[str] | set[str],
+    ) -> None:
+        """Filters that depend on the pods on the node, then the proportional check.
+
+        Appends to ``statuses``; raises the FitError at once when a status aborts.
+        """
+        if self.enable.node_ports and self._runs_filter(
+            task, node, NODE_PORTS, self._ports_state, statuses, skips
+        ):
+            assert self._ports_state is not None
+            status = node_ports(self._ports_state, k8s_node)
+            if status is not None:
+                statuses.append(status)  # Unschedulable: checking continues
+        if self.enable.pod_affinity and self._runs_filter(
+            task, node, INTER_POD_AFFINITY, self._affinity_state, statuses, skips
+        ):
+            assert self._affinity_state is not None
+            status = inter_pod_affinity(self._affinity_state, k8s_node.node)
+            if status is not None:
+                # Quirk (volcano#3845): any pod affinity failure is made unresolvable, so
+                # preemption never tries to cure it.
+                statuses.append(Status(Code.UnschedulableAndUnresolvable, status.reason))
+                raise fit_error(task, node.name, statuses)
+        # NodeVolumeLimits and VolumeZone pass: vspec models no volumes.
+        if self.enable.pod_topology_spread and self._runs_filter(
+            task, node, POD_TOPOLOGY_SPREAD, self._spread_state, statuses, skips
+        ):
+            assert self._spread_state is not None
+            status = pod_topology_spread(self._spread_state, task.pod, k8s_node.node)
+            if status is not None:
+                statuses.append(status)
+                if should_abort(status):
+                    raise fit_error(task, node.name, statuses)
+        if self.enable.proportional:
+            status = check_proportional(task, node, self.enable.proportional_resources)
+            if status is not None:
+                statuses.append(status)
+                raise fit_error(task, node.name, statuses)
+            self._ssn.log.v(
+                4,
+                f"checkNodeResourceIsProportional predicates Task <{task.namespace}/{task.name}> "
+                f"on Node <{node.name}>: fit true",
+            )

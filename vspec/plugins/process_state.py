@@ -1,0 +1,23 @@
+"""What a plugin keeps in Go package-level variables (tdm's lastEvictAt, rescheduling's
+lastRescheduleTime): in Volcano it lives as long as the scheduler process, so here it
+lives in the :class:`~vspec.framework.session.SchedulerState` that outlives sessions.
+
+This module registers no plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+
+def process_memory(ssn: Session) -> dict[str, object]:
+    """The scheduler-lifetime dict plugins share, keyed by ``<plugin>.<variable>``.
+
+    Until ``SchedulerState.plugin_memory`` exists this falls back to the session's own
+    state, i.e. every session behaves as the first one after a restart.
+    """
+    memory = getattr(ssn.state, "plugin_memory", None)
+    return memory if isinstance(memory, dict) else ssn.plugin_state

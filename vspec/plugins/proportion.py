@@ -1,0 +1,323 @@
+"""proportion: share the cluster between queues by weight (``plugins/proportion/proportion.go``).
+
+Each queue that has jobs in the session deserves a part of the cluster computed by
+weighted water-filling, capped by what it requests and by its real capability and
+raised to its guarantee. A queue's ``spec.deserved`` is ignored (capacity reads it).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, ClassVar
+
+from vspec.api.job_info import JobInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_max
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.log import Klog
+from vspec.framework.registry import register_plugin
+from vspec.plugins.util import format_tasks, running_job_reservation, share
+from vspec.util.scheduler_helper import go_float
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+QUOTA_INSUFFICIENT = "queue resource quota insufficient"
+
+
+class QueueAttr:
+    """One queue's proportion state for the session (``queueAttr``)."""
+
+    __slots__ = (
+        "allocated",
+        "capability",
+        "deserved",
+        "elastic",
+        "guarantee",
+        "inqueue",
+        "name",
+        "queue_id",
+        "real_capability",
+        "request",
+        "share",
+        "weight",
+    )
+
+    def __init__(self, queue: QueueInfo, total: Resource, total_guarantee: Resource) -> None:
+        spec = queue.queue
+        self.queue_id = queue.uid
+        self.name = queue.name
+        self.weight = queue.weight
+        self.share = 0.0
+        self.deserved = Resource()
+        self.allocated = Resource()
+        self.request = Resource()
+        self.elastic = Resource()
+        self.inqueue = Resource()
+        self.guarantee = Resource.from_list(spec.guarantee) if spec.guarantee else Resource()
+        self.capability: Resource | None = None
+        if spec.capability:
+            capability = Resource.from_list(spec.capability)
+            # A capability without cpu or memory leaves that dimension unlimited.
+            if capability.milli_cpu <= 0:
+                capability.milli_cpu = sys.float_info.max
+            if capability.memory <= 0:
+                capability.memory = sys.float_info.max
+            self.capability = capability
+        real = exceeded_part(total, total_guarantee).add(self.guarantee)
+        if self.capability is not None:
+            real.min_dimension_resource(self.capability, INFINITY)
+        self.real_capability = real
+
+    def update_share(self) -> None:
+        """Share: the largest fraction of the deserved amount the queue holds."""
+        result = 0.0
+        for name in self.deserved.resource_names():
+            result = max(result, share(self.allocated.get(name), self.deserved.get(name)))
+        self.share = result
+
+
+@register_plugin
+class ProportionPlugin(Plugin):
+    """Weighted fair share between queues, bounded by capability and guarantee."""
+
+    name: ClassVar[str] = "proportion"
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
+
+    def __init__(self, arguments: Arguments) -> None:
+        super().__init__(arguments)
+        self.total_resource = Resource()
+        self.total_guarantee = Resource()
+        self.queue_opts: dict[str, QueueAttr] = {}
+
+    def on_session_open(self, ssn: Session) -> None:
+        log = ssn.log
+        self.total_resource.add(ssn.total_resource)
+        log.v(4, f"The total resource is <{self.total_resource}>")
+        for queue in ssn.queues.values():
+            if queue.queue.guarantee:
+                self.total_guarantee.add(Resource.from_list(queue.queue.guarantee))
+        log.v(4, f"The total guarantee resource is <{self.total_guarantee}>")
+        for job in ssn.jobs.values():
+            self._account_job(ssn, job)
+        self._compute_deserved(log)
+        self._register(ssn)
+
+    # -- attributes --------------------------------------------------------------------------
+    def _account_job(self, ssn: Session, job: JobInfo) -> None:
+        """Only queues with at least one job in the session get an attribute."""
+        log = ssn.log
+        log.v(4, f"Considering Job <{job.namespace}/{job.name}>.")
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            attr = QueueAttr(ssn.queues[job.queue], self.total_resource, self.total_guarantee)
+            self.queue_opts[job.queue] = attr
+            log.v(4, f"Added Queue <{job.queue}> attributes.")
+        for status, tasks in job.task_status_index.items():
+            if allocated_status(status):
+                for task in tasks.values():
+                    attr.allocated.add(task.resreq)
+                    attr.request.add(task.resreq)
+            elif status is TaskStatus.Pending:
+                for task in tasks.values():
+                    attr.request.add(task.resreq)
+        assert job.pod_group is not None  # the snapshot drops jobs without one
+        if job.pod_group.phase == "Inqueue":
+            attr.inqueue.add(job.deduct_sch_gated_resources(job.min_resources()))
+        reserved = running_job_reservation(job)
+        if reserved is not None:
+            attr.inqueue.add(reserved)
+        attr.elastic.add(job.elastic_resources())
+        if log.enabled(5):
+            log.v(
+                5,
+                f"Queue {attr.name} allocated <{attr.allocated}> request <{attr.request}> "
+                f"inqueue <{attr.inqueue}> elastic <{attr.elastic}>",
+            )
+
+    def _compute_deserved(self, log: Klog) -> None:
+        """Weighted water-filling of the cluster total over the unmet queues."""
+        remaining = self.total_resource.clone()
+        met: set[str] = set()
+        while True:
+            total_weight = sum(
+                attr.weight for attr in self.queue_opts.values() if attr.queue_id not in met
+            )
+            if total_weight == 0:
+                log.v(4, "Exiting when total weight is 0")
+                break
+            old_remaining = remaining.clone()
+            increased_total, decreased_total = Resource(), Resource()
+            for attr in self.queue_opts.values():
+                log.v(
+                    4,
+                    f"Considering Queue <{attr.name}>: weight <{attr.weight}>, "
+                    f"total weight <{total_weight}>.",
+                )
+                if attr.queue_id in met:
+                    continue
+                increased, decreased = self._fill(attr, remaining, total_weight, met, log)
+                increased_total.add(increased)
+                decreased_total.add(decreased)
+            remaining.sub(increased_total).add(decreased_total)
+            log.v(4, f"Remaining resource is  <{remaining}>")
+            if remaining.is_empty() or remaining == old_remaining:
+                log.v(
+                    4,
+                    "Exiting when remaining is empty or no queue has more resource request:  "
+                    f"<{remaining}>",
+                )
+                break
+
+    @staticmethod
+    def _fill(
+        attr: QueueAttr, remaining: Resource, total_weight: int, met: set[str], log: Klog
+    ) -> tuple[Resource, Resource]:
+        """One queue's turn of a water-filling round: how much its deserved rose and fell."""
+        old_deserved = attr.deserved.clone()
+        attr.deserved.add(remaining.clone().multi(attr.weight / total_weight))
+        attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
+        attr.deserved.min_dimension_resource(attr.request, ZERO)
+        attr.deserved = helpers_max(attr.deserved, attr.guarantee)
+        attr.update_share()
+        verbose = log.enabled(4)
+        if verbose:
+            log.v(4, f"Format queue <{attr.name}> deserved resource to <{attr.deserved}>")
+        if attr.request.less_equal(attr.deserved, ZERO):
+            met.add(attr.queue_id)
+            log.v(4, f"queue <{attr.name}> is meet")
+        elif attr.deserved == old_deserved:
+            met.add(attr.queue_id)
+            log.v(4, f"queue <{attr.name}> is meet cause of the capability")
+        if verbose:
+            log.v(
+                4,
+                f"The attributes of queue <{attr.name}> in proportion: deserved "
+                f"<{attr.deserved}>, realCapability <{attr.real_capability}>, allocate "
+                f"<{attr.allocated}>, request <{attr.request}>, elastic <{attr.elastic}>, "
+                f"share <{attr.share:0.2f}>",
+            )
+        return attr.deserved.diff(old_deserved, ZERO)
+
+    # -- session functions --------------------------------------------------------------------
+    def _register(self, ssn: Session) -> None:
+        ssn.add_queue_order_fn(self.name, self.queue_order)
+        ssn.add_reclaimable_fn(self.name, lambda r, cs: self.reclaimable(ssn, r, cs))
+        ssn.add_overused_fn(self.name, lambda q: self.overused(ssn, q))
+        ssn.add_allocatable_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
+        ssn.add_preemptive_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
+        ssn.add_job_enqueueable_fn(self.name, lambda j: self.job_enqueueable(ssn, j))
+        ssn.add_event_handler(
+            EventHandler(
+                allocate_func=lambda e: self.on_event(ssn, e, allocate=True),
+                deallocate_func=lambda e: self.on_event(ssn, e, allocate=False),
+            )
+        )
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Higher ``spec.priority`` first, then the smaller share."""
+        lp, rp = left.queue.priority, right.queue.priority
+        if lp != rp:
+            return rp - lp
+        lshare, rshare = self.queue_opts[left.uid].share, self.queue_opts[right.uid].share
+        if lshare == rshare:
+            return 0
+        return -1 if lshare < rshare else 1
+
+    def reclaimable(
+        self, ssn: Session, reclaimer: TaskInfo, reclaimees: list[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """Take from a queue only while its (running) allocation exceeds its deserved."""
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        for reclaimee in reclaimees:
+            job = ssn.jobs[reclaimee.job]
+            attr = self.queue_opts[job.queue]
+            if job.queue not in allocations:
+                allocations[job.queue] = attr.allocated.clone()
+            allocated = allocations[job.queue]
+            if allocated.less_partly(reclaimer.resreq, ZERO):
+                ssn.log.v(
+                    3,
+                    f"Failed to allocate resource for Task <{reclaimee.namespace}/"
+                    f"{reclaimee.name}> in Queue <{job.queue}>, not enough resource.",
+                )
+                continue
+            if not allocated.less_equal(attr.deserved, ZERO):
+                allocated.sub(reclaimee.resreq)
+                victims.append(reclaimee)
+        if ssn.log.enabled(4):
+            ssn.log.v(4, f"Victims from proportion plugins are {format_tasks(victims)}")
+        return victims, PERMIT
+
+    def overused(self, ssn: Session, queue: QueueInfo) -> bool:
+        """Deserved <= allocated in every dimension: a queue deserving nothing is overused."""
+        attr = self.queue_opts[queue.uid]
+        overused = attr.deserved.less_equal(attr.allocated, ZERO)
+        if overused:
+            ssn.log.v(
+                3,
+                f"Queue <{queue.name}>: deserved <{attr.deserved}>, allocated <{attr.allocated}>, "
+                f"share <{go_float(attr.share)}>",
+            )
+        return overused
+
+    def allocatable(self, ssn: Session, queue: QueueInfo, candidate: TaskInfo) -> bool:
+        """The task fits the queue's deserved on the dimensions it requests."""
+        attr = self.queue_opts[queue.uid]
+        future_used = attr.allocated.clone().add(candidate.resreq)
+        allocatable = future_used.less_equal_with_dimension(attr.deserved, candidate.resreq)
+        if not allocatable:
+            ssn.log.v(
+                3,
+                f"Queue <{queue.name}>: deserved <{attr.deserved}>, allocated <{attr.allocated}>; "
+                f"Candidate <{candidate.name}>: resource request <{candidate.resreq}>",
+            )
+        return allocatable
+
+    def job_enqueueable(self, ssn: Session, job: JobInfo) -> int:
+        """minResources plus what the queue holds and has admitted fits its real capability.
+
+        Volcano's "capability not set" branch is unreachable (realCapability is always
+        computed) and is left out.
+        """
+        log = ssn.log
+        attr = self.queue_opts[job.queue]
+        if not job.has_min_resources():
+            log.v(4, f"job {job.name} MinResources is null.")
+            return PERMIT
+        min_req = job.min_resources()
+        log.v(
+            5,
+            f"job {job.name} min resource <{min_req}>, queue {job.queue} capability "
+            f"<{attr.real_capability}> allocated <{attr.allocated}> inqueue <{attr.inqueue}> "
+            f"elastic <{attr.elastic}>",
+        )
+        wanted = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        inqueue = wanted.less_equal_with_dimension(attr.real_capability, min_req)
+        log.v(5, f"job {job.name} inqueue {str(inqueue).lower()}")
+        if inqueue:
+            # Gated pods' requests are not reserved, so they do not block other jobs.
+            attr.inqueue.add(job.deduct_sch_gated_resources(min_req))
+            return PERMIT
+        ssn.record_pod_group_event(job, "Normal", "Unschedulable", QUOTA_INSUFFICIENT)
+        return REJECT
+
+    def on_event(self, ssn: Session, event: Event, *, allocate: bool) -> None:
+        task = event.task
+        attr = self.queue_opts[ssn.jobs[task.job].queue]
+        if allocate:
+            attr.allocated.add(task.resreq)
+        else:
+            attr.allocated.sub(task.resreq)
+        attr.update_share()
+        if ssn.log.enabled(4):
+            kind = "AllocateFunc" if allocate else "EvictFunc"
+            ssn.log.v(
+                4,
+                f"Proportion {kind}: task <{task.namespace}/{task.name}>, resreq <{task.resreq}>,  "
+                f"share <{go_float(attr.share)}>",
+            )

@@ -1,0 +1,145 @@
+"""pytest plugin: every spec in a YAML spec file is a test item.
+
+Registered through the ``pytest11`` entry point, so ``pytest``, ``tox`` and pytest's own
+options (``-k``, ``-m``, ``-n`` from pytest-xdist, ``--junit-xml``) work on specs. Items are
+named by the spec's ``name`` and come in file order, so every xdist worker collects the
+same list. A spec's tags become markers; ``skip`` and ``xfail`` become pytest's marks.
+A failure shows the spec's mismatches and last log lines, not a Python traceback; an
+invalid spec is an item that fails alone with its located message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from vspec.errors import Location, VspecError
+from vspec.spec.model import Spec
+from vspec.spec.report import failure_text
+from vspec.spec.runner import SpecOutcome, execute, invalid_outcome
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+_SUFFIXES = frozenset({".yaml", ".yml"})
+_REGISTERED_TAGS = pytest.StashKey[set[str]]()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SpecFile | None:
+    if file_path.suffix not in _SUFFIXES:
+        return None
+    spec_file: SpecFile = SpecFile.from_parent(parent, path=file_path)
+    return spec_file
+
+
+class SpecFailed(Exception):
+    """A spec ran and its outcome differs from ``expect`` (or the engine crashed)."""
+
+    def __init__(self, outcome: SpecOutcome) -> None:
+        super().__init__(outcome.messages[0] if outcome.messages else outcome.status.value)
+        self.outcome = outcome
+
+
+class SpecInvalid(SpecFailed):
+    """The spec itself is wrong; never excused by ``xfail``."""
+
+
+class SpecFile(pytest.File):
+    """A YAML file; it yields items only when it holds specs (other YAML is passed over)."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from vspec.spec.loader import load_file
+
+        try:
+            loaded = load_file(self.path)
+        except VspecError as exc:
+            yield InvalidSpecItem.from_parent(
+                self, name="invalid spec", outcome=invalid_outcome(exc, self.path)
+            )
+            return
+        if not loaded.is_spec_file:
+            if self.session.isinitpath(self.path):
+                raise self.CollectError(
+                    f"{self.path}: holds no spec (no YAML document with a top-level 'name')"
+                )
+            return
+        _register_tags(self.config, {tag for spec in loaded.specs for tag in spec.tags})
+        items: list[tuple[int, pytest.Item]] = []
+        for spec in loaded.specs:
+            item = SpecItem.from_parent(self, name=spec.name, spec=spec)
+            items.append((spec.location.line, item))
+        for error in loaded.errors:
+            outcome = invalid_outcome(error, self.path)
+            invalid = InvalidSpecItem.from_parent(self, name=outcome.name, outcome=outcome)
+            items.append((outcome.location.line, invalid))
+        items.sort(key=lambda pair: pair[0])
+        yield from (item for _, item in items)
+
+
+class SpecItem(pytest.Item):
+    def __init__(self, *, spec: Spec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        for tag in spec.tags:
+            if not tag.startswith("_"):  # pytest reserves underscored mark names
+                self.add_marker(tag)
+        if spec.skip is not None:
+            self.add_marker(pytest.mark.skip(reason=spec.skip))
+        if spec.xfail is not None:
+            self.add_marker(pytest.mark.xfail(reason=spec.xfail, raises=SpecFailed))
+        self.user_properties.append(("spec", spec.location.file))
+        self.user_properties.append(("seed", spec.seed))
+
+    def runtest(self) -> None:
+        outcome = execute(self.spec)
+        if outcome.invalid:
+            raise SpecInvalid(outcome)
+        if outcome.failing:
+            raise SpecFailed(outcome)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, SpecFailed):
+            return failure_text(excinfo.value.outcome, tracebacks=self.config.option.verbose > 0)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, _line0(self.spec.location), f"spec: {self.name}"
+
+
+class InvalidSpecItem(pytest.Item):
+    """Stands for a spec that could not be loaded, so it fails alone where it is."""
+
+    def __init__(self, *, outcome: SpecOutcome, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.outcome = outcome
+
+    def runtest(self) -> None:
+        raise SpecInvalid(self.outcome)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, SpecInvalid):
+            return failure_text(excinfo.value.outcome)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, _line0(self.outcome.location), f"invalid spec: {self.name}"
+
+
+def _line0(location: Location) -> int | None:
+    """pytest counts lines from 0; ``None`` when the line is unknown."""
+    return location.line - 1 if location.line else None
+
+
+def _register_tags(config: pytest.Config, tags: set[str]) -> None:
+    """Tags become markers; registering them keeps ``--strict-markers`` runs clean."""
+    known = config.stash.setdefault(_REGISTERED_TAGS, set())
+    for tag in sorted(tags - known):
+        config.addinivalue_line("markers", f"{tag}: vspec spec tag")
+        known.add(tag)

@@ -1,0 +1,750 @@
+"""Spec files -> :class:`vspec.spec.model.Spec` (see spec-format.md, the contract).
+
+A file is read once (:mod:`vspec.spec.yamlload`), each document is checked against the
+JSON Schema (:mod:`vspec.spec.schema`) and only then converted, so the converters here can
+trust shapes and types and only report what a schema cannot see: absurd quantities,
+impossible dates, objects defined twice, include cycles, missing files. Every error is a
+:class:`SpecError` at a file:line and key path; one bad spec of a multi-document file
+does not stop the others.
+
+The defaults are those of the contract, which mirror Volcano's own test builders so that
+ties break the same way (pod UID ``<namespace>-<name>``, zero creation times, ...).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Literal
+
+from vspec.api.corev1 import Container, parse_affinity
+from vspec.api.objects import (
+    GROUP_NAME_ANNOTATION,
+    TASK_SPEC_KEY,
+    ZERO_TIME,
+    Cluster,
+    KubeObject,
+    Node,
+    NodeUsage,
+    ObjectMeta,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    Queue,
+)
+from vspec.errors import Location, SpecError
+from vspec.framework.conf import (
+    DEFAULT_SCHEDULER_CONF,
+    SchedulerConf,
+    SchedulerOptions,
+    load_conf,
+)
+from vspec.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.spec import manifests as mf
+from vspec.spec.model import (
+    DEFAULT_NOW,
+    Expect,
+    LogsExpect,
+    PodExpect,
+    PodGroupExpect,
+    Spec,
+)
+from vspec.spec.schema import Kind, validate
+from vspec.spec.yamlload import At, Document, parse_documents, read_documents
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+CONFIGMAP_KEY = "volcano-scheduler.conf"
+KUBELET_MAX_PODS = Fraction(110)  # what a kubelet reports as allocatable pods by default
+
+
+class InvalidFile(SpecError):
+    """Several errors of one file or document; ``errors`` holds each, located."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        super().__init__(first.message + more, first.location)
+        self.errors = errors
+
+
+@dataclass
+class FileLoad:
+    """What one file holds: its valid specs, an error per invalid one, and whether it is a
+    spec file at all (a cluster file, conf or manifest is not)."""
+
+    path: Path
+    specs: list[Spec] = field(default_factory=list)
+    errors: list[SpecError] = field(default_factory=list)
+    is_spec_file: bool = False
+
+
+# -- finding and loading files ---------------------------------------------------------
+
+
+def discover(paths: Sequence[Path]) -> list[Path]:
+    """The files given, plus every ``.yaml``/``.yml`` below the directories given (hidden
+    files and directories skipped), each once, in a deterministic order."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files = _walk(path)
+        elif path.exists():
+            files = [path]
+        else:
+            raise SpecError("no such file or directory", Location(str(path)))
+        for file in files:
+            key = file.resolve()
+            if key not in seen:
+                seen.add(key)
+                found.append(file)
+    return found
+
+
+def _walk(root: Path) -> list[Path]:
+    files: list[Path] = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        files.extend(
+            Path(directory, n) for n in names if n.endswith(SPEC_SUFFIXES) and not n.startswith(".")
+        )
+    return sorted(files)
+
+
+def load_file(path: Path, *, known_actions: Collection[str] | None = None) -> FileLoad:
+    """Every spec of ``path``. A YAML document is a spec when it is a mapping with a
+    top-level ``name``; a file with none is not a spec file. A file that is not valid YAML
+    is one error (and counts as a spec file, so that a broken spec is never passed over).
+    ``known_actions``, when given, makes an unknown action in a conf an error here."""
+    load = FileLoad(Path(path))
+    try:
+        documents = read_documents(load.path)
+    except SpecError as exc:
+        load.errors.append(exc)
+        load.is_spec_file = True
+        return load
+    load.is_spec_file = any(isinstance(d.data, dict) and "name" in d.data for d in documents)
+    if not load.is_spec_file:
+        return load
+    context = _Context(known_actions)
+    names: dict[str, Location] = {}
+    for doc in documents:
+        if doc.data is None:
+            continue  # an empty document, e.g. after a trailing ---
+        try:
+            spec = _spec(doc, context)
+        except InvalidFile as exc:
+            load.errors.extend(exc.errors)
+            continue
+        except SpecError as exc:
+            load.errors.append(exc)
+            continue
+        first = names.setdefault(spec.name, spec.location)
+        if first is not spec.location:
+            load.errors.append(
+                doc.error(
+                    ("name",), f"spec name {spec.name!r} is used twice; first on line {first.line}"
+                )
+            )
+            continue
+        load.specs.append(spec)
+    return load
+
+
+def load_cluster_file(path: Path, *, options: SchedulerOptions | None = None) -> Cluster:
+    """A cluster file (the keys of ``cluster``, includes resolved) as a :class:`Cluster`,
+    with the contract's defaults applied; raises :class:`SpecError` (:class:`InvalidFile`
+    for schema errors) when invalid."""
+    context = _Context(None)
+    doc = context.cluster_document(Path(path), None)
+    builder = _ClusterBuilder(context, options or SchedulerOptions())
+    builder.section(At(doc), (Path(path).resolve(),))
+    return builder.finish()
+
+
+def load_scheduler_conf(
+    source: Path | Mapping[str, Any], *, known_actions: Collection[str] | None = None
+) -> SchedulerConf:
+    """A scheduler conf from a file (plain ``volcano-scheduler.conf`` or a ConfigMap
+    manifest holding it) or from an already parsed mapping."""
+    context = _Context(known_actions)
+    if isinstance(source, Mapping):
+        doc = Document("<scheduler conf>", 0, dict(source), (0, 0), {})
+        _check(doc, "schedulerConf")
+        return context.conf(At(doc))
+    return context.scheduler_file(Path(source), None)
+
+
+# -- one load's shared state -------------------------------------------------------------
+
+
+class _Context:
+    """What the specs of one file share: parsed included files and confs, read once."""
+
+    def __init__(self, known_actions: Collection[str] | None) -> None:
+        self.known_actions = set(known_actions) if known_actions is not None else None
+        self.documents: dict[Path, Document] = {}
+        self.valid: set[Path] = set()  # cluster files checked against the schema
+        self.confs: dict[Path, Document] = {}  # scheduler conf files, checked
+
+    def single_document(self, path: Path, at: At | None, what: str) -> Document:
+        """The one document of an included file; ``at`` is where the spec names it."""
+        key = path.resolve()
+        if key not in self.documents:
+            if not path.is_file():
+                if at is None:
+                    raise SpecError(f"{what} not found", Location(str(path)))
+                raise at.error(f"{what} {at.value!r} not found (looked for {path})")
+            documents = [d for d in read_documents(path) if d.data is not None]
+            if len(documents) > 1:
+                raise documents[1].error((), f"a {what} holds one YAML document, not several")
+            self.documents[key] = (
+                documents[0] if documents else Document(str(path), 0, {}, (0, 0), {})
+            )
+        return self.documents[key]
+
+    def cluster_document(self, path: Path, at: At | None) -> Document:
+        doc = self.single_document(path, at, "cluster file")
+        if path.resolve() not in self.valid:
+            _check(doc, "cluster")
+            self.valid.add(path.resolve())
+        return doc
+
+    def scheduler_file(self, path: Path, at: At | None) -> SchedulerConf:
+        key = path.resolve()
+        if key not in self.confs:
+            doc = self.single_document(path, at, "scheduler conf file")
+            if mf.is_manifest(doc.data):
+                _check(doc, "schedulerConfigMap")
+                doc = _embedded_conf(doc)
+            _check(doc, "schedulerConf")
+            self.confs[key] = doc
+        return self.conf(At(self.confs[key]))
+
+    def conf(self, at: At) -> SchedulerConf:
+        raw = at.value or {}
+        options = _options(raw.get("options") or {})
+        return load_conf(
+            raw,
+            default_plugin_flags=bool(raw.get("defaultPluginFlags", True)),
+            options=options,
+            known_actions=self.known_actions,
+            locate=lambda path: at.doc.locate((*at.path, *path)),
+        )
+
+
+def _check(doc: Document, kind: Kind, path: tuple[str | int, ...] = ()) -> None:
+    errors = validate(doc, kind, path)
+    if errors:
+        raise InvalidFile(errors)
+
+
+def _embedded_conf(configmap: Document) -> Document:
+    """The conf held as a string in a ConfigMap's data, located in the ConfigMap's file.
+    A literal block (``|``) keeps its lines, so positions inside it are exact; any other
+    string style is located from its first line (approximate)."""
+    path = ("data", CONFIGMAP_KEY)
+    line, column = configmap.position(path)
+    if configmap.source_char(path) == "|":
+        lines = configmap.text.splitlines()
+        body = next((t for t in lines[line + 1 :] if t.strip()), "")
+        offset = (line + 1, len(body) - len(body.lstrip(" ")))
+    else:
+        offset = (line, column)
+    documents = parse_documents(configmap.get(path), configmap.file, key_prefix=path, offset=offset)
+    documents = [d for d in documents if d.data is not None]
+    if len(documents) != 1:
+        raise configmap.error(path, f"{CONFIGMAP_KEY} must hold one YAML mapping")
+    return documents[0]
+
+
+def _options(raw: Mapping[str, Any]) -> SchedulerOptions:
+    defaults = SchedulerOptions()
+    names = raw.get("schedulerNames")
+    return SchedulerOptions(
+        min_nodes_to_find=int(raw.get("minNodesToFind", defaults.min_nodes_to_find)),
+        min_percentage_of_nodes_to_find=int(
+            raw.get("minPercentageOfNodesToFind", defaults.min_percentage_of_nodes_to_find)
+        ),
+        percentage_of_nodes_to_find=int(
+            raw.get("percentageOfNodesToFind", defaults.percentage_of_nodes_to_find)
+        ),
+        scheduler_names=defaults.scheduler_names if names is None else tuple(names),
+        default_queue=str(raw.get("defaultQueue", defaults.default_queue)),
+    )
+
+
+# -- a spec ------------------------------------------------------------------------------
+
+
+def _spec(doc: Document, context: _Context) -> Spec:
+    _check(doc, "spec")
+    data: dict[str, Any] = doc.data
+    root = At(doc)
+    scheduler = _scheduler(root / "scheduler", context)
+    builder = _ClusterBuilder(context, scheduler.options)
+    builder.section(root / "cluster", (Path(doc.file).resolve(),))
+    cluster = builder.finish()
+    now = mf.timestamp(data["now"], root / "now") if "now" in data else None
+    return Spec(
+        name=data["name"],
+        location=doc.locate(),
+        scheduler=scheduler,
+        cluster=cluster,
+        expect=_expect(root / "expect"),
+        probes=[_probe(root / "probes" / i) for i in range(len(data.get("probes") or ()))],
+        description=data.get("description", ""),
+        tags=list(data.get("tags", ())),
+        skip=data.get("skip"),
+        xfail=data.get("xfail"),
+        seed=int(data.get("seed", 0)),
+        now=DEFAULT_NOW if now is None else now,  # the schema demands a zone
+        cycles=int(data.get("cycles", 1)),
+        verbosity=int(data.get("verbosity", 3)),
+        generate=builder.generate,
+    )
+
+
+def _scheduler(at: At, context: _Context) -> SchedulerConf:
+    raw = at.value
+    if raw is None:
+        return load_conf(DEFAULT_SCHEDULER_CONF, known_actions=context.known_actions)
+    if isinstance(raw, str):
+        return context.scheduler_file(Path(at.doc.file).parent / raw, at)
+    return context.conf(at)
+
+
+# -- the cluster -------------------------------------------------------------------------
+
+
+Convert = Callable[[Mapping[str, Any], At], None]
+_MANIFEST_KINDS = {
+    "priorityClasses": "PriorityClass",
+    "queues": "Queue",
+    "nodes": "Node",
+    "podGroups": "PodGroup",
+    "pods": "Pod",
+}
+
+
+class _ClusterBuilder:
+    """Merges the cluster sections of a spec and of the files it includes, in order
+    (includes first, depth first); an object defined twice is an error naming both."""
+
+    def __init__(self, context: _Context, options: SchedulerOptions) -> None:
+        self.context = context
+        self.options = options
+        self.cluster = Cluster()
+        self.defined: dict[tuple[str, str], Location] = {}
+        self.included: set[Path] = set()
+        self.queues_declared = False
+        self.generate: dict[str, Any] | None = None
+        self.generate_at: At | None = None
+
+    def section(self, at: At, chain: tuple[Path, ...]) -> None:
+        raw = at.value or {}
+        include = raw.get("include")
+        if isinstance(include, str):
+            self.include(at / "include", include, chain)
+        for i, target in enumerate(include if isinstance(include, list) else ()):
+            self.include(at / "include" / i, target, chain)
+        if "generate" in raw:
+            self.set_generate(at / "generate")
+        self.queues_declared |= "queues" in raw
+        self.entries(raw, at, "priorityClasses", self.priority_class)
+        self.entries(raw, at, "queues", self.queue)
+        self.entries(raw, at, "nodes", self.node)
+        self.entries(raw, at, "podGroups", self.pod_group)
+        for i in range(len(raw.get("jobs") or ())):
+            self.job(at / "jobs" / i)
+        self.entries(raw, at, "pods", self.pod)
+        self.entries(raw, at, "objects", self.kube_object)
+
+    def include(self, at: At, target: str, chain: tuple[Path, ...]) -> None:
+        path = Path(at.doc.file).parent / target
+        key = path.resolve()
+        if key in chain:
+            cycle = " -> ".join(p.name for p in (*chain[chain.index(key) :], key))
+            raise at.error(f"cyclic include: {cycle}")
+        if key in self.included:
+            return  # included twice (a diamond): its objects are the same objects
+        self.included.add(key)
+        doc = self.context.cluster_document(path, at)
+        self.section(At(doc), (*chain, key))
+
+    def set_generate(self, at: At) -> None:
+        if self.generate_at is not None:
+            first = self.generate_at.location()
+            raise at.error(f"cluster.generate is given twice; first at {_where(first)}")
+        self.generate_at = at
+        self.generate = copy.deepcopy(at.value)
+
+    def entries(self, section: Mapping[str, Any], at: At, key: str, convert: Convert) -> None:
+        for i, entry in enumerate(section.get(key) or ()):
+            for raw, place in mf.expand(entry, at / key / i, _MANIFEST_KINDS.get(key)):
+                convert(raw, place)
+
+    def define(self, kind: str, name: str, at: At) -> None:
+        location = at.location()
+        first = self.defined.setdefault((kind, name), location)
+        if first is not location:
+            raise at.error(f"{kind} {name!r} is defined twice; first at {_where(first)}")
+
+    def priority_class(self, raw: Mapping[str, Any], at: At) -> None:
+        if mf.is_manifest(raw):
+            pc = mf.priority_class_from_manifest(raw, at)
+        else:
+            pc = PriorityClass(
+                meta=_meta(raw, at, namespace="", uid=""),
+                value=int(raw["value"]),
+                global_default=bool(raw.get("globalDefault", False)),
+                preemption_policy=raw.get("preemptionPolicy", "PreemptLowerPriority"),
+            )
+        self.define("priority class", pc.meta.key, at)
+        self.cluster.priority_classes.append(pc)
+
+    def queue(self, raw: Mapping[str, Any], at: At) -> None:
+        if mf.is_manifest(raw):
+            queue = mf.queue_from_manifest(raw, at)
+        else:
+            affinity = raw.get("affinity")
+            queue = Queue(
+                meta=_meta(raw, at, namespace="", uid=""),
+                weight=int(raw.get("weight", 1)),
+                capability=mf.resource_list(raw.get("capability"), at / "capability"),
+                deserved=mf.resource_list(raw.get("deserved"), at / "deserved"),
+                guarantee=mf.resource_list(raw.get("guarantee"), at / "guarantee"),
+                priority=int(raw.get("priority", 0)),
+                parent=raw.get("parent", ""),
+                state=raw.get("state", "Open"),
+                reclaimable=raw.get("reclaimable"),
+                affinity=None if affinity is None else copy.deepcopy(affinity),
+            )
+        self.define("queue", queue.meta.key, at)
+        self.cluster.queues.append(queue)
+
+    def node(self, raw: Mapping[str, Any], at: At) -> None:
+        node = mf.node_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_node(raw, at)
+        self.define("node", node.meta.key, at)
+        self.cluster.nodes.append(node)
+
+    def pod_group(self, raw: Mapping[str, Any], at: At) -> None:
+        if mf.is_manifest(raw):
+            pg = mf.pod_group_from_manifest(raw, at, default_queue=self.options.default_queue)
+        else:
+            pg = _compact_pod_group(raw, at, self.options.default_queue)
+        self.define("pod group", pg.meta.key, at)
+        self.cluster.pod_groups.append(pg)
+
+    def pod(self, raw: Mapping[str, Any], at: At) -> None:
+        pod = mf.pod_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_pod(raw, at)
+        self.define("pod", pod.meta.key, at)
+        self.cluster.pods.append(pod)
+
+    def job(self, at: At) -> None:
+        """A pod group and its pods: ``<job>-<task>-<index>``, labelled with the task."""
+        raw: dict[str, Any] = at.value
+        tasks = raw.get("tasks") or []
+        group = {k: v for k, v in raw.items() if k not in ("tasks", "minAvailable")}
+        if "minAvailable" in raw:
+            group["minMember"] = raw["minAvailable"]
+        elif "minMember" not in raw:
+            # Volcano's job admission: minAvailable defaults to the total of replicas.
+            group["minMember"] = sum(int(t.get("replicas", 1)) for t in tasks)
+        pg = _compact_pod_group(group, at, self.options.default_queue)
+        self.define("pod group", pg.meta.key, at)
+        self.cluster.pod_groups.append(pg)
+        for i, task in enumerate(tasks):
+            self.task(task, at / "tasks" / i, pg)
+
+    def task(self, task: Mapping[str, Any], at: At, pg: PodGroup) -> None:
+        derived = {
+            "namespace": pg.meta.namespace,
+            "podGroup": pg.meta.name,
+            "taskSpec": task["name"],
+        }
+        for key, value in derived.items():
+            if key in task and task[key] != value:
+                raise (at / key).error(
+                    f"a task's {key} is its job's ({value!r}); leave it out or write {value!r}"
+                )
+        template = {k: v for k, v in task.items() if k not in ("replicas", "name")}
+        template.update(derived)
+        if pg.priority_class_name and "priorityClassName" not in task:
+            # Volcano's job controller gives a pod the job's class unless its task has one.
+            template["priorityClassName"] = pg.priority_class_name
+        for index in range(int(task.get("replicas", 1))):
+            pod = _compact_pod({**template, "name": f"{pg.meta.name}-{task['name']}-{index}"}, at)
+            self.define("pod", pod.meta.key, at)
+            self.cluster.pods.append(pod)
+
+    def kube_object(self, raw: Mapping[str, Any], at: At) -> None:
+        obj: KubeObject = mf.object_from_manifest(raw, at)
+        self.define(obj.kind, obj.meta.key, at)
+        self.cluster.objects.append(obj)
+
+    def finish(self) -> Cluster:
+        """Apply the defaults that need the whole cluster: the implicit queue and pod
+        priorities from their classes."""
+        if not self.queues_declared:
+            self.cluster.queues.append(Queue(ObjectMeta(name="default")))
+        _resolve_pod_priorities(self.cluster)
+        return self.cluster
+
+
+def _where(location: Location) -> str:
+    text = location.file
+    if location.line:
+        text += f":{location.line}"
+    return f"{text} ({location.key})" if location.key else text
+
+
+def _resolve_pod_priorities(cluster: Cluster) -> None:
+    """Kubernetes' Priority admission: a pod naming a declared priority class without a
+    priority gets the class's value. A pod naming an undeclared class keeps none, as the
+    scheduler never resolves a pod's class itself."""
+    values = {pc.meta.name: pc.value for pc in cluster.priority_classes}
+    for pod in cluster.pods:
+        if pod.priority is None and pod.priority_class_name in values:
+            pod.priority = values[pod.priority_class_name]
+
+
+# -- compact forms -----------------------------------------------------------------------
+
+
+def _meta(
+    raw: Mapping[str, Any], at: At, *, namespace: str | None = None, uid: str | None = None
+) -> ObjectMeta:
+    """ObjectMeta of a compact entry; ``namespace`` None means namespaced (default
+    "default"), ``uid`` None means the builders' ``<namespace>-<name>``."""
+    name = raw["name"]
+    ns = (raw.get("namespace") or mf.DEFAULT_NAMESPACE) if namespace is None else namespace
+    created = raw.get("creationTimestamp")
+    deleted = raw.get("deletionTimestamp")
+    return ObjectMeta(
+        name=name,
+        namespace=ns,
+        uid=raw.get("uid") or (f"{ns}-{name}" if uid is None else uid),
+        labels=dict(raw.get("labels") or {}),
+        annotations=dict(raw.get("annotations") or {}),
+        creation_timestamp=mf.creation_time(created, at / "creationTimestamp")
+        if created is not None
+        else ZERO_TIME,
+        deletion_timestamp=mf.timestamp(deleted, at / "deletionTimestamp")
+        if deleted is not None
+        else None,
+        location=at.location(),
+    )
+
+
+def _shorthand(mapping: dict[str, str], key: str, value: str, at: At) -> None:
+    """Set ``key`` from a shorthand (podGroup, taskSpec) unless the entry already sets it
+    to something else."""
+    if mapping.get(key, value) != value:
+        raise at.error(f"contradicts {key}={mapping[key]!r} given in the same entry")
+    mapping[key] = value
+
+
+def _compact_pod(raw: Mapping[str, Any], at: At) -> Pod:
+    meta = _meta(raw, at)
+    if "podGroup" in raw:
+        _shorthand(meta.annotations, GROUP_NAME_ANNOTATION, raw["podGroup"], at / "podGroup")
+    if "taskSpec" in raw:
+        _shorthand(meta.labels, TASK_SPEC_KEY, raw["taskSpec"], at / "taskSpec")
+    requests = mf.resource_list(raw.get("requests"), at / "requests")
+    pod = Pod(
+        meta=meta,
+        phase=raw.get("phase", "Pending"),
+        node_name=raw.get("nodeName", ""),
+        priority=None if raw.get("priority") is None else int(raw["priority"]),
+        priority_class_name=raw.get("priorityClassName", ""),
+        preemption_policy=raw.get("preemptionPolicy", ""),
+        node_selector=dict(raw.get("nodeSelector") or {}),
+        tolerations=mf.tolerations(raw.get("tolerations")),
+        affinity=parse_affinity(raw.get("affinity")),
+        topology_spread_constraints=mf.spread_constraints(raw.get("topologySpreadConstraints")),
+        containers=[Container(requests=requests)],  # one container, as util.BuildPod
+    )
+    if raw.get("schedulerName"):
+        pod.scheduler_name = raw["schedulerName"]
+    return pod
+
+
+def _compact_node(raw: Mapping[str, Any], at: At) -> Node:
+    """A compact node: ``pods`` defaults to 110 (as a kubelet reports) and capacity to
+    allocatable; allocatable defaults to capacity when only capacity is given."""
+    allocatable = (
+        mf.resource_list(raw["allocatable"], at / "allocatable") if "allocatable" in raw else None
+    )
+    capacity = mf.resource_list(raw["capacity"], at / "capacity") if "capacity" in raw else None
+    if allocatable is None:
+        allocatable = dict(capacity or {})
+    allocatable.setdefault("pods", KUBELET_MAX_PODS)
+    usage = raw.get("usage")
+    return Node(
+        meta=_meta(raw, at, namespace="", uid=""),
+        allocatable=allocatable,
+        capacity=dict(allocatable) if capacity is None else capacity,
+        taints=mf.taints(raw.get("taints")),
+        unschedulable=bool(raw.get("unschedulable", False)),
+        usage=None if usage is None else _usage(usage, at / "usage"),
+    )
+
+
+def _usage(raw: Mapping[str, Any], at: At) -> NodeUsage:
+    return NodeUsage(
+        cpu={k: float(v) for k, v in (raw.get("cpu") or {}).items()},
+        memory={k: float(v) for k, v in (raw.get("memory") or {}).items()},
+        time=mf.creation_time(raw.get("time"), at / "time"),
+    )
+
+
+def _compact_pod_group(raw: Mapping[str, Any], at: At, default_queue: str) -> PodGroup:
+    min_resources = raw.get("minResources")
+    return PodGroup(
+        meta=_meta(raw, at, uid=""),
+        queue=raw.get("queue", default_queue),
+        min_member=int(raw.get("minMember", 0)),
+        min_task_member={k: int(v) for k, v in (raw.get("minTaskMember") or {}).items()},
+        min_resources=None
+        if min_resources is None
+        else mf.resource_list(min_resources, at / "minResources"),
+        priority_class_name=raw.get("priorityClassName", ""),
+        phase=raw.get("phase", "Pending"),
+    )
+
+
+# -- expect and probes -------------------------------------------------------------------
+
+
+def _expect(at: At) -> Expect:
+    raw = at.value
+    expect = Expect()
+    if not raw:
+        return expect
+    expect.binds = _opt_dict(raw.get("binds"))
+    expect.binds_include = _opt_dict(raw.get("bindsInclude"))
+    expect.bind_count = _opt_int(raw.get("bindCount"))
+    expect.evictions = None if raw.get("evictions") is None else list(raw["evictions"])
+    expect.evict_count = _opt_int(raw.get("evictCount"))
+    if raw.get("pipelined") is not None:
+        expect.pipelined = {job: list(nodes) for job, nodes in raw["pipelined"].items()}
+    for job, pg in (raw.get("podGroups") or {}).items():
+        expect.pod_groups[job] = PodGroupExpect(
+            phase=pg.get("phase"),
+            session_phase=pg.get("sessionPhase"),
+            unschedulable=pg.get("unschedulable"),
+        )
+    for pod, pe in (raw.get("pods") or {}).items():
+        expect.pods[pod] = PodExpect(
+            node=pe.get("node"), node_given="node" in pe, status=pe.get("status")
+        )
+    logs = raw.get("logs")
+    if logs is not None:
+        for i, pattern in enumerate(logs.get("matches") or ()):
+            _check_regex(pattern, at / "logs" / "matches" / i)
+        expect.logs = LogsExpect(
+            contains=list(logs.get("contains") or ()),
+            matches=list(logs.get("matches") or ()),
+            absent=list(logs.get("absent") or ()),
+        )
+    invariants = raw.get("invariants")
+    if isinstance(invariants, list):
+        expect.invariants = list(invariants)
+    elif isinstance(invariants, dict):
+        expect.disabled_invariants = list(invariants.get("disable") or ())
+    expect.locations = dict(_expect_locations(at, raw))
+    return expect
+
+
+def _opt_int(raw: float | None) -> int | None:
+    return None if raw is None else int(raw)  # the schema allows 2.0 for an integer
+
+
+def _opt_dict(raw: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if raw is None else dict(raw)
+
+
+def _check_regex(pattern: str, at: At) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise at.error(f"{pattern!r} is not a regular expression: {exc}") from None
+
+
+def _expect_locations(at: At, raw: Mapping[str, Any]) -> Iterable[tuple[str, Location]]:
+    """``Expect.locations``: one entry per key of ``expect`` and per key below its
+    mappings and lists, named by their dotted path below ``expect`` without quoting:
+    ``binds``, ``binds.c1/p1``, ``podGroups.c1/pg1.phase``, ``logs.contains[0]``."""
+    for key, value in raw.items():
+        yield key, (at / key).location()
+        if isinstance(value, dict):
+            for sub, inner in value.items():
+                yield f"{key}.{sub}", (at / key / sub).location()
+                if isinstance(inner, dict):
+                    for leaf in inner:
+                        yield f"{key}.{sub}.{leaf}", (at / key / sub / leaf).location()
+                elif isinstance(inner, list):
+                    for i in range(len(inner)):
+                        yield f"{key}.{sub}[{i}]", (at / key / sub / i).location()
+        elif isinstance(value, list):
+            for i in range(len(value)):
+                yield f"{key}[{i}]", (at / key / i).location()
+
+
+def _probe(at: At) -> Probe:
+    raw: dict[str, Any] = at.value
+    location = at.location()
+    if "task" in raw:
+        plugin_scores = raw.get("pluginScores")
+        return TaskProbe(
+            task=raw["task"],
+            predicates=_opt_copy(raw.get("predicates")),
+            scores=_floats(raw.get("scores")),
+            plugin_scores=None
+            if plugin_scores is None
+            else {p: dict(_floats(s) or {}) for p, s in plugin_scores.items()},
+            best_node=raw.get("bestNode"),
+            tolerance=None if raw.get("tolerance") is None else float(raw["tolerance"]),
+            location=location,
+        )
+    if "job" in raw:
+        return JobProbe(
+            job=raw["job"],
+            enqueueable=raw.get("enqueueable"),
+            ready=raw.get("ready"),
+            pipelined=raw.get("pipelined"),
+            starving=raw.get("starving"),
+            valid=raw.get("valid"),
+            location=location,
+        )
+    if "preemptor" in raw or "reclaimer" in raw:
+        kind: Literal["preemptor", "reclaimer"] = "preemptor" if "preemptor" in raw else "reclaimer"
+        return VictimProbe(
+            kind=kind,
+            task=raw[kind],
+            candidates=list(raw["candidates"]),
+            victims=list(raw["victims"]),
+            location=location,
+        )
+    if "victimTasks" in raw:
+        return VictimTasksProbe(
+            tasks=list(raw["victimTasks"]), victims=list(raw["victims"]), location=location
+        )
+    return OrderProbe(
+        order=raw["order"], items=list(raw["items"]), expect=list(raw["expect"]), location=location
+    )
+
+
+def _opt_copy(raw: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if raw is None else dict(raw)
+
+
+def _floats(raw: Mapping[str, Any] | None) -> dict[str, float] | None:
+    return None if raw is None else {k: float(v) for k, v in raw.items()}

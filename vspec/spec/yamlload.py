@@ -1,0 +1,513 @@
+"""Reading YAML fast, safely, and with the position of every value.
+
+Spec files can be large (10,000 pods) and are written by people, so this reader has to be
+quick, must point each error at file:line:column, and must refuse what PyYAML would
+happily accept: duplicate keys (the last one silently wins), Python tags, and alias bombs.
+
+PyYAML's composer builds a node per value and resolves every scalar in Python, which costs
+over a second for a 10,000-pod file. Instead, the C parser's events are turned into plain
+data directly, with a resolution cache for repeated scalars, and each mapping and sequence
+records where its entries start in a side table keyed by the container's ``id``. That
+table costs a tuple per entry, far less than a node per value, and gives the exact
+position of any key path afterwards (:meth:`Document.locate`), long after parsing.
+
+Limits (:data:`MAX_ITEMS`, :data:`MAX_NODES`, :data:`MAX_ALIAS_NODES`, :data:`MAX_DEPTH`)
+are enforced while parsing, so an absurd input is refused in well under a second and in
+bounded memory instead of after it has been built.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml import events as ev
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
+
+from vspec.errors import Location, SpecError
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_ITEMS = 100_000  # entries of one mapping or sequence
+MAX_NODES = 2_000_000  # values in one document, aliases expanded
+MAX_ALIAS_NODES = 100_000  # values one document reaches through aliases
+MAX_DEPTH = 64  # nesting of mappings and sequences
+
+Key = str | int
+KeyPath = tuple[Key, ...]
+
+_TAG = "tag:yaml.org,2002:"
+STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
+TIMESTAMP, MERGE, MAP, SEQ = (_TAG + t for t in ("timestamp", "merge", "map", "seq"))
+_SCALAR_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, TIMESTAMP})
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def format_path(path: Sequence[Key]) -> str:
+    """``cluster.pods[2].requests.cpu``; keys that are not identifiers are quoted:
+    ``expect.binds["c1/p1"]``, ``allocatable["nvidia.com/gpu"]``."""
+    text = "".join(f"[{step}]" if isinstance(step, int) else _segment(step) for step in path)
+    return text[1:] if text.startswith(".") else text
+
+
+@lru_cache(maxsize=1024)
+def _segment(key: str) -> str:
+    return f".{key}" if _IDENTIFIER.match(key) else f"[{json.dumps(key)}]"
+
+
+# Where a container's entries start (0-based line, column):
+#   mapping:  (line, column, {key: (key line, key column, value line, value column)})
+#   sequence: (line, column, [(item line, item column), ...])
+_Marks = tuple[int, int, Any]
+
+
+@dataclass
+class Document:
+    """One YAML document of a file: its plain data and where each value came from.
+
+    ``data`` holds only dict, list, str, int, float, bool and None; timestamps stay
+    strings (the loader parses them as RFC 3339). Mapping keys are always strings, as
+    written. Values reached through an alias are shared, not copied: never mutate ``data``.
+    """
+
+    file: str
+    index: int
+    data: Any
+    start: tuple[int, int]
+    marks: dict[int, _Marks] = field(repr=False)
+    text: str = field(repr=False, default="")
+    key_prefix: KeyPath = ()
+    offset: tuple[int, int] | None = None  # set for a document embedded in a string
+
+    def get(self, path: Sequence[Key]) -> Any:
+        """The value at ``path``, or None when a step is missing."""
+        node = self.data
+        for step in path:
+            if isinstance(node, dict) and isinstance(step, str):
+                node = node.get(step)
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node = node[step]
+            else:
+                return None
+        return node
+
+    def position(self, path: Sequence[Key], *, key: bool = False) -> tuple[int, int]:
+        """0-based line and column of the value at ``path`` (of its key with ``key``);
+        the deepest existing container's position when the path runs out."""
+        line, column = self.start
+        node = self.data
+        last = len(path) - 1
+        for i, step in enumerate(path):
+            marks = self.marks.get(id(node))
+            if marks is None:
+                break
+            if i == 0:
+                line, column = marks[0], marks[1]
+            children = marks[2]
+            if isinstance(node, dict) and isinstance(step, str) and step in children:
+                k_line, k_col, v_line, v_col = children[step]
+                line, column = (k_line, k_col) if key and i == last else (v_line, v_col)
+                node = node[step]
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(children):
+                line, column = children[step]
+                node = node[step]
+            else:
+                break
+        else:
+            if not path and id(node) in self.marks:
+                line, column = self.marks[id(node)][:2]
+        return line, column
+
+    def locate(self, path: Sequence[Key] = (), *, key: bool = False) -> Location:
+        """The :class:`Location` (1-based) of the value at ``path``, named by its key path."""
+        line, column = self.position(path, key=key)
+        if self.offset is not None:
+            line, column = line + self.offset[0], column + self.offset[1]
+        return Location(self.file, line + 1, column + 1, format_path((*self.key_prefix, *path)))
+
+    def error(self, path: Sequence[Key], message: str, *, key: bool = False) -> SpecError:
+        return SpecError(message, self.locate(path, key=key))
+
+    def source_char(self, path: Sequence[Key]) -> str:
+        """The first character of the value at ``path`` in the source (``|`` marks a
+        literal block scalar, quotes a quoted one)."""
+        line, column = self.position(path)
+        lines = self.text.splitlines()
+        return lines[line][column : column + 1] if line < len(lines) else ""
+
+
+@dataclass(frozen=True)
+class At:
+    """A place in a document: converters carry one so any error they raise names the
+    file, line and key path of the value at fault. ``at / "key" / 3`` goes deeper."""
+
+    doc: Document
+    path: KeyPath = ()
+
+    def __truediv__(self, step: Key) -> At:
+        return At(self.doc, (*self.path, step))
+
+    @property
+    def value(self) -> Any:
+        return self.doc.get(self.path)
+
+    def location(self) -> Location:
+        return self.doc.locate(self.path)
+
+    def error(self, message: str, *, key: bool = False) -> SpecError:
+        return self.doc.error(self.path, message, key=key)
+
+
+def read_documents(path: Path) -> list[Document]:
+    """Every document of a YAML file. A file that cannot be read or parsed is one error."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise SpecError(
+                f"file is {size} bytes; vspec reads at most {MAX_FILE_BYTES} bytes",
+                Location(str(path)),
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"cannot read: {exc.strerror or exc}", Location(str(path))) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError("invalid YAML: the file is not UTF-8", Location(str(path), line)) from exc
+    return parse_documents(text, str(path))
+
+
+def parse_documents(
+    text: str,
+    file: str,
+    *,
+    key_prefix: KeyPath = (),
+    offset: tuple[int, int] | None = None,
+) -> list[Document]:
+    """Every document of a YAML stream. ``offset`` shifts positions (0-based lines,
+    columns) for YAML embedded in a string of another file."""
+    return _Builder(text, file, key_prefix, offset).documents()
+
+
+# -- scalars -----------------------------------------------------------------------------
+
+# A snapshot, so that another library adding resolvers to PyYAML cannot change how a
+# spec reads.
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    first: list(resolvers) for first, resolvers in Resolver.yaml_implicit_resolvers.items()
+}
+_BOOLEANS = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
+
+
+class _ScalarConstructor(SafeConstructor):
+    """PyYAML's YAML 1.1 rules for ints and floats (``0x1F``, ``1_000``, ``.inf``),
+    reused so numbers read exactly as PyYAML and yaml.v2 read them."""
+
+    def number(self, tag: str, value: str) -> Any:
+        node = ScalarNode(tag, value)
+        return self.construct_yaml_int(node) if tag == INT else self.construct_yaml_float(node)
+
+
+def _resolve_plain(value: str) -> str:
+    for tag, regexp in _IMPLICIT.get(value[:1], ()):
+        if regexp.match(value):
+            return tag
+    return STR
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
+
+
+class _Frame:
+    """A mapping or sequence being built."""
+
+    __slots__ = ("anchor", "children", "container", "count0", "is_map", "key", "key_mark", "merges")
+
+    def __init__(
+        self, container: Any, is_map: bool, children: Any, count0: int, anchor: str | None
+    ) -> None:
+        self.container = container
+        self.is_map = is_map
+        self.key: Any = None  # the pending key of a mapping: a str, _MERGE or None
+        self.key_mark: tuple[int, int] = (0, 0)
+        self.children = children
+        self.merges: list[tuple[Any, int, int]] = []
+        self.count0 = count0
+        self.anchor = anchor
+
+
+class _DocumentState:
+    """One document being built: its collections in progress, anchors and counts."""
+
+    __slots__ = ("alias_nodes", "anchors", "count", "marks", "root", "stack")
+
+    def __init__(self, marks: dict[int, _Marks]) -> None:
+        self.marks = marks
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, tuple[Any, int]] = {}  # name -> (value, values it holds)
+        self.count = 0  # values so far, aliases expanded
+        self.alias_nodes = 0  # values reached through aliases
+        self.root: Any = None
+
+
+_PENDING = object()  # an anchor whose collection is still being built
+_MERGE = object()  # the pending key of a YAML merge (a plain ``<<``)
+
+
+class _Builder:
+    """Turns the C parser's event stream into :class:`Document` objects."""
+
+    def __init__(
+        self, text: str, file: str, key_prefix: KeyPath, offset: tuple[int, int] | None
+    ) -> None:
+        self.text = text
+        self.file = file
+        self.key_prefix = key_prefix
+        self.offset = offset
+        self.numbers = _ScalarConstructor()
+        self.plain_cache: dict[str, Any] = {}
+
+    def error(self, message: str, line: int, column: int) -> SpecError:
+        if self.offset is not None:
+            line, column = line + self.offset[0], column + self.offset[1]
+        return SpecError(message, Location(self.file, line + 1, column + 1))
+
+    def documents(self) -> list[Document]:
+        parser = yaml.CSafeLoader(self.text)
+        try:
+            return list(self._documents(parser))
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problem = exc.problem or exc.context or "malformed"
+            if exc.context and exc.problem:
+                problem = f"{problem} ({exc.context})"
+            raise self.error(f"invalid YAML: {problem}", *_mark(mark)) from None
+        except yaml.YAMLError as exc:
+            raise SpecError(f"invalid YAML: {exc}", Location(self.file)) from None
+        finally:
+            parser.dispose()
+
+    def _documents(self, parser: yaml.CSafeLoader) -> Iterator[Document]:
+        get_event = parser.get_event
+        index = 0
+        while True:
+            event = get_event()
+            if isinstance(event, ev.DocumentStartEvent):
+                start = _mark(event.start_mark)
+                marks: dict[int, _Marks] = {}
+                data = self._document(get_event, marks)
+                yield Document(
+                    self.file, index, data, start, marks, self.text, self.key_prefix, self.offset
+                )
+                index += 1
+            elif isinstance(event, ev.StreamEndEvent):
+                return
+
+    def _document(self, get_event: Any, marks: dict[int, _Marks]) -> Any:
+        """Build one document's data; consumes events up to its DocumentEndEvent. The
+        loop runs once per YAML value, so scalars, the bulk of any file, stay inline."""
+        state = _DocumentState(marks)
+        scalar, alias = ev.ScalarEvent, ev.AliasEvent
+        mapping_start, sequence_start = ev.MappingStartEvent, ev.SequenceStartEvent
+        mapping_end, sequence_end = ev.MappingEndEvent, ev.SequenceEndEvent
+        while True:
+            event = get_event()
+            kind = type(event)
+            mark = event.start_mark
+            line, column = mark.line, mark.column
+            if kind is scalar:
+                state.count += 1
+                value = self._scalar(event, line, column, state.stack)
+                if event.anchor is not None:
+                    state.anchors[event.anchor] = (value, 1)
+            elif kind is alias:
+                value = self._alias(state, event.anchor, line, column)
+            elif kind is mapping_start or kind is sequence_start:
+                self._open(state, event, kind is mapping_start, line, column)
+                continue
+            elif kind is mapping_end or kind is sequence_end:
+                if self._close(state):
+                    get_event()  # the DocumentEndEvent
+                    return state.root
+                continue
+            else:
+                raise self.error(f"unexpected YAML event {kind.__name__}", line, column)
+            if state.count > MAX_NODES:
+                raise self.error(f"more than {MAX_NODES} values in one document", line, column)
+            if not state.stack:
+                get_event()  # the DocumentEndEvent of a document that is one scalar
+                return value
+            self._add(state.stack[-1], value, line, column)
+
+    def _alias(self, state: _DocumentState, anchor: str, line: int, column: int) -> Any:
+        """The anchored value, shared; what it would expand to counts against the limits,
+        so an alias bomb is refused after a few aliases, not after expanding them."""
+        anchored = state.anchors.get(anchor)
+        if anchored is None:
+            raise self.error(f"undefined alias *{anchor}", line, column)
+        value, size = anchored
+        if value is _PENDING:
+            raise self.error(f"alias *{anchor} refers to itself", line, column)
+        state.count += size
+        state.alias_nodes += size
+        if state.alias_nodes > MAX_ALIAS_NODES:
+            raise self.error(
+                f"aliases expand to more than {MAX_ALIAS_NODES} values "
+                "(a YAML alias bomb?); write the values out instead",
+                line,
+                column,
+            )
+        return value
+
+    def _open(
+        self, state: _DocumentState, event: Any, is_map: bool, line: int, column: int
+    ) -> None:
+        state.count += 1
+        self._check_collection_tag(event.tag, MAP if is_map else SEQ, line, column)
+        if len(state.stack) >= MAX_DEPTH:
+            raise self.error(f"nesting deeper than {MAX_DEPTH} levels", line, column)
+        container: Any = {} if is_map else []
+        children: Any = {} if is_map else []
+        state.marks[id(container)] = (line, column, children)
+        if state.stack:
+            self._add(state.stack[-1], container, line, column)
+        else:
+            state.root = container
+        if event.anchor is not None:
+            state.anchors[event.anchor] = (_PENDING, 0)
+        state.stack.append(_Frame(container, is_map, children, state.count, event.anchor))
+
+    def _close(self, state: _DocumentState) -> bool:
+        """End the innermost collection; True when it was the document's root."""
+        frame = state.stack.pop()
+        if frame.merges:
+            self._merge(frame, state.marks)
+        if frame.anchor is not None:
+            state.anchors[frame.anchor] = (frame.container, state.count - frame.count0 + 1)
+        return not state.stack
+
+    def _add(self, frame: _Frame, value: Any, line: int, column: int) -> None:
+        """Put ``value`` into the collection being built: as a key, a value or an item."""
+        if not frame.is_map:
+            items = frame.container
+            if len(items) >= MAX_ITEMS:
+                raise self.error(f"a list of more than {MAX_ITEMS} items", line, column)
+            items.append(value)
+            frame.children.append((line, column))
+            return
+        key = frame.key
+        if key is None:  # ``value`` is a key
+            if value is _MERGE:
+                frame.key = _MERGE
+                return
+            if not isinstance(value, str):
+                raise self.error(
+                    "a mapping key must be a string, not a mapping or a list", line, column
+                )
+            if value in frame.container:
+                first = frame.children[value][0] + 1
+                raise self.error(
+                    f"duplicate key {value!r} (first defined on line {first})", line, column
+                )
+            if len(frame.container) >= MAX_ITEMS:
+                raise self.error(f"a mapping of more than {MAX_ITEMS} keys", line, column)
+            frame.key = value
+            frame.key_mark = (line, column)
+            return
+        frame.key = None
+        if key is _MERGE:
+            frame.merges.append((value, line, column))
+            return
+        frame.container[key] = value
+        frame.children[key] = (*frame.key_mark, line, column)
+
+    def _scalar(self, event: ev.ScalarEvent, line: int, column: int, stack: list[_Frame]) -> Any:
+        tag = event.tag
+        value: str = event.value
+        is_key = bool(stack) and stack[-1].is_map and stack[-1].key is None
+        if tag is None or tag == "!":
+            if not event.implicit[0]:  # quoted, block, or "!"-tagged: a string
+                return value
+            if is_key:
+                # Keys stay as written ("1", "true"): labels and resource names are strings.
+                return _MERGE if value == "<<" else value
+            try:
+                return self.plain_cache[value]
+            except KeyError:
+                constructed = self._construct(_resolve_plain(value), value, line, column)
+                self.plain_cache[value] = constructed
+                return constructed
+        if tag not in _SCALAR_TAGS:
+            raise self.error(
+                f"unsupported YAML tag {_short_tag(tag)!r}: vspec reads plain YAML values only",
+                line,
+                column,
+            )
+        constructed = self._construct(tag, value, line, column)
+        return value if is_key else constructed
+
+    def _construct(self, tag: str, value: str, line: int, column: int) -> Any:
+        if tag in (STR, TIMESTAMP):  # timestamps are parsed later, as RFC 3339
+            return value
+        if tag == NULL:
+            return None
+        if tag == BOOL:
+            if value.lower() not in _BOOLEANS:
+                raise self.error(f"{value!r} is not a boolean", line, column)
+            return _BOOLEANS[value.lower()]
+        if tag in (INT, FLOAT):
+            try:
+                return self.numbers.number(tag, value)
+            except (ValueError, ConstructorError):
+                raise self.error(
+                    f"{value!r} is not {'an integer' if tag == INT else 'a number'}", line, column
+                ) from None
+        return value  # "=" (the YAML "value" key) and other plain oddities read as strings
+
+    def _check_collection_tag(self, tag: str | None, expected: str, line: int, col: int) -> None:
+        if tag is not None and tag != "!" and tag != expected:
+            raise self.error(
+                f"unsupported YAML tag {_short_tag(tag)!r}: vspec reads plain YAML values only",
+                line,
+                col,
+            )
+
+    def _merge(self, frame: _Frame, marks: dict[int, _Marks]) -> None:
+        """YAML merge keys (``<<: *base``): the mapping's own keys win, then earlier
+        merged mappings over later ones; merged keys come first, as in PyYAML."""
+        merged: dict[str, Any] = {}
+        positions: dict[str, Any] = {}
+        for value, line, column in frame.merges:
+            sources = value if isinstance(value, list) else [value]
+            for source in sources:
+                if not isinstance(source, dict):
+                    raise self.error(
+                        "a merge key (<<) needs a mapping or a list of mappings", line, column
+                    )
+                source_children = marks[id(source)][2]
+                for k, v in source.items():
+                    if k not in merged:
+                        merged[k] = v
+                        positions[k] = source_children[k]
+        own, own_children = frame.container, frame.children
+        for k in own:
+            merged.pop(k, None)
+        merged.update(own)
+        positions.update(own_children)
+        own.clear()
+        own.update(merged)
+        own_children.clear()
+        own_children.update(positions)
+
+
+def _mark(mark: Any) -> tuple[int, int]:
+    return (mark.line, mark.column) if mark is not None else (0, 0)

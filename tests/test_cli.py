@@ -8,9 +8,11 @@ behaviour, not the engine's.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from datetime import datetime
@@ -47,6 +49,8 @@ class FakeEngine:
         first = cluster.nodes[0].meta.name
         if first == "boom":
             raise RuntimeError("engine exploded")
+        while first == "hang":
+            time.sleep(0.01)
         binds = [Bind(p.meta.key, first) for p in cluster.pods if not p.node_name]
         return SimulationResult(binds=binds)
 
@@ -236,6 +240,49 @@ class TestRunOptions:
         props = {p.get("name"): p.get("value") for p in cases["one"].iter("property")}
         assert props["seed"] == "0"
         assert props["spec"] is not None and props["spec"].endswith("01-x.yaml")
+
+
+class TestHangs:
+    def test_timeout_fails_the_spec_that_hangs_and_the_others_run(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("hangs", node="hang"))
+        write(tmp_path / "b.yaml", spec("fine"))
+        code, out, _ = run(capsys, "run", "--timeout", "0.2", tmp_path)
+        assert code == 1
+        assert "SpecTimeout: timed out after 0.2s" in out
+        assert "1 passed, 1 error" in out
+
+    def test_sigterm_still_writes_the_junit_report(self, tmp_path: Path) -> None:
+        write(tmp_path / "a.yaml", spec("fine"))
+        write(tmp_path / "b.yaml", spec("hangs", node="hang"))
+        report = tmp_path / "r.xml"
+        script = textwrap.dedent(
+            f"""
+            import sys, time
+            import vspec.framework.scheduler as scheduler
+            sys.path.insert(0, {str(Path(__file__).parent)!r})
+            from test_cli import FakeEngine
+            scheduler.simulate = FakeEngine()
+            from vspec.cli import main
+            sys.exit(main(["run", {str(tmp_path)!r}, "--junit-xml", {str(report)!r}]))
+            """
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None
+        seen = ""
+        while not seen.endswith("."):  # a.yaml passed; b.yaml comes next and hangs
+            char = proc.stdout.read(1)
+            assert char, seen
+            seen += char
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 130
+        cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
+        assert list(cases["fine"]) == [cases["fine"].find("properties")]  # it passed
+        assert cases["hangs"].find("error") is not None  # it was running
 
 
 class TestOtherCommands:

@@ -685,9 +685,7 @@ def test_pod_manifest(tmp_path: Path) -> None:
     assert container.limits == {"cpu": 1} and container.ports[0].host_port == 8080
     assert (pod.phase, pod.nominated_node_name) == ("Running", "n2")
     assert pod.conditions[0].type == "PodScheduled"
-    assert pod.conditions[0].last_transition_time == datetime(
-        2024, 5, 1, 10, 0, 1, tzinfo=UTC
-    )
+    assert pod.conditions[0].last_transition_time == datetime(2024, 5, 1, 10, 0, 1, tzinfo=UTC)
     pc = cluster.priority_classes[0]
     assert (pc.meta.name, pc.value, pc.global_default, pc.preemption_policy) == (
         "high",

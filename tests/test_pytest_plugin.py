@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-CONFTEST = '''
+CONFTEST = """
 import vspec.framework.scheduler as scheduler
 from vspec.result import Bind, SimulationResult
 
@@ -37,7 +37,7 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     scheduler.simulate = _real
-'''
+"""
 
 
 def spec(name: str, bind_to: str = "n1", extra: str = "") -> str:

@@ -10,6 +10,8 @@ that needs them, so ``vspec --help`` starts at once.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from vspec.spec.runner import SpecOutcome
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 _PROGRESS_CHAR = {
     "passed": ".",
@@ -40,7 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
     except KeyboardInterrupt:
         print("vspec: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader left early (`vspec schema | head`): silence the final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     return code
 
 
@@ -58,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-k", dest="keyword", metavar="EXPR", help="select specs by name and tags")
     run.add_argument("--junit-xml", type=Path, metavar="FILE", help="write a JUnit XML report")
     run.add_argument("--seed", type=int, metavar="N", help="override every spec's seed")
+    run.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="fail a spec that runs longer"
+    )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
     run.set_defaults(handler=_run)
 
@@ -82,11 +91,22 @@ def _run(args: argparse.Namespace) -> int:
     from vspec.spec.runner import run_paths
 
     progress = _Progress(sys.stdout, verbose=args.verbose)
+    # A supervisor's SIGTERM (e.g. `timeout`) ends the run like Ctrl-C: the specs done so
+    # far are still reported, and written to the JUnit file.
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        report = run_paths(args.paths, keyword=args.keyword, seed=args.seed, on_outcome=progress)
+        report = run_paths(
+            args.paths,
+            keyword=args.keyword,
+            seed=args.seed,
+            timeout=args.timeout,
+            on_outcome=progress,
+        )
     except KeywordError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     progress.end()
 
     failing = [o for o in report.outcomes if o.failing]
@@ -106,6 +126,9 @@ def _run(args: argparse.Namespace) -> int:
 
         write_junit(report, args.junit_xml)
     print(f"\n{summary(report.counts(), report.duration)}")
+    if report.interrupted:
+        print("vspec: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return report.exit_code
 
 

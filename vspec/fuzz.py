@@ -10,6 +10,9 @@ failures first.
 
 Hypothesis has no time budget, so the run is split into batches sized from the measured
 speed: ``--seconds`` is honoured to within one batch plus its shrinking.
+
+Hypothesis and the strategies are imported when a run starts, not with this module, so
+that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
 """
 
 from __future__ import annotations
@@ -19,19 +22,17 @@ import hashlib
 import random
 import sys
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
-
-import yaml
-from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from typing import TYPE_CHECKING, Any, TextIO
 
 from vspec.errors import ConfError, SpecError, VspecError
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
-from vspec.result import SimulationResult
-from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
+
+if TYPE_CHECKING:
+    from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
@@ -59,19 +60,27 @@ SEED_CONF: dict[str, Any] = {
 class FuzzSpace:
     """What ``vspec fuzz`` draws from, and which invariants it leaves out."""
 
-    conf: ConfSpace = field(default_factory=ConfSpace)
-    bounds: ClusterBounds = field(default_factory=ClusterBounds)
+    conf: ConfSpace | None = None  # None: every registered action and plugin
+    bounds: ClusterBounds | None = None  # None: ClusterBounds()
     max_cycles: int = 2
     disabled: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
 
     def strategy(self) -> Any:
-        return specs(self.conf, self.bounds, self.max_cycles)
+        from vspec.strategies import ClusterBounds, ConfSpace, specs
+
+        return specs(self.conf or ConfSpace(), self.bounds or ClusterBounds(), self.max_cycles)
 
 
-BUILTIN_SPACES: dict[str, FuzzSpace] = {
-    "default": FuzzSpace(),
-    "seed": FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)),
-}
+BUILTIN_SPACES = ("default", "seed")
+
+
+def builtin_space(name: str) -> FuzzSpace:
+    """``default``: every registered action and plugin; ``seed``: the seed conf pinned."""
+    from vspec.strategies import ConfSpace
+
+    return FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)) if name == "seed" else FuzzSpace()
+
 
 _SPACE_KEYS = {
     "scheduler",
@@ -85,6 +94,7 @@ _SPACE_KEYS = {
     "cluster",
     "maxCycles",
     "invariants",
+    "ignore",
 }
 _BOUND_KEYS = {
     "maxNodes": "max_nodes",
@@ -97,6 +107,8 @@ _BOUND_KEYS = {
 
 def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     """A space from its YAML mapping (docs/invariants.md, "Fuzzing")."""
+    from vspec.strategies import ClusterBounds, ConfSpace
+
     unknown = set(raw) - _SPACE_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {sorted(unknown)} (known: {sorted(_SPACE_KEYS)})")
@@ -119,17 +131,22 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     cluster = raw.get("cluster") or {}
     bad = set(cluster) - set(_BOUND_KEYS)
     if bad:
-        raise SpecError(f"{where}: cluster: unknown key(s) {sorted(bad)} (known: {sorted(_BOUND_KEYS)})")
+        raise SpecError(
+            f"{where}: cluster: unknown key(s) {sorted(bad)} (known: {sorted(_BOUND_KEYS)})"
+        )
     bounds = ClusterBounds(**{_BOUND_KEYS[k]: int(v) for k, v in cluster.items()})
     disabled = tuple((raw.get("invariants") or {}).get("disable") or ())
     if unknown_names(disabled):
         raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
-    return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled)
+    ignored = tuple(str(kind) for kind in raw.get("ignore") or ())
+    return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled, ignored)
 
 
 def load_space(name_or_path: str) -> FuzzSpace:
     if name_or_path in BUILTIN_SPACES:
-        return BUILTIN_SPACES[name_or_path]
+        return builtin_space(name_or_path)
+    import yaml
+
     path = Path(name_or_path)
     if not path.is_file():
         known = ", ".join(BUILTIN_SPACES)
@@ -174,18 +191,29 @@ def examine(case: GeneratedSpec, disabled: tuple[str, ...] = ()) -> dict[str, li
     from vspec.framework.scheduler import simulate
 
     try:
-        result: SimulationResult = simulate(
+        result = simulate(
             case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=case.verbosity
         )
     except ConfError:
         raise
     except VspecError as exc:
-        culprit = getattr(exc, "plugin", type(exc).__name__)
-        return {f"crash-{culprit}": [str(exc)]}
-    inputs = InvariantInputs(
-        case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity
-    )
+        return {f"crash-{_culprit(exc)}": [str(exc)]}
+    inputs = InvariantInputs(case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity)
     return run_checks(inputs, result, disabled=disabled)
+
+
+def _culprit(exc: VspecError) -> str:
+    """The plugin or action that raised: named by a PluginError, else the last plugin or
+    action module in the traceback (an EngineError raised where Volcano panics)."""
+    plugin = getattr(exc, "plugin", None)
+    if isinstance(plugin, str):
+        return plugin
+    name = "engine"
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.startswith(("vspec.plugins.", "vspec.actions.")):
+            name = module.rsplit(".", 1)[-1]
+    return name
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -233,7 +261,10 @@ class Fuzzer:
             )
             per_example = (time.perf_counter() - t0) / max(done, 1)
             left = (deadline - time.perf_counter()) if deadline is not None else float("inf")
-            size = max(1, min(MAX_BATCH, int(left / per_example / 2) if left != float("inf") else MAX_BATCH))
+            size = max(
+                1,
+                min(MAX_BATCH, int(left / per_example / 2) if left != float("inf") else MAX_BATCH),
+            )
         self.report.seconds = time.perf_counter() - start
         return self.report
 
@@ -242,19 +273,22 @@ class Fuzzer:
             print(text, file=self.progress, flush=True)
 
     def _batch(self, size: int, seed_value: int, *, reuse: bool) -> None:
+        from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
+        from hypothesis.database import DirectoryBasedExampleDatabase
+
         phases = [Phase.generate, Phase.shrink]
         if reuse:
             phases.insert(0, Phase.reuse)
         db = DirectoryBasedExampleDatabase(str(self.database)) if self.database else None
         found = self.report.findings
         disabled = self.space.disabled
+        ignored = set(self.space.ignored)
         # Shrinking runs the engine hundreds of times; past ``shrink_seconds`` after the
         # first failure every new candidate passes, so the shrinker settles on the best
         # example so far. Failing cases are remembered so that its final replay fails again.
         failing: dict[str, Finding] = {}
         stop_shrinking: list[float] = []
 
-        @seed(seed_value)
         @settings(
             max_examples=size,
             database=db,
@@ -280,22 +314,28 @@ class Fuzzer:
                 return
             self.report.examples += 1
             for kind, messages in failures.items():
-                if kind not in found:
+                if kind not in found and kind not in ignored:
                     failing[key] = finding_type(kind)(case, messages)
                     if not stop_shrinking:
                         stop_shrinking.append(time.perf_counter() + self.shrink_seconds)
                     raise failing[key]
 
+        # ``@seed`` switches the example database off; a fuzz run wants both (a fresh
+        # exploration per batch, earlier failures replayed across runs).
+        example = seed(seed_value)(example)
+        example._hypothesis_internal_use_settings = settings(
+            example._hypothesis_internal_use_settings,
+            database=db,
+        )
         try:
             example()
         except Finding as exc:
             self._record(exc)
         except BaseExceptionGroup as group:
-            for exc in _flatten(group):
-                if isinstance(exc, Finding):
-                    self._record(exc)
-                else:
+            for inner in _flatten(group):
+                if not isinstance(inner, Finding):
                     raise
+                self._record(inner)
 
     def _record(self, finding: Finding) -> None:
         if finding.kind in self.report.findings:
@@ -327,6 +367,8 @@ def finding_document(kind: str, case: GeneratedSpec, messages: list[str]) -> dic
 
 
 def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]) -> Path:
+    import yaml
+
     doc = finding_document(kind, case, messages)
     text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
     digest = hashlib.sha256(text.encode()).hexdigest()[:8]

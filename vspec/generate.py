@@ -302,7 +302,7 @@ class _Generator:
             for dim, amount in need.items():
                 room.free[dim] -= amount
             taken.append((room, need))
-        for (room, _), pod in zip(taken, pods):
+        for (room, _), pod in zip(taken, pods, strict=True):
             pod.node_name = room.node.meta.name
             pod.phase = "Running"
         return True
@@ -507,7 +507,9 @@ def generate_schema() -> dict[str, Any]:
             "name": prefix,
             "namespace": _valued({"type": "string"}),
             "queue": _valued({"type": "string"}),
-            "minAvailable": _valued({"anyOf": [{"const": "all"}, {"type": "integer", "minimum": 0}]}),
+            "minAvailable": _valued(
+                {"anyOf": [{"const": "all"}, {"type": "integer", "minimum": 0}]}
+            ),
             "priorityClassName": _valued({"type": "string"}),
             "phase": _valued({"enum": ["Pending", "Inqueue", "Running", "Unknown", ""]}),
             "running": fraction,
@@ -530,7 +532,7 @@ def generate_schema() -> dict[str, Any]:
     }
     return {
         "type": "object",
-        "description": "A generated cluster fixture (docs/generate.md), expanded with the spec's seed.",
+        "description": "A generated cluster (docs/generate.md), expanded with the spec's seed.",
         "properties": {
             "nodes": {"type": "array", "items": node},
             "queues": {"type": "array", "items": queue},

@@ -51,10 +51,11 @@ class SpecFile(pytest.File):
     """A YAML file; it yields items only when it holds specs (other YAML is passed over)."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        from vspec.framework.registry import action_names
         from vspec.spec.loader import load_file
 
         try:
-            loaded = load_file(self.path)
+            loaded = load_file(self.path, known_actions=action_names())
         except VspecError as exc:
             yield InvalidSpecItem.from_parent(
                 self, name="invalid spec", outcome=invalid_outcome(exc, self.path)

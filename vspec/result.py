@@ -23,6 +23,17 @@ class Eviction:
     cycle: int = 0
 
 
+@dataclass(frozen=True)
+class RecordedEvent:
+    """A Kubernetes event the scheduler recorded on a pod group."""
+
+    object: str  # the job, namespace/name
+    type: str  # Normal | Warning
+    reason: str
+    message: str
+    cycle: int = 0
+
+
 @dataclass
 class PodGroupResult:
     """A job's pod group after the last session: close-time and in-session phases."""
@@ -55,6 +66,7 @@ class SimulationResult:
     pod_groups: dict[str, PodGroupResult] = field(default_factory=dict)
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     logs: list[LogLine] = field(default_factory=list)
+    events: list[RecordedEvent] = field(default_factory=list)
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     cluster: Cluster | None = None  # the cluster after the last cycle
 

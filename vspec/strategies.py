@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -66,6 +66,13 @@ ARGUMENT_RANGES: dict[str, tuple[float, float]] = {
     "podtopologyspread.weight": (0, 5),
 }
 _TYPE_RANGES: dict[str, tuple[float, float]] = {"int": (0, 10), "float": (0.0, 3.0)}
+# Arguments a plugin rejects together (its documented "can not define both"): at most
+# one of each group is drawn true.
+EXCLUSIVE_ARGUMENTS: tuple[frozenset[str], ...] = (
+    frozenset(
+        {"deviceshare.GPUSharingEnable", "deviceshare.GPUNumberEnable", "deviceshare.VGPUEnable"}
+    ),
+)
 
 
 # -- clusters ----------------------------------------------------------------------------------
@@ -97,6 +104,7 @@ _TASK_PRIORITY = st.none() | st.integers(0, 3)
 _NAMESPACE = st.sampled_from(["ns0", "ns1"])
 _CLASS_NAME = st.sampled_from(["", *(n for n, _ in PRIORITY_CLASSES)])
 _WAITING_PHASE = st.sampled_from(["Pending", "Inqueue"])
+_FLAG = st.sampled_from([None, True, False])
 
 
 def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
@@ -136,7 +144,12 @@ def queues(draw: st.DrawFn, index: int = 0) -> Queue:
 
 
 def _pods(
-    draw: st.DrawFn, job: str, namespace: str, role: str, node_names: Sequence[str], bounds: ClusterBounds
+    draw: st.DrawFn,
+    job: str,
+    namespace: str,
+    role: str,
+    node_names: Sequence[str],
+    bounds: ClusterBounds,
 ) -> list[Pod]:
     """One role's replicas: same requests, selector, tolerations and priority."""
     requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
@@ -175,7 +188,11 @@ def _pods(
 
 @st.composite
 def _job(
-    draw: st.DrawFn, index: int, queue_names: Sequence[str], node_names: Sequence[str], bounds: ClusterBounds
+    draw: st.DrawFn,
+    index: int,
+    queue_names: Sequence[str],
+    node_names: Sequence[str],
+    bounds: ClusterBounds,
 ) -> tuple[PodGroup, list[Pod]]:
     namespace = draw(_NAMESPACE)
     name = f"j{index}"
@@ -326,16 +343,19 @@ def _plugin_entry(draw: st.DrawFn, name: str, space: ConfSpace) -> dict[str, Any
     entry: dict[str, Any] = {"name": name}
     if space.flags == "random":
         for key in FLAG_KEYS:
-            value = draw(st.sampled_from([None, True, False]))
-            if value is not None:
-                entry[key] = value
+            flag = draw(_FLAG)
+            if flag is not None:
+                entry[key] = flag
     if space.arguments:
         specs = {e.name: e.arguments for e in registered_plugins()}.get(name, ())
         arguments: dict[str, Any] = {}
         for spec in specs:
-            value = _argument_value(spec.name, spec.type)
-            if value is not None and "<" not in spec.name and draw(st.booleans()):
-                arguments[spec.name] = draw(value)
+            values = _argument_value(spec.name, spec.type)
+            if values is not None and "<" not in spec.name and draw(_BOOL):
+                arguments[spec.name] = draw(values)
+        for group in EXCLUSIVE_ARGUMENTS:
+            for extra in [k for k in arguments if k in group and arguments[k] is True][1:]:
+                arguments[extra] = False
         if arguments:
             entry["arguments"] = arguments
     return entry
@@ -354,9 +374,15 @@ def scheduler_confs(draw: st.DrawFn, space: ConfSpace = ConfSpace()) -> dict[str
     )
     plugins = draw(st.lists(st.sampled_from(space.plugin_pool()), min_size=1, unique=True))
     tier_count = draw(st.integers(1, max(1, min(space.max_tiers, len(plugins)))))
-    cuts = sorted(draw(st.lists(st.integers(1, len(plugins) - 1), max_size=tier_count - 1, unique=True))) if len(plugins) > 1 else []
+    cuts = (
+        sorted(
+            draw(st.lists(st.integers(1, len(plugins) - 1), max_size=tier_count - 1, unique=True))
+        )
+        if len(plugins) > 1
+        else []
+    )
     tiers = []
-    for start, end in zip([0, *cuts], [*cuts, len(plugins)]):
+    for start, end in zip([0, *cuts], [*cuts, len(plugins)], strict=True):
         entries = [draw(_plugin_entry(name, space)) for name in plugins[start:end]]
         if any(e["name"] == "proportion" for e in entries):
             for e in entries:  # Volcano rejects drf hierarchy next to proportion in one tier
@@ -460,7 +486,7 @@ def _resources(r: Mapping[str, Fraction]) -> dict[str, int | str]:
 
 
 def _time(t: datetime) -> str:
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _node(n: Node) -> dict[str, Any]:
@@ -478,7 +504,11 @@ def _node(n: Node) -> dict[str, Any]:
 
 def _queue(q: Queue) -> dict[str, Any]:
     doc: dict[str, Any] = {"name": q.meta.name, "weight": q.weight}
-    for key, value in (("capability", q.capability), ("deserved", q.deserved), ("guarantee", q.guarantee)):
+    for key, value in (
+        ("capability", q.capability),
+        ("deserved", q.deserved),
+        ("guarantee", q.guarantee),
+    ):
         if value:
             doc[key] = _resources(value)
     if q.priority:

@@ -83,7 +83,9 @@ def node_info(node: Node, *pods: Pod) -> K8sNodeInfo:
     return info
 
 
-def snapshot(*infos: K8sNodeInfo, namespaces: Mapping[str, Mapping[str, str]] | None = None) -> Snapshot:
+def snapshot(
+    *infos: K8sNodeInfo, namespaces: Mapping[str, Mapping[str, str]] | None = None
+) -> Snapshot:
     labels = {name: dict(lbls) for name, lbls in (namespaces or {}).items()}
     return Snapshot({i.name: i for i in infos}, labels)
 

@@ -89,11 +89,21 @@ def _term(raw: dict[str, object]) -> NodeSelectorTermMatcher:
 
 def test_node_selector_term_gt_lt_and_fields() -> None:
     node = k8s_node("n1", labels={"cores": "16"})
-    assert _term({"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]}).matches(node)
-    assert not _term({"matchExpressions": [{"key": "cores", "operator": "Lt", "values": ["8"]}]}).matches(node)
-    assert not _term({"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["0"]}]}).matches(node)
-    assert _term({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}).matches(node)
-    assert not _term({"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]}).matches(node)
+    assert _term(
+        {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]}
+    ).matches(node)
+    assert not _term(
+        {"matchExpressions": [{"key": "cores", "operator": "Lt", "values": ["8"]}]}
+    ).matches(node)
+    assert not _term(
+        {"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["0"]}]}
+    ).matches(node)
+    assert _term(
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+    ).matches(node)
+    assert not _term(
+        {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]}
+    ).matches(node)
 
 
 def test_empty_and_invalid_terms_match_no_node() -> None:
@@ -101,7 +111,9 @@ def test_empty_and_invalid_terms_match_no_node() -> None:
     assert not _term({}).matches(node)
     bad = _term({"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]})
     assert bad.error is not None and not bad.matches(node)
-    fields = _term({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1", "n2"]}]})
+    fields = _term(
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1", "n2"]}]}
+    )
     assert fields.error is not None
 
 
@@ -130,7 +142,11 @@ def test_required_node_affinity_is_node_selector_and_any_term() -> None:
 
 def test_required_affinity_with_no_terms_matches_nothing() -> None:
     affinity = parse_affinity(
-        {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}
+        {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}
+            }
+        }
     )
     assert affinity is not None
     assert not RequiredNodeAffinity({}, affinity.node_affinity).matches(k8s_node("n1"))
@@ -141,9 +157,20 @@ def test_preferred_terms_sum_matching_weights_and_drop_zero_weights() -> None:
         {
             "nodeAffinity": {
                 "preferredDuringSchedulingIgnoredDuringExecution": [
-                    {"weight": 5, "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}},
-                    {"weight": 3, "preference": {"matchExpressions": [{"key": "b", "operator": "Exists"}]}},
-                    {"weight": 0, "preference": {"matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]}},
+                    {
+                        "weight": 5,
+                        "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]},
+                    },
+                    {
+                        "weight": 3,
+                        "preference": {"matchExpressions": [{"key": "b", "operator": "Exists"}]},
+                    },
+                    {
+                        "weight": 0,
+                        "preference": {
+                            "matchExpressions": [{"key": "a", "operator": "Gt", "values": ["x"]}]
+                        },
+                    },
                 ]
             }
         }
@@ -161,7 +188,12 @@ def test_preferred_term_parse_error_is_reported() -> None:
         {
             "nodeAffinity": {
                 "preferredDuringSchedulingIgnoredDuringExecution": [
-                    {"weight": 1, "preference": {"matchExpressions": [{"key": "a", "operator": "Lt", "values": []}]}}
+                    {
+                        "weight": 1,
+                        "preference": {
+                            "matchExpressions": [{"key": "a", "operator": "Lt", "values": []}]
+                        },
+                    }
                 ]
             }
         }

@@ -81,7 +81,20 @@ class NodeInfo:
         return info
 
     def future_idle(self) -> Resource:
-        return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
+        """Idle + Releasing - Pipelined (may be negative)."""
+        idle, releasing, pipelined = self.idle, self.releasing, self.pipelined
+        scalars = dict(idle.scalars)
+        for name, q in releasing.scalars.items():
+            scalars[name] = scalars.get(name, 0.0) + q
+        if scalars:
+            for name, q in pipelined.scalars.items():
+                scalars[name] = scalars.get(name, 0.0) - q
+        return Resource(
+            idle.milli_cpu + releasing.milli_cpu - pipelined.milli_cpu,
+            idle.memory + releasing.memory - pipelined.memory,
+            scalars,
+            idle.max_task_num,
+        )
 
     def add_task(self, task: TaskInfo) -> None:
         """``AddTask``: account the task and store a clone; the caller's task gets our name."""

@@ -53,7 +53,7 @@ class Pod:
     meta: ObjectMeta
     phase: str = "Pending"
     node_name: str = ""
-    scheduler_name: str = "volcano"
+    scheduler_name: str = ""  # unset: placed by vspec, whatever the scheduler names
     priority: int | None = None
     priority_class_name: str = ""
     preemption_policy: str = ""
@@ -67,6 +67,10 @@ class Pod:
     scheduling_gates: list[str] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     nominated_node_name: str = ""
+
+    def scheduled_by(self, names: tuple[str, ...] | frozenset[str] | set[str]) -> bool:
+        """Whether a scheduler with these names places this pod (unset counts as ours)."""
+        return not self.scheduler_name or self.scheduler_name in names
 
     @property
     def group_name(self) -> str:

@@ -66,11 +66,11 @@ class SchedulerCache:
                 job.set_pod_group(pg)
         names = set(options.scheduler_names)
         for pod in cluster.pods:
-            if pod.scheduler_name in names or pod.node_name:
-                self._add_task(TaskInfo(pod), pod.scheduler_name in names)
+            if pod.scheduled_by(names) or pod.node_name:
+                self._add_task(TaskInfo(pod))
         self.queues: dict[str, QueueInfo] = {q.meta.name: QueueInfo(q) for q in cluster.queues}
 
-    def _add_task(self, task: TaskInfo, ours: bool) -> None:
+    def _add_task(self, task: TaskInfo) -> None:
         if task.node_name:
             node = self.nodes.get(task.node_name)
             if node is None:

@@ -72,4 +72,19 @@ def update_all(ssn: Session) -> dict[str, bool]:
         new = pod_group_status(job)
         assert new is not None
         written[job.uid] = _changed(new, ssn.pod_group_status.get(job.uid))
+        record_job_status_event(ssn, job, written[job.uid])
     return written
+
+
+def record_job_status_event(ssn: Session, job: JobInfo, update_pg: bool) -> None:
+    """``RecordJobStatusEvent``: the PodGroup event users see in ``kubectl describe``."""
+    pg = job.pod_group
+    assert pg is not None
+    if pg.phase in ("Unknown", "Pending", "Inqueue"):
+        message = (
+            f"{job.count(TaskStatus.Pending)}/{len(job.tasks)} tasks in gang unschedulable: "
+            f"{job.fit_error()}"
+        )
+        ssn.record_pod_group_event(job, "Warning", "Unschedulable", message)
+    elif update_pg:
+        ssn.record_pod_group_event(job, "Normal", "Scheduled", "pod group is ready")

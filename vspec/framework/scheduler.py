@@ -28,7 +28,14 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import action_names, get_action, plugin_names
 from vspec.framework.session import SchedulerState, Session
 from vspec.probes import Probe
-from vspec.result import Bind, Eviction, PodGroupResult, SimulationResult, TaskResult
+from vspec.result import (
+    Bind,
+    Eviction,
+    PodGroupResult,
+    RecordedEvent,
+    SimulationResult,
+    TaskResult,
+)
 from vspec.spec.model import DEFAULT_NOW
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
@@ -157,6 +164,8 @@ def _run_once(
         result.binds.append(Bind(task, node, log.cycle))
     for task, reason in cache.effects.evictions:
         result.evictions.append(Eviction(task, reason, log.cycle))
+    for obj, type_, reason, message in cache.effects.events:
+        result.events.append(RecordedEvent(obj, type_, reason, message, log.cycle))
     for uid, job in ssn.jobs.items():
         pg = job.pod_group
         if pg is None:

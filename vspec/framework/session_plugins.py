@@ -77,11 +77,13 @@ class SessionPlugins:
     def __init__(self) -> None:
         self._fns: dict[str, dict[str, Any]] = {kind: {} for kind in GATES}
         self._chains: dict[str, list[list[tuple[str, Any]]]] = {}
+        self._flats: dict[str, list[Any]] = {}
 
     # -- registration -----------------------------------------------------------------------
     def _add(self, kind: str, name: str, fn: Any) -> None:
         self._fns[kind][name] = fn
         self._chains.pop(kind, None)
+        self._flats.pop(kind, None)
 
     def add_job_order_fn(self, name: str, fn: CompareFn) -> None:
         self._add("job_order", name, fn)
@@ -185,7 +187,10 @@ class SessionPlugins:
         return tiers
 
     def _flat(self, kind: str) -> list[Any]:
-        return [fn for tier in self.chain(kind) for _, fn in tier]
+        flat = self._flats.get(kind)
+        if flat is None:
+            flat = self._flats[kind] = [fn for tier in self.chain(kind) for _, fn in tier]
+        return flat
 
     def _first_compare(self, kind: str, left: Any, right: Any) -> int:
         for fn in self._flat(kind):

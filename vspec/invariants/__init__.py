@@ -8,7 +8,7 @@ definitions are in :mod:`vspec.invariants.catalogue` and docs/invariants.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from vspec.api.objects import Cluster
@@ -48,14 +48,16 @@ def check_invariants(
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
+    engine: Callable[..., SimulationResult] | None = None,
 ) -> list[str]:
     """The violations of ``result`` as ``invariant <name>: <message>`` lines.
 
-    ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run: the
-    ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
+    ``seed``, ``now``, ``cycles``, ``verbosity`` and ``engine`` (the simulate function,
+    default vspec's) must be those of the run: the ``deterministic`` invariant re-runs it,
+    ``logprint-correct`` needs the verbosity.
     An unknown name in ``requested`` or ``disabled`` is itself reported.
     """
-    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity)
+    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine)
     found = run_checks(inputs, result, requested=requested, disabled=disabled)
     return [
         f"invariants: {m}" if name == "unknown" else f"invariant {name}: {m}"

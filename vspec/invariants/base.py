@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from vspec.api.objects import Cluster
 from vspec.framework.conf import SchedulerConf
@@ -21,6 +22,25 @@ class InvariantInputs:
     now: datetime | None = None
     cycles: int = 1
     verbosity: int = 3
+    # The engine that produced the result (``simulate``'s signature); ``deterministic``
+    # re-runs it. None: vspec.framework.scheduler.simulate.
+    engine: Callable[..., SimulationResult] | None = None
+
+    def rerun(self) -> SimulationResult:
+        engine: Callable[..., Any] | None = self.engine
+        if engine is None:
+            from vspec.framework.scheduler import simulate
+
+            engine = simulate
+        result: SimulationResult = engine(
+            self.conf,
+            self.cluster,
+            seed=self.seed,
+            now=self.now,
+            cycles=self.cycles,
+            verbosity=self.verbosity,
+        )
+        return result
 
 
 @dataclass(frozen=True)

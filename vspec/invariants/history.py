@@ -109,10 +109,12 @@ class Jobs:
 
 
 def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:
-    return pod.scheduler_name in conf.options.scheduler_names
+    return pod.scheduled_by(conf.options.scheduler_names)
 
 
-def job_info(uid: str, pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]) -> JobInfo:
+def job_info(
+    uid: str, pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]
+) -> JobInfo:
     """The model's JobInfo for the pods, with the given task statuses (for gang arithmetic)."""
     job = JobInfo(uid, pg)
     for pod in pods:
@@ -151,15 +153,20 @@ def dims(r: Resource) -> dict[str, float]:
 
 def exceeds(used: Resource, limit: Resource, names: set[str]) -> list[str]:
     """The dimensions among ``names`` where ``used`` is above ``limit`` beyond tolerance."""
-    return [
-        name
-        for name in sorted(names)
-        if used.get(name) - limit.get(name) >= MIN_RESOURCE
-    ]
+    return [name for name in sorted(names) if used.get(name) - limit.get(name) >= MIN_RESOURCE]
+
+
+def _human(name: str, value: float) -> str:
+    """Kubernetes units: cores, bytes, counts (Resource keeps milli-units for most)."""
+    if name == "memory":
+        return f"{value:.0f}"
+    if name == "pods":
+        return f"{value:g}"
+    return f"{value / 1000:g}"
 
 
 def fmt(r: Resource, names: set[str]) -> str:
-    return ", ".join(f"{n} {r.get(n):g}" for n in sorted(names))
+    return ", ".join(f"{n} {_human(n, r.get(n))}" for n in sorted(names))
 
 
 # -- node filters (an independent port of the K8s filters the predicates plugin runs) -----------
@@ -211,9 +218,9 @@ def node_affinity_fails(pod: Pod, node: Node) -> str | None:
     if any(labels.get(k) != v for k, v in pod.node_selector.items()):
         return f"nodeSelector {pod.node_selector} does not match labels {labels}"
     affinity = pod.affinity.node_affinity if pod.affinity is not None else None
-    if affinity is not None and affinity.required is not None:
-        if not any(_term(t, node) for t in affinity.required):
-            return "required node affinity does not match"
+    required = affinity.required if affinity is not None else None
+    if required is not None and not any(_term(t, node) for t in required):
+        return "required node affinity does not match"
     return None
 
 

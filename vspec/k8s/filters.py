@@ -17,6 +17,7 @@ from vspec.api.types import Code, Status
 from vspec.k8s.labels import (
     RequiredNodeAffinity,
     Selector,
+    SelectorError,
     equals_requirement,
     selector_from_label_selector,
 )
@@ -357,7 +358,10 @@ class TopologySpreadState:
 
 
 def pod_topology_spread_pre_filter(pod: Pod, snapshot: Snapshot) -> TopologySpreadState | None:
-    constraints = spread_constraints(pod, DO_NOT_SCHEDULE)
+    try:
+        constraints = spread_constraints(pod, DO_NOT_SCHEDULE)
+    except SelectorError as err:
+        raise PreFilterError(f"obtaining pod's hard topology spread constraints: {err}") from err
     if not constraints:
         return None
     return TopologySpreadState(pod, constraints, snapshot)

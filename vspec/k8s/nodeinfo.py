@@ -33,6 +33,7 @@ class ImageStateSummary:
 class K8sNodeInfo:
     __slots__ = (
         "allocatable",
+        "generation",
         "image_states",
         "name",
         "node",
@@ -64,6 +65,8 @@ class K8sNodeInfo:
         # HostPortInfo: host IP -> {(protocol, port)}; a set, as in Kubernetes.
         self.used_ports: dict[str, set[tuple[str, int]]] = {}
         self.image_states: dict[str, ImageStateSummary] = {}
+        # Bumped by every add/remove, so scorers can memoise per node state.
+        self.generation = 0
 
     def add_task(self, task: TaskInfo, info: PodInfo | None = None) -> None:
         """``NodeInfo.AddPod``; ``info`` may be passed when it was already derived."""
@@ -71,6 +74,7 @@ class K8sNodeInfo:
         if key in self.pods:
             self.remove_task(task)
         pi = info if info is not None else PodInfo(task.pod)
+        self.generation += 1
         self.pods[key] = task
         self.pod_infos[key] = pi
         for name, q in pi.requested.items():
@@ -90,6 +94,7 @@ class K8sNodeInfo:
         pi = self.pod_infos.pop(key, None)
         if pi is None:
             return False
+        self.generation += 1
         del self.pods[key]
         for name, q in pi.requested.items():
             self.requested[name] -= q

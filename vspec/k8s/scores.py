@@ -21,7 +21,7 @@ from vspec.k8s.filters import (
     spread_constraints,
     tolerations_tolerate,
 )
-from vspec.k8s.labels import RequiredNodeAffinity
+from vspec.k8s.labels import RequiredNodeAffinity, SelectorError
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
 from vspec.k8s.podinfo import CPU, MEMORY, PodInfo, WeightedAffinityTerm
 
@@ -33,6 +33,10 @@ MAX_CONTAINER_IMAGE_THRESHOLD = 1000 * 1024 * 1024
 GPU = "nvidia.com/gpu"
 _CPU_MEMORY = (CPU, MEMORY)
 _BALANCED_RESOURCES = (CPU, MEMORY, GPU)
+
+
+class ScoreError(Exception):
+    """A Kubernetes scorer failed: Volcano drops this node's (or the batch's) score."""
 
 
 def go_div(a: int, b: int) -> int:
@@ -368,7 +372,12 @@ def pod_topology_spread_pre_score(
     pod: Pod, candidates: Sequence[Node], snapshot: Snapshot
 ) -> TopologySpreadScoreState | None:
     """``None`` is Skip: the pod has no ScheduleAnyway constraint."""
-    constraints = spread_constraints(pod, SCHEDULE_ANYWAY)
+    try:
+        constraints = spread_constraints(pod, SCHEDULE_ANYWAY)
+    except SelectorError as err:
+        raise ScoreError(
+            f"calculating preScoreState: obtaining pod's soft topology spread constraints: {err}"
+        ) from err
     if not constraints or not snapshot.node_list:
         return None
     return TopologySpreadScoreState(pod, constraints, candidates, snapshot)

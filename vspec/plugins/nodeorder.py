@@ -9,7 +9,7 @@ affinities, taints or spread constraints every node gets 100 x the taint weight.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -25,6 +25,7 @@ from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
 from vspec.k8s.podinfo import PodInfo
 from vspec.k8s.scores import (
     MAX_NODE_SCORE,
+    ScoreError,
     balanced_allocation,
     default_normalize_score,
     image_locality,
@@ -56,10 +57,6 @@ POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
 Scorer = Callable[["ScoreFacts", K8sNodeInfo], int]
 
 
-class ScoreError(Exception):
-    """A Kubernetes scorer failed: Volcano drops this node's (or the batch's) score."""
-
-
 @dataclass
 class PriorityWeight:
     least_requested: int = 1
@@ -89,15 +86,32 @@ class PriorityWeight:
 class ScoreFacts:
     """What the scorers need from one task, derived once per session."""
 
-    __slots__ = ("images", "num_containers", "pod", "preferred_node_affinity", "tolerations")
+    __slots__ = (
+        "images",
+        "num_containers",
+        "pod",
+        "preferred_node_affinity",
+        "score_key",
+        "tolerations",
+    )
 
-    def __init__(self, task: TaskInfo) -> None:
+    def __init__(self, task: TaskInfo, score_keys: dict[Hashable, Hashable]) -> None:
         pod = task.pod
         self.pod = PodInfo(pod)
         self.images, self.num_containers = pod_images(pod)
         na = pod.affinity.node_affinity if pod.affinity else None
-        self.preferred_node_affinity = PreferredSchedulingTerms(na.preferred if na else ())
+        preferred = na.preferred if na else ()
+        self.preferred_node_affinity = PreferredSchedulingTerms(preferred)
         self.tolerations: list[Toleration] = prefer_no_schedule_tolerations(pod.tolerations)
+        # Everything the per-node scorers read from the pod: pods alike share one key.
+        key = (
+            self.pod.non0_cpu,
+            self.pod.non0_mem,
+            tuple(sorted(self.pod.requested.items())),
+            tuple(self.images),
+            preferred,
+        )
+        self.score_key = score_keys.setdefault(key, key)
 
 
 def _least(f: ScoreFacts, n: K8sNodeInfo) -> int:
@@ -152,6 +166,10 @@ class NodeOrderPlugin(Plugin):
         self.weight = PriorityWeight()
         self._facts: dict[str, ScoreFacts] = {}
         self._prefer_no_schedule_nodes: frozenset[str] = frozenset()
+        self._score_keys: dict[Hashable, Hashable] = {}
+        # Per node, the last per-node score, for which pod spec and node generation: the
+        # tasks of a job are scored one after another, so this bounded memo mostly hits.
+        self._score_last: dict[str, tuple[Hashable, int, float, list[tuple[str, int, int]]]] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -169,7 +187,7 @@ class NodeOrderPlugin(Plugin):
     def _task_facts(self, task: TaskInfo) -> ScoreFacts:
         facts = self._facts.get(task.key)
         if facts is None or facts.pod.pod is not task.pod:
-            facts = ScoreFacts(task)
+            facts = ScoreFacts(task, self._score_keys)
             self._facts[task.key] = facts
         return facts
 
@@ -202,27 +220,19 @@ class NodeOrderPlugin(Plugin):
         log = self._ssn.log
         facts = self._task_facts(task)
         k8s_node = self._ssn.node_map.get(node.name)
-        verbose = log.enabled(5)
-        score = 0.0
-        for weight, label, failure, scorer in self._node_scorers:
-            try:
-                if k8s_node is None:
-                    raise ScoreError(
-                        f'getting node "{node.name}" from Snapshot: nodeinfo not found for '
-                        f'node name "{node.name}"'
-                    )
-                s = scorer(facts, k8s_node)
-            except ScoreError as err:
-                log.warning(f"Node: {node.name}, {failure} Failed because of Error: {err}")
-                raise
-            weighted = float(s) * float(weight)
-            score += weighted
-            if verbose:
-                log.v(
-                    5,
-                    f"Node: {node.name}, task<{task.namespace}/{task.name}> {label} weight "
-                    f"{weight}, score: {_fmt(weighted)}",
-                )
+        last = self._score_last.get(node.name)
+        if (
+            last is not None
+            and k8s_node is not None
+            and last[0] is facts.score_key
+            and last[1] == k8s_node.generation
+        ):
+            score, parts = last[2], last[3]
+        else:
+            score, parts = self._score_node(task, facts, node.name, k8s_node)
+            if k8s_node is not None:
+                self._score_last[node.name] = (facts.score_key, k8s_node.generation, score, parts)
+        self._log_parts(task, node.name, parts)
         if log.enabled(4):
             log.v(
                 4,
@@ -230,6 +240,38 @@ class NodeOrderPlugin(Plugin):
                 f"{node.name} is: {_fmt(score)}",
             )
         return score
+
+    def _log_parts(self, task: TaskInfo, name: str, parts: list[tuple[str, int, int]]) -> None:
+        log = self._ssn.log
+        if log.enabled(5):
+            for label, weight, s in parts:
+                log.v(
+                    5,
+                    f"Node: {name}, task<{task.namespace}/{task.name}> {label} weight "
+                    f"{weight}, score: {_fmt(float(s) * float(weight))}",
+                )
+
+    def _score_node(
+        self, task: TaskInfo, facts: ScoreFacts, name: str, k8s_node: K8sNodeInfo | None
+    ) -> tuple[float, list[tuple[str, int, int]]]:
+        score = 0.0
+        parts: list[tuple[str, int, int]] = []
+        for weight, label, failure, scorer in self._node_scorers:
+            try:
+                if k8s_node is None:
+                    raise ScoreError(
+                        f'getting node "{name}" from Snapshot: nodeinfo not found for '
+                        f'node name "{name}"'
+                    )
+                s = scorer(facts, k8s_node)
+            except ScoreError as err:
+                # Volcano has logged the scores computed so far, then warns.
+                self._log_parts(task, name, parts)
+                self._ssn.log.warning(f"Node: {name}, {failure} Failed because of Error: {err}")
+                raise
+            score += float(s) * float(weight)
+            parts.append((label, weight, s))
+        return score, parts
 
     # -- BatchNodeOrder ---------------------------------------------------------------------------
     def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
@@ -270,9 +312,11 @@ class NodeOrderPlugin(Plugin):
     def _inter_pod_affinity_scores(
         self, task: TaskInfo, facts: ScoreFacts, names: list[str]
     ) -> dict[str, float]:
+        if not names:
+            return {}
         if facts.pod.parse_error is not None:
             raise ScoreError(f"failed to parse pod: {facts.pod.parse_error}")
-        topology = inter_pod_affinity_pre_score(facts.pod, self._snapshot) if names else None
+        topology = inter_pod_affinity_pre_score(facts.pod, self._snapshot)
         if topology is None:
             return {}
         raw = [

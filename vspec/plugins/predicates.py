@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from vspec.api.corev1 import Toleration
+from vspec.api.corev1 import NodeSelectorTerm, Toleration
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
@@ -130,12 +130,17 @@ class PredicateEnable:
         return e
 
 
+StableKey = tuple[
+    tuple[tuple[str, str], ...], tuple[NodeSelectorTerm, ...] | None, tuple[Toleration, ...]
+]
+
+
 class TaskFacts:
     """What the filters need from one pending task, derived once per session."""
 
-    __slots__ = ("key", "node_affinity", "pod", "template_uid", "tolerations")
+    __slots__ = ("key", "node_affinity", "pod", "stable_key", "template_uid", "tolerations")
 
-    def __init__(self, task: TaskInfo) -> None:
+    def __init__(self, task: TaskInfo, stable_keys: dict[StableKey, StableKey]) -> None:
         pod = task.pod
         self.key = task.key
         self.pod = PodInfo(pod)
@@ -146,6 +151,15 @@ class TaskFacts:
         # None when every node matches (no nodeSelector, no required node affinity).
         self.node_affinity = None if required.always else required
         self.template_uid = pod.meta.annotations.get(POD_TEMPLATE_KEY, "")
+        # NodeUnschedulable/NodeAffinity/TaintToleration depend only on these pod fields
+        # and the (immutable) node: pods alike share one interned key.
+        node_affinity = pod.affinity.node_affinity if pod.affinity else None
+        key = (
+            tuple(sorted(pod.node_selector.items())),
+            node_affinity.required if node_affinity else None,
+            tuple(pod.tolerations),
+        )
+        self.stable_key = stable_keys.setdefault(key, key)
 
 
 def check_proportional(
@@ -231,6 +245,11 @@ class PredicatesPlugin(Plugin):
         self._affinity_state: InterPodAffinityState | None = None
         self._spread_state: TopologySpreadState | None = None
         self._skip: dict[str, set[str]] = {}
+        self._stable_keys: dict[StableKey, StableKey] = {}
+        # Per node, the last stable-filter result and the pod spec it was for: tasks of
+        # one job are tried one after another, so this bounded memo hits most of the time.
+        self._stable_last: dict[str, tuple[StableKey, Status | None]] = {}
+        self._skippable = 0
         # predicate.CacheEnable: node name -> template uid -> fit.
         self._cache: dict[str, dict[str, bool]] = {}
 
@@ -238,6 +257,8 @@ class PredicatesPlugin(Plugin):
         self.enable = PredicateEnable.from_arguments(self.arguments)
         self._ssn = ssn
         self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
+        e = self.enable
+        self._skippable = sum((e.node_ports, e.pod_affinity, e.pod_topology_spread))
         ssn.add_event_handler(
             EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
         )
@@ -260,7 +281,8 @@ class PredicatesPlugin(Plugin):
             log.error(f"Failed to get node {node_name} info from cache")
             return
         facts = self._facts.get(task.key)
-        k8s_node.add_task(task, facts.pod if facts is not None else None)
+        reuse = facts is not None and facts.pod.pod is task.pod
+        k8s_node.add_task(task, facts.pod if reuse and facts is not None else None)
         log.v(
             4, f"predicates, update pod {task.namespace}/{task.name} allocate to node [{node_name}]"
         )
@@ -295,7 +317,7 @@ class PredicatesPlugin(Plugin):
     def _task_facts(self, task: TaskInfo) -> TaskFacts:
         facts = self._facts.get(task.key)
         if facts is None or facts.pod.pod is not task.pod:
-            facts = TaskFacts(task)
+            facts = TaskFacts(task, self._stable_keys)
             self._facts[task.key] = facts
         return facts
 
@@ -332,7 +354,12 @@ class PredicatesPlugin(Plugin):
             else:
                 self._affinity_state = affinity
         if self.enable.pod_topology_spread:
-            spread = pod_topology_spread_pre_filter(task.pod, self._snapshot)
+            try:
+                spread = pod_topology_spread_pre_filter(task.pod, self._snapshot)
+            except PreFilterError as err:
+                raise PrePredicateError(
+                    f"plugin {POD_TOPOLOGY_SPREAD} pre-predicates failed {err}"
+                ) from err
             if spread is None:
                 self._mark_skip(task, POD_TOPOLOGY_SPREAD)
             else:
@@ -341,12 +368,17 @@ class PredicatesPlugin(Plugin):
     # -- Predicate --------------------------------------------------------------------------------
     def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
         """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably."""
+        name = k8s_node.name
+        last = self._stable_last.get(name)
+        if last is not None and last[0] is facts.stable_key:
+            return last[1]
         node = k8s_node.node
         status = node_unschedulable(facts.tolerations, node) if node.unschedulable else None
         if status is None and self.enable.node_affinity and facts.node_affinity is not None:
             status = node_affinity(facts.node_affinity, node)
         if status is None and self.enable.taint_toleration and node.taints:
             status = taint_toleration(facts.tolerations, node)
+        self._stable_last[name] = (facts.stable_key, status)
         return status
 
     def _cached_stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
@@ -415,7 +447,9 @@ class PredicatesPlugin(Plugin):
                 f"existed <{pods}>",
             )
             statuses.append(Status(Code.Unschedulable, NODE_POD_NUMBER_EXCEEDED, self.name))
-        facts = self._task_facts(task)
+        facts = self._facts.get(task.key)
+        if facts is None or facts.pod.pod is not task.pod:
+            facts = self._task_facts(task)
         if self.enable.cache:
             status = self._cached_stable_filters(facts, k8s_node)
         else:
@@ -423,7 +457,10 @@ class PredicatesPlugin(Plugin):
         if status is not None:
             statuses.append(status)
             raise fit_error(task, node.name, statuses)
-        self._dynamic_filters(task, node, k8s_node, statuses, self._skip.get(task.key, _NO_SKIPS))
+        skips = self._skip.get(task.key, _NO_SKIPS)
+        # Fast path: every pod-dependent filter is skipped for this task (the common case).
+        if len(skips) < self._skippable or self.enable.proportional or log.enabled(5):
+            self._dynamic_filters(task, node, k8s_node, statuses, skips)
         if statuses:
             raise fit_error(task, node.name, statuses)
 

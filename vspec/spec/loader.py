@@ -390,11 +390,12 @@ class _ClusterBuilder:
             for raw, place in mf.expand(entry, at / key / i, _MANIFEST_KINDS.get(key)):
                 convert(raw, place)
 
-    def define(self, kind: str, name: str, at: At) -> None:
-        location = at.location()
-        first = self.defined.setdefault((kind, name), location)
+    def define(self, kind: str, meta: ObjectMeta, at: At) -> None:
+        """Record where an object is defined; the second definition is an error."""
+        location = meta.location or at.location()
+        first = self.defined.setdefault((kind, meta.key), location)
         if first is not location:
-            raise at.error(f"{kind} {name!r} is defined twice; first at {_where(first)}")
+            raise at.error(f"{kind} {meta.key!r} is defined twice; first at {_where(first)}")
 
     def priority_class(self, raw: Mapping[str, Any], at: At) -> None:
         if mf.is_manifest(raw):
@@ -406,7 +407,7 @@ class _ClusterBuilder:
                 global_default=bool(raw.get("globalDefault", False)),
                 preemption_policy=raw.get("preemptionPolicy", "PreemptLowerPriority"),
             )
-        self.define("priority class", pc.meta.key, at)
+        self.define("priority class", pc.meta, at)
         self.cluster.priority_classes.append(pc)
 
     def queue(self, raw: Mapping[str, Any], at: At) -> None:
@@ -426,12 +427,12 @@ class _ClusterBuilder:
                 reclaimable=raw.get("reclaimable"),
                 affinity=None if affinity is None else copy.deepcopy(affinity),
             )
-        self.define("queue", queue.meta.key, at)
+        self.define("queue", queue.meta, at)
         self.cluster.queues.append(queue)
 
     def node(self, raw: Mapping[str, Any], at: At) -> None:
         node = mf.node_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_node(raw, at)
-        self.define("node", node.meta.key, at)
+        self.define("node", node.meta, at)
         self.cluster.nodes.append(node)
 
     def pod_group(self, raw: Mapping[str, Any], at: At) -> None:
@@ -439,12 +440,12 @@ class _ClusterBuilder:
             pg = mf.pod_group_from_manifest(raw, at, default_queue=self.options.default_queue)
         else:
             pg = _compact_pod_group(raw, at, self.options.default_queue)
-        self.define("pod group", pg.meta.key, at)
+        self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
 
     def pod(self, raw: Mapping[str, Any], at: At) -> None:
         pod = mf.pod_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_pod(raw, at)
-        self.define("pod", pod.meta.key, at)
+        self.define("pod", pod.meta, at)
         self.cluster.pods.append(pod)
 
     def job(self, at: At) -> None:
@@ -458,7 +459,7 @@ class _ClusterBuilder:
             # Volcano's job admission: minAvailable defaults to the total of replicas.
             group["minMember"] = sum(int(t.get("replicas", 1)) for t in tasks)
         pg = _compact_pod_group(group, at, self.options.default_queue)
-        self.define("pod group", pg.meta.key, at)
+        self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
         for i, task in enumerate(tasks):
             self.task(task, at / "tasks" / i, pg)
@@ -481,12 +482,12 @@ class _ClusterBuilder:
             template["priorityClassName"] = pg.priority_class_name
         for index in range(int(task.get("replicas", 1))):
             pod = _compact_pod({**template, "name": f"{pg.meta.name}-{task['name']}-{index}"}, at)
-            self.define("pod", pod.meta.key, at)
+            self.define("pod", pod.meta, at)
             self.cluster.pods.append(pod)
 
     def kube_object(self, raw: Mapping[str, Any], at: At) -> None:
         obj: KubeObject = mf.object_from_manifest(raw, at)
-        self.define(obj.kind, obj.meta.key, at)
+        self.define(obj.kind, obj.meta, at)
         self.cluster.objects.append(obj)
 
     def finish(self) -> Cluster:

@@ -8,10 +8,13 @@ bad file must not hide what the rest of a suite says.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -82,6 +85,7 @@ class RunReport:
     problems: list[str] = field(default_factory=list)  # missing paths, files with no spec
     root: Path = field(default_factory=Path.cwd)  # common root of the paths that were run
     duration: float = 0.0
+    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM; the outcomes so far are kept
 
     def counts(self) -> Counter[Status]:
         return Counter(o.status for o in self.outcomes)
@@ -94,25 +98,37 @@ class RunReport:
         return 1 if any(o.failing for o in self.outcomes) else 0
 
 
+class SpecTimeout(Exception):
+    """A spec ran longer than its time limit: an engine that loops is that spec's error."""
+
+
 def execute(
-    spec: Spec, *, seed: int | None = None, simulate: Simulate | None = None
+    spec: Spec,
+    *,
+    seed: int | None = None,
+    simulate: Simulate | None = None,
+    timeout: float | None = None,
 ) -> SpecOutcome:
-    """Run ``spec`` and check its expectations; passed, failed or error (skip/xfail ignored)."""
+    """Run ``spec`` and check its expectations; passed, failed or error (skip/xfail ignored).
+
+    ``timeout`` (seconds) is enforced with SIGALRM, so only in the main thread on POSIX.
+    """
     used_seed = spec.seed if seed is None else seed
     outcome = SpecOutcome(spec.name, spec.location, Status.PASSED, seed=used_seed, tags=spec.tags)
     engine = simulate if simulate is not None else _engine()
     start = time.perf_counter()
     try:
-        result = engine(
-            spec.scheduler,
-            spec.cluster,
-            seed=used_seed,
-            now=spec.now,
-            cycles=spec.cycles,
-            verbosity=spec.verbosity,
-            probes=spec.probes,
-        )
-        messages = [*check(spec, result), *check_invariants(spec, result)]
+        with _deadline(timeout):
+            result = engine(
+                spec.scheduler,
+                spec.cluster,
+                seed=used_seed,
+                now=spec.now,
+                cycles=spec.cycles,
+                verbosity=spec.verbosity,
+                probes=spec.probes,
+            )
+            messages = [*check(spec, result), *check_invariants(spec, result)]
     except VspecError as exc:
         _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
     except Exception as exc:  # an engine bug: that spec's error, the others still run
@@ -129,7 +145,11 @@ def execute(
 
 
 def run_spec(
-    spec: Spec, *, seed: int | None = None, simulate: Simulate | None = None
+    spec: Spec,
+    *,
+    seed: int | None = None,
+    simulate: Simulate | None = None,
+    timeout: float | None = None,
 ) -> SpecOutcome:
     """Run ``spec`` honouring ``skip`` and ``xfail`` (an invalid spec is never excused)."""
     if spec.skip is not None:
@@ -141,7 +161,7 @@ def run_spec(
             tags=spec.tags,
             reason=spec.skip,
         )
-    outcome = execute(spec, seed=seed, simulate=simulate)
+    outcome = execute(spec, seed=seed, simulate=simulate, timeout=timeout)
     if spec.xfail is not None and not outcome.invalid:
         outcome.status = Status.XPASSED if outcome.status is Status.PASSED else Status.XFAILED
         outcome.reason = spec.xfail
@@ -154,10 +174,13 @@ def run_paths(
     keyword: str | None = None,
     seed: int | None = None,
     simulate: Simulate | None = None,
+    timeout: float | None = None,
     on_outcome: Callable[[SpecOutcome], None] | None = None,
 ) -> RunReport:
     """Discover, load and run every spec under ``paths``, in one process.
 
+    A ``KeyboardInterrupt`` ends the run early with the outcomes so far (the spec that was
+    running counts as an error), so a report can still be written.
     Raises :class:`vspec.spec.keyword.KeywordError` for a malformed ``keyword``.
     """
     select = compile_keyword(keyword or "")
@@ -169,13 +192,22 @@ def run_paths(
         if on_outcome is not None:
             on_outcome(outcome)
 
-    for path, named in spec_files(paths, report.problems):
-        specs, errors = load_specs(path, named=named, problems=report.problems)
-        for error in errors:
-            emit(error)
-        for spec in specs:
-            if select(spec_keywords(spec, report.root)):
-                emit(run_spec(spec, seed=seed, simulate=simulate))
+    current: Spec | None = None
+    try:
+        for path, named in spec_files(paths, report.problems):
+            specs, errors = load_specs(path, named=named, problems=report.problems)
+            for error in errors:
+                emit(error)
+            for spec in specs:
+                if select(spec_keywords(spec, report.root)):
+                    current = spec
+                    outcome = run_spec(spec, seed=seed, simulate=simulate, timeout=timeout)
+                    current = None
+                    emit(outcome)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        if current is not None:
+            emit(SpecOutcome(current.name, current.location, Status.ERROR, ["interrupted"]))
     report.duration = time.perf_counter() - start
     return report
 
@@ -210,10 +242,11 @@ def load_specs(
     path: Path, *, named: bool, problems: list[str]
 ) -> tuple[list[Spec], list[SpecOutcome]]:
     """The specs of one file, and an error outcome for each invalid one."""
+    from vspec.framework.registry import action_names
     from vspec.spec.loader import load_file
 
     try:
-        loaded = load_file(path)
+        loaded = load_file(path, known_actions=action_names())
     except VspecError as exc:
         return [], [invalid_outcome(exc, path)]
     except Exception as exc:  # a loader bug must not stop the other files
@@ -270,6 +303,25 @@ def _where(exc: Exception) -> str:
         return ""
     last = frames[-1]
     return f" (at {last.filename}:{last.lineno})"
+
+
+@contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not seconds or not usable:
+        yield
+        return
+
+    def expire(_signum: int, _frame: object) -> None:
+        raise SpecTimeout(f"timed out after {seconds:g}s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _engine() -> Simulate:

@@ -1,0 +1,319 @@
+"""Each invariant holds for the real engine and catches a deliberately broken one.
+
+Every test runs one small scenario twice: with the engine as it is (no violation), then
+with one piece of it broken by monkeypatching (the invariant reports it). A check that
+could not fail would pass the first half and fail the second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import pytest
+from property_builders import cluster, node, pod, pod_group, run, violations
+
+from vspec.api.corev1 import Taint
+from vspec.api.job_info import JobInfo
+from vspec.api.objects import ObjectMeta, PriorityClass, Queue
+from vspec.api.resource import Resource
+from vspec.api.types import TaskStatus
+from vspec.framework import registry, scheduler
+from vspec.framework.interface import Action, Plugin
+from vspec.framework.session import Session
+from vspec.framework.statement import Statement
+from vspec.invariants import catalogue, check_invariants
+
+
+def test_catalogue_names_the_contract_invariants() -> None:
+    names = [inv.name for inv in catalogue()]
+    assert names == [
+        "gang-atomicity",
+        "no-overcommit",
+        "predicates-respected",
+        "queue-capability",
+        "logprint-correct",
+        "deterministic",
+        "no-priority-inversion",
+        "pipelined-consistent",
+        "conservation",
+    ]
+    for inv in catalogue():
+        assert inv.summary and inv.definition and inv.applies
+
+
+GANG = {
+    "actions": "enqueue, allocate",
+    "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}]}],
+}
+
+
+def gang_world() -> Any:
+    # One node with room for 2 of a 3-pod gang: Volcano binds none of them.
+    return cluster(
+        [node("n0", cpu=2)],
+        [pod("g", f"g-w-{i}") for i in range(3)],
+        [pod_group("g", 3)],
+    )
+
+
+def test_gang_atomicity(monkeypatch: pytest.MonkeyPatch) -> None:
+    inputs, result = run(GANG, gang_world())
+    assert result.binds == []
+    assert violations("gang-atomicity", inputs, result) == []
+
+    monkeypatch.setattr(Statement, "discard", Statement.commit)  # commit partial gangs
+    inputs, result = run(GANG, gang_world())
+    assert len(result.binds) == 2
+    [message] = violations("gang-atomicity", inputs, result)
+    assert "job ns/g had 2 pod(s) bound" in message and "minMember 3" in message
+
+
+ALLOCATE = {"actions": "enqueue, allocate", "tiers": [{"plugins": [{"name": "priority"}]}]}
+
+
+def test_no_overcommit(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", cpu=2)],
+            [pod(f"j{i}", f"j{i}-p", cpu=1) for i in range(3)],
+            [pod_group(f"j{i}", 1) for i in range(3)],
+        )
+
+    inputs, result = run(ALLOCATE, world())
+    assert len(result.binds) == 2
+    assert violations("no-overcommit", inputs, result) == []
+
+    # Every resource comparison says "fits": a third pod lands on the full node.
+    monkeypatch.setattr(Resource, "less_equal_with_resources_name", lambda self, rr, d: [])
+    monkeypatch.setattr(Resource, "less_equal", lambda self, rr, d: True)
+    inputs, result = run(ALLOCATE, world())
+    assert len(result.binds) == 3
+    [message] = violations("no-overcommit", inputs, result)
+    assert "node n0 holds cpu 3" in message and "above allocatable cpu 2" in message
+
+
+PREDICATES = {
+    "actions": "enqueue, allocate",
+    "tiers": [{"plugins": [{"name": "priority"}, {"name": "predicates"}]}],
+}
+
+
+def test_predicates_respected(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        tainted = node("n0", cpu=4, taints=[Taint("dedicated", "x", "NoSchedule")])
+        return cluster([tainted, node("n1", cpu=0)], [pod("j", "j-p", cpu=1)], [pod_group("j", 1)])
+
+    inputs, result = run(PREDICATES, world())
+    assert result.binds == []
+    assert violations("predicates-respected", inputs, result) == []
+
+    monkeypatch.setattr(Session, "predicate_for_allocate_action", lambda self, task, node: None)
+    inputs, result = run(PREDICATES, world())
+    assert [(b.task, b.node) for b in result.binds] == [("ns/j-p", "n0")]
+    [message] = violations("predicates-respected", inputs, result)
+    assert "untolerated taint {dedicated: x}" in message
+
+
+PROPORTION = {
+    "actions": "enqueue, allocate",
+    "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "proportion"}]}],
+}
+
+
+def test_queue_capability(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        capped = Queue(ObjectMeta("q"), capability={"cpu": Fraction(1)})
+        return cluster(
+            [node("n0", cpu=4)],
+            [pod("j", f"j-p-{i}") for i in range(2)],
+            [pod_group("j", 2)],
+            queues=[capped],
+        )
+
+    inputs, result = run(PROPORTION, world())
+    assert result.binds == []
+    assert violations("queue-capability", inputs, result) == []
+
+    monkeypatch.setattr(Session, "allocatable", lambda self, queue, task: True)
+    inputs, result = run(PROPORTION, world())
+    assert len(result.binds) == 2
+    [message] = violations("queue-capability", inputs, result)
+    assert "queue q is allocated cpu 2" in message and "capability cpu 1" in message
+
+
+LOGPRINT = {
+    "actions": "print, enqueue, allocate",
+    "tiers": [{"plugins": [{"name": "gang"}, {"name": "logprint"}]}],
+}
+
+
+class BrokenLogprint(Plugin):
+    """Forgets the last job and fills a verb badly."""
+
+    name: ClassVar[str] = "logprint"
+
+    def on_session_open(self, ssn: Session) -> None:
+        def print_jobs(jobs: list[JobInfo]) -> None:
+            for job in jobs[:-1]:
+                ssn.log.v(1, f"Job {job.namespace}/{job.name} is pending: %!d(string=x)")
+
+        ssn.add_print_fn(self.name, print_jobs)
+
+
+def test_logprint_correct(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", cpu=1)],
+            [pod("a", "a-p"), pod("b", "b-p", node_name="n0")],
+            [pod_group("a", 1, phase="Pending"), pod_group("b", 1, phase="Running")],
+        )
+
+    inputs, result = run(LOGPRINT, world(), verbosity=1)
+    assert violations("logprint-correct", inputs, result) == []
+
+    monkeypatch.setitem(registry._PLUGINS, "logprint", BrokenLogprint)
+    inputs, result = run(LOGPRINT, world(), verbosity=1)
+    messages = violations("logprint-correct", inputs, result)
+    assert any("unfilled format verb" in m for m in messages)
+    assert any("missing 1 'Job ns/b is ready'" in m for m in messages)
+
+
+def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster([node("n0"), node("n1")], [pod("j", "j-p")], [pod_group("j", 1)])
+
+    inputs, result = run(ALLOCATE, world())
+    assert violations("deterministic", inputs, result) == []
+
+    calls = iter(range(1000))  # a hidden global: each call picks another node
+
+    def alternate(ssn: Session, scores: dict[float, list[Any]]) -> Any:
+        best = scores[max(scores)]
+        return best[next(calls) % len(best)]
+
+    monkeypatch.setattr("vspec.actions.allocate.select_best_node", alternate)
+    inputs, result = run(ALLOCATE, world())
+    assert violations("deterministic", inputs, result) == [
+        "a second run with seed 3 gives different binds",
+        "a second run with seed 3 gives different tasks",
+        "a second run with seed 3 gives different logs",
+    ]
+
+
+PREEMPT = {
+    "actions": "enqueue, allocate, preempt",
+    "tiers": [
+        {
+            "plugins": [
+                {
+                    "name": "priority",
+                    "enableJobOrder": True,
+                    "enableTaskOrder": True,
+                    "enablePreemptable": True,
+                    "enableJobStarving": True,
+                }
+            ]
+        }
+    ],
+}
+
+
+def test_no_priority_inversion(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 1)]
+        return cluster(
+            [node("n0", cpu=1)],
+            [pod("run", "run-p", node_name="n0"), pod("wait", "wait-p")],
+            [
+                pod_group("run", 1, phase="Running", priority_class="high"),
+                pod_group("wait", 1, priority_class="low"),
+            ],
+            classes=classes,
+        )
+
+    inputs, result = run(PREEMPT, world(), default_flags=False)
+    assert result.evictions == []
+    assert violations("no-priority-inversion", inputs, result) == []
+
+    monkeypatch.setattr(
+        Session, "preemptable", lambda self, preemptor, preemptees: list(preemptees)
+    )
+    inputs, result = run(PREEMPT, world(), default_flags=False)
+    assert [e.task for e in result.evictions] == ["ns/run-p"]
+    [message] = violations("no-priority-inversion", inputs, result)
+    assert "ns/run-p (job ns/run, priority 100) was preempted" in message
+
+
+class PipelineAnywhere(Action):
+    """Pipelines every pending task on the first node, room or not."""
+
+    name: ClassVar[str] = "allocate"
+
+    def execute(self, ssn: Session) -> None:
+        first = ssn.node_list[0]
+        for job in ssn.jobs.values():
+            for task in job.tasks_in(TaskStatus.Pending):
+                ssn.pipeline(task, first.name)
+
+
+def test_pipelined_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", cpu=1)],
+            [pod("run", "run-p", node_name="n0"), pod("wait", "wait-p")],
+            [pod_group("run", 1, phase="Running"), pod_group("wait", 1)],
+        )
+
+    inputs, result = run(ALLOCATE, world())
+    assert result.binds == [] and violations("pipelined-consistent", inputs, result) == []
+
+    monkeypatch.setitem(registry._ACTIONS, "allocate", PipelineAnywhere)
+    inputs, result = run(ALLOCATE, world())
+    assert result.pipelined["ns/wait"] == [("ns/wait-p", "n0")]
+    [message] = violations("pipelined-consistent", inputs, result)
+    assert "node n0: pipelined ns/wait-p need cpu 2" in message
+
+
+def test_conservation(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster([node("n0")], [pod("j", "j-p"), pod("k", "k-p")], [pod_group("j", 1)])
+
+    inputs, result = run(ALLOCATE, world())
+    assert violations("conservation", inputs, result) == []
+
+    advance = scheduler.advance
+
+    def leaky(cluster: Any, ssn: Session) -> Any:
+        after = advance(cluster, ssn)
+        after.pods = after.pods[1:]
+        return after
+
+    monkeypatch.setattr(scheduler, "advance", leaky)
+    inputs, result = run(ALLOCATE, world())
+    [message] = violations("conservation", inputs, result)
+    assert message == "final cluster: pods lost ['ns/j-p'], pods appeared []"
+
+
+def test_check_invariants_selects_requests_and_disables() -> None:
+    inputs, result = run(GANG, gang_world())
+    assert check_invariants(inputs.conf, inputs.cluster, result, seed=3) == []
+    assert check_invariants(
+        inputs.conf,
+        inputs.cluster,
+        result,
+        requested=["nonsense"],
+        disabled=["deterministic"],
+        seed=3,
+    ) == [
+        "invariants: unknown invariant 'nonsense' (known: gang-atomicity, no-overcommit, "
+        "predicates-respected, queue-capability, logprint-correct, deterministic, "
+        "no-priority-inversion, pipelined-consistent, conservation)"
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _builtins_loaded() -> Iterator[None]:
+    registry.load_builtins()  # before monkeypatch.setitem replaces an entry
+    yield

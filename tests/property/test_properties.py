@@ -1,0 +1,101 @@
+"""Property tests: the invariants hold on drawn clusters and configurations.
+
+Example counts come from the Hypothesis profile (``dev``/``ci`` small, ``fuzz`` large);
+see conftest.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vspec.api.objects import Cluster
+from vspec.api.resource import Resource
+from vspec.errors import VspecError
+from vspec.framework.conf import SchedulerConf
+from vspec.framework.scheduler import simulate
+from vspec.fuzz import SEED_CONF, examine
+from vspec.invariants.history import allocatable, dims, request, taint_fails
+from vspec.spec.model import Spec
+from vspec.strategies import (
+    ClusterBounds,
+    ConfSpace,
+    GeneratedSpec,
+    generate_params,
+    generated_clusters,
+    specs,
+)
+
+CORE_PLUGINS = (
+    "priority",
+    "gang",
+    "conformance",
+    "drf",
+    "predicates",
+    "proportion",
+    "nodeorder",
+    "binpack",
+    "overcommit",
+    "logprint",
+)
+CORE_ACTIONS = ("print", "enqueue", "allocate", "backfill")
+
+
+@given(specs(ConfSpace(fixed=SEED_CONF)))
+def test_seed_configuration_keeps_every_invariant(case: GeneratedSpec) -> None:
+    assert examine(case) == {}
+
+
+@given(specs(ConfSpace(actions=CORE_ACTIONS, plugins=CORE_PLUGINS), ClusterBounds(max_jobs=4)))
+def test_core_configurations_keep_every_invariant(case: GeneratedSpec) -> None:
+    assert examine(case) == {}
+
+
+@given(generate_params(max_nodes=20, max_jobs=20), st.integers(0, 1000))
+def test_generator_is_deterministic_and_never_overcommits(params: dict, seed: int) -> None:
+    from vspec.generate import generate_cluster
+
+    cluster = generate_cluster(params, seed)
+    assert cluster == generate_cluster(params, seed)
+    nodes = {n.meta.name: n for n in cluster.nodes}
+    used: dict[str, Resource] = {}
+    for pod in cluster.pods:
+        if pod.node_name:
+            assert pod.phase == "Running"
+            assert taint_fails(pod, nodes[pod.node_name]) is None
+            used.setdefault(pod.node_name, Resource()).add(request(pod))
+    for name, total in used.items():
+        limit = allocatable(nodes[name])
+        assert all(total.get(d) <= limit.get(d) for d in dims(total))
+
+
+@given(generated_clusters(max_nodes=5, max_jobs=5))
+def test_generated_clusters_run(cluster: object) -> None:
+    case = GeneratedSpec(dict(SEED_CONF), cluster)  # type: ignore[arg-type]
+    assert examine(case) == {}
+
+
+def outcome(conf: SchedulerConf, cluster: Cluster, spec: GeneratedSpec | Spec) -> object:
+    """What a run shows: binds, evictions and logs, or the error it raised."""
+    try:
+        result = simulate(
+            conf, cluster, seed=spec.seed, cycles=spec.cycles, verbosity=spec.verbosity
+        )
+    except VspecError as exc:
+        return str(exc)
+    return result.binds, result.evictions, [line.text for line in result.logs]
+
+
+@given(specs())
+def test_written_specs_load_back_to_the_same_run(
+    tmp_path_factory: pytest.TempPathFactory, case: GeneratedSpec
+) -> None:
+    from vspec.spec.loader import load_file
+
+    path = tmp_path_factory.mktemp("doc") / "spec.yaml"
+    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    [spec] = load_file(path).specs
+    assert (spec.seed, spec.cycles, spec.verbosity) == (case.seed, case.cycles, case.verbosity)
+    assert outcome(spec.scheduler, spec.cluster, spec) == outcome(case.conf, case.cluster, case)

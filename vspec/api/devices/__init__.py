@@ -1,0 +1,50 @@
+"""Shared devices a node offers beside its resources (``api/shared_device_pool.go``,
+``api/devices``): GPU sharing by memory or number (:mod:`.gpushare`) and HAMi vGPU
+(:mod:`.vgpu`). A session keeps one pool per node and kind in ``NodeInfo.others``;
+the deviceshare plugin filters and assigns with them.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from vspec.api.objects import Pod
+
+GPU_SHARING_DEVICE = "GpuShare"
+VGPU_DEVICE = "hamivgpu"
+REGISTERED_DEVICES = (GPU_SHARING_DEVICE, VGPU_DEVICE)
+
+
+class Logger(Protocol):
+    """The part of the session's klog a device pool writes to."""
+
+    def v(self, level: int, text: str) -> None: ...
+
+    def warning(self, text: str) -> None: ...
+
+    def error(self, text: str) -> None: ...
+
+
+class DeviceError(Exception):
+    """The pod cannot be given devices on this node."""
+
+
+class Devices(Protocol):
+    """``api.Devices``: what the deviceshare plugin asks of every pool."""
+
+    name: str
+
+    def add_resource(self, pod: Pod, log: Logger) -> None:
+        """Account a pod already holding devices (from its annotations)."""
+
+    def has_device_request(self, pod: Pod) -> bool: ...
+
+    def filter_node(self, pod: Pod, policy: str, log: Logger) -> str | None:
+        """Why the pod does not fit (the status reason), or None."""
+
+    def score_node(self, pod: Pod, policy: str) -> float: ...
+
+    def allocate(self, pod: Pod, log: Logger) -> None:
+        """Take devices for the pod; DeviceError when none fit."""
+
+    def release(self, pod: Pod) -> None: ...

@@ -42,7 +42,11 @@ SEED_CONF: dict[str, Any] = {
     "actions": "print, enqueue, allocate, backfill",
     "tiers": [
         {"plugins": [{"name": n} for n in ("priority", "gang", "conformance", "logprint")]},
-        {"plugins": [{"name": n} for n in ("drf", "predicates", "proportion", "nodeorder", "binpack")]},
+        {
+            "plugins": [
+                {"name": n} for n in ("drf", "predicates", "proportion", "nodeorder", "binpack")
+            ]
+        },
     ],
 }
 
@@ -57,7 +61,11 @@ def workload(scale: int, seed: int = 1) -> Cluster:
         nodes.append(
             Node(
                 ObjectMeta(f"n{i}", labels=labels),
-                allocatable={"cpu": Fraction(16), "memory": Fraction(64 * 2**30), "pods": Fraction(110)},
+                allocatable={
+                    "cpu": Fraction(16),
+                    "memory": Fraction(64 * 2**30),
+                    "pods": Fraction(110),
+                },
                 taints=taints,
             )
         )
@@ -87,18 +95,24 @@ def workload(scale: int, seed: int = 1) -> Cluster:
                 node_cursor += 1
                 running_budget -= cpu
             selector = {"zone": f"z{j % 4}"} if j % 7 == 0 else {}
-            tolerations = [Toleration("dedicated", "Equal", "gpu", "NoSchedule")] if j % 9 == 0 else []
+            tolerations = (
+                [Toleration("dedicated", "Equal", "gpu", "NoSchedule")] if j % 9 == 0 else []
+            )
             pods.append(
                 Pod(
                     ObjectMeta(
-                        f"{name}-w-{t}", ns, uid=f"{ns}-{name}-w-{t}",
+                        f"{name}-w-{t}",
+                        ns,
+                        uid=f"{ns}-{name}-w-{t}",
                         annotations={GROUP_NAME_ANNOTATION: name},
                     ),
                     phase="Running" if node_name else "Pending",
                     node_name=node_name,
                     node_selector=selector,
                     tolerations=tolerations,
-                    containers=[Container(requests={"cpu": Fraction(cpu), "memory": Fraction(2**30)})],
+                    containers=[
+                        Container(requests={"cpu": Fraction(cpu), "memory": Fraction(2**30)})
+                    ],
                 )
             )
     return Cluster(nodes, pods, pod_groups, queues, classes)
@@ -114,7 +128,9 @@ def instrument() -> tuple[dict[str, float], list[int]]:
         assert cls is not None
         original = cls.execute
 
-        def timed(self: Any, ssn: Session, _orig: Callable[..., None] = original, _n: str = entry.name) -> None:
+        def timed(
+            self: Any, ssn: Session, _orig: Callable[..., None] = original, _n: str = entry.name
+        ) -> None:
             start = time.process_time()
             _orig(self, ssn)
             times[_n] += time.process_time() - start

@@ -267,7 +267,7 @@ def test_pod_defaults_mirror_volcanos_builders(tmp_path: Path) -> None:
     assert pod.meta.creation_timestamp == ZERO_TIME and pod.meta.deletion_timestamp is None
     assert pod.priority is None and pod.group_name == "" and pod.job_id == ""
     assert len(pod.containers) == 1 and pod.containers[0].requests == {}
-    assert pod.scheduler_name == "volcano"
+    assert pod.scheduler_name == ""  # unset: placed by vspec
 
 
 def test_pod_keys(tmp_path: Path) -> None:
@@ -707,7 +707,7 @@ def test_pod_manifest_defaults(tmp_path: Path) -> None:
         "Pending",
         [],
     )
-    assert pod.scheduler_name == "volcano" and pod.priority is None
+    assert pod.scheduler_name == ""  # unset: placed by vspec and pod.priority is None
 
 
 def test_node_manifest_is_taken_exactly_as_written(tmp_path: Path) -> None:

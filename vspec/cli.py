@@ -205,12 +205,14 @@ def _plugins(_args: argparse.Namespace) -> int:
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    width = max((len(e.name) for _, entries in sections for e in entries), default=0)
     for title, entries in sections:
         print(f"{title}:")
         for entry in entries:
-            print(f"  {entry.name}" + (f"  {entry.doc}" if entry.doc else ""))
+            print(f"  {entry.name:<{width}}  {entry.doc}".rstrip())
             for arg in entry.arguments:
-                line = f"      {arg.name} ({arg.type}, default {arg.default})"
+                default = arg.default or '""'
+                line = f"      {arg.name} ({arg.type}, default {default})"
                 print(line + (f": {arg.help}" if arg.help else ""))
     return EXIT_OK
 
@@ -218,6 +220,8 @@ def _plugins(_args: argparse.Namespace) -> int:
 def _invariants(_args: argparse.Namespace) -> int:
     from vspec.spec.invariants import invariants
 
-    for inv in invariants():
-        print(f"{inv.name}  {inv.doc}")
+    catalogue = invariants()
+    width = max(len(inv.name) for inv in catalogue)
+    for inv in catalogue:
+        print(f"{inv.name:<{width}}  {inv.doc}")
     return EXIT_OK

@@ -7,7 +7,7 @@ These are plain model types; the spec loader builds them and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from vspec.errors import Location
 
@@ -60,4 +60,4 @@ class OrderProbe:
     location: Location | None = field(default=None, compare=False)
 
 
-Probe = Union[TaskProbe, JobProbe, VictimProbe, VictimTasksProbe, OrderProbe]
+Probe = TaskProbe | JobProbe | VictimProbe | VictimTasksProbe | OrderProbe

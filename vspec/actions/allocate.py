@@ -73,7 +73,10 @@ class Allocate(Action):
         self._allocate_resources(ssn, queues, jobs_map)
 
     def _pick_up_queues_and_jobs(
-        self, ssn: Session, queues: PriorityQueue[QueueInfo], jobs_map: dict[str, PriorityQueue[JobInfo]]
+        self,
+        ssn: Session,
+        queues: PriorityQueue[QueueInfo],
+        jobs_map: dict[str, PriorityQueue[JobInfo]],
     ) -> None:
         log = ssn.log
         for job in ssn.jobs.values():
@@ -113,7 +116,10 @@ class Allocate(Action):
             jobs_map[job.queue].push(job)
 
     def _allocate_resources(
-        self, ssn: Session, queues: PriorityQueue[QueueInfo], jobs_map: dict[str, PriorityQueue[JobInfo]]
+        self,
+        ssn: Session,
+        queues: PriorityQueue[QueueInfo],
+        jobs_map: dict[str, PriorityQueue[JobInfo]],
     ) -> None:
         log = ssn.log
         pending_tasks: dict[str, PriorityQueue[TaskInfo]] = {}
@@ -136,7 +142,8 @@ class Allocate(Action):
                 continue
             log.v(
                 3,
-                f"Try to allocate resource to {len(tasks)} tasks of Job <{job.namespace}/{job.name}>",
+                f"Try to allocate resource to {len(tasks)} tasks of "
+                f"Job <{job.namespace}/{job.name}>",
             )
             self._allocate_for_tasks(ssn, tasks, job, jobs, queue)
             queues.push(queue)
@@ -176,10 +183,18 @@ class Allocate(Action):
         while not tasks.empty():
             task = tasks.pop()
             if not ssn.allocatable(queue, task):
-                log.v(3, f"Queue <{queue.name}> is overused when considering task <{task.name}>, ignore it.")
+                log.v(
+                    3,
+                    f"Queue <{queue.name}> is overused when considering task <{task.name}>, "
+                    "ignore it.",
+                )
                 continue
             if job.task_has_fit_errors(task):
-                log.v(5, f"Task {task.name} with role spec {task.task_role} has already predicated failed, skip")
+                log.v(
+                    5,
+                    f"Task {task.name} with role spec {task.task_role} has already "
+                    "predicated failed, skip",
+                )
                 continue
             log.v(3, f"There are <{len(ssn.nodes)}> nodes for Job <{job.namespace}/{job.name}>")
             try:

@@ -46,7 +46,11 @@ class Backfill(Action):
             except Exception as err:
                 if type(err).__module__.startswith("vspec.errors"):
                     raise
-                log.v(3, f"PrePredicate for task {task.namespace}/{task.name} failed in backfill for: {err}")
+                log.v(
+                    3,
+                    f"PrePredicate for task {task.namespace}/{task.name} failed in backfill "
+                    f"for: {err}",
+                )
                 for name in ssn.nodes:
                     fe.set_node_error(name, err)
                 job.nodes_fit_errors[task.uid] = fe

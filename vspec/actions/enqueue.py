@@ -31,7 +31,9 @@ class Enqueue(Action):
                 job.schedule_start_timestamp = ssn.now
             queue = ssn.queues.get(job.queue)
             if queue is None:
-                log.error(f"Failed to find Queue <{job.queue}> for Job <{job.namespace}/{job.name}>")
+                log.error(
+                    f"Failed to find Queue <{job.queue}> for Job <{job.namespace}/{job.name}>"
+                )
                 continue
             if queue.uid not in seen:
                 log.v(5, f"Added Queue <{queue.name}> for Job <{job.namespace}/{job.name}>")

@@ -11,7 +11,8 @@ import re
 from collections import Counter
 from datetime import datetime, timedelta
 
-from vspec.api.objects import ZERO_TIME, Condition, PodGroup
+from vspec.api.corev1 import Condition
+from vspec.api.objects import ZERO_TIME, PodGroup
 from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
@@ -359,9 +360,8 @@ class JobInfo:
         parts = sorted(f"{n} {reason}" for reason, n in reasons.items())
         msg = f"{POD_GROUP_NOT_READY}, {', '.join(parts)}"
         pending = [
-            self.task_scheduling_reason(uid)[0] for uid in self.task_status_index.get(
-                TaskStatus.Pending, {}
-            )
+            self.task_scheduling_reason(uid)[0]
+            for uid in self.task_status_index.get(TaskStatus.Pending, {})
         ]
         if pending:
             msg += f"; Pending: {', '.join(histogram(pending))}"

@@ -24,19 +24,19 @@ class NodeInfo:
     """Tasks are stored as clones keyed by ``namespace/name``, as in Volcano."""
 
     __slots__ = (
-        "name",
-        "node",
-        "ready",
         "allocatable",
         "capacity",
         "idle",
-        "used",
-        "releasing",
-        "pipelined",
+        "name",
+        "node",
+        "others",
         "oversubscription",
+        "pipelined",
+        "ready",
+        "releasing",
         "revocable_zone",
         "tasks",
-        "others",
+        "used",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:

@@ -8,7 +8,7 @@ built by the spec loader, never mutated by a session. Sessions snapshot them int
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from vspec.api.corev1 import (
@@ -24,7 +24,7 @@ from vspec.api.corev1 import (
 from vspec.errors import Location
 
 # Go's zero time: what Volcano's test builders leave in every creationTimestamp.
-ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"

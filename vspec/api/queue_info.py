@@ -9,7 +9,7 @@ HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
 
 
 class QueueInfo:
-    __slots__ = ("uid", "name", "weight", "hierarchy", "weights", "queue")
+    __slots__ = ("hierarchy", "name", "queue", "uid", "weight", "weights")
 
     def __init__(self, queue: Queue) -> None:
         self.uid = queue.meta.name

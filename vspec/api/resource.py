@@ -55,7 +55,7 @@ def _le(left: float, right: float) -> bool:
 class Resource:
     """A resource vector. ``scalars`` keeps insertion order (Go's map order is random)."""
 
-    __slots__ = ("milli_cpu", "memory", "scalars", "max_task_num")
+    __slots__ = ("max_task_num", "memory", "milli_cpu", "scalars")
 
     def __init__(
         self,
@@ -215,10 +215,7 @@ class Resource:
                 if name in rs and not _le(left, rs[name]):
                     return False
             return True
-        for name, left in self.scalars.items():
-            if not _le(left, rs.get(name, 0.0)):
-                return False
-        return True
+        return all(_le(left, rs.get(name, 0.0)) for name, left in self.scalars.items())
 
     def less_equal_with_resources_name(self, rr: Resource, dflt: Dimension) -> list[str]:
         """The names of the dimensions that do not fit (empty when ``self <= rr``)."""

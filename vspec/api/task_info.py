@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 from vspec.api.objects import TASK_SPEC_KEY, Pod
@@ -12,6 +13,7 @@ from vspec.api.types import TaskStatus
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
 TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
+_INT32 = re.compile(r"^[+-]?[0-9]{1,10}$")
 NUMA_POLICY_KEY = "volcano.sh/numa-topology-policy"
 
 
@@ -102,26 +104,26 @@ class TaskInfo:
     """Mutable per-session task state; ``pod`` is shared, never mutated."""
 
     __slots__ = (
-        "uid",
+        "best_effort",
+        "eviction_occurred",
+        "has_restartable_init_container",
+        "init_resreq",
         "job",
+        "key",
+        "last_transaction",
         "name",
         "namespace",
-        "task_role",
-        "resreq",
-        "init_resreq",
         "node_name",
-        "status",
-        "eviction_occurred",
-        "last_transaction",
-        "priority",
-        "preemptable",
-        "best_effort",
-        "has_restartable_init_container",
-        "sch_gated",
-        "revocable_zone",
         "numa_info",
         "pod",
-        "key",
+        "preemptable",
+        "priority",
+        "resreq",
+        "revocable_zone",
+        "sch_gated",
+        "status",
+        "task_role",
+        "uid",
     )
 
     def __init__(self, pod: Pod) -> None:
@@ -140,11 +142,8 @@ class TaskInfo:
         self.last_transaction: TransactionContext | None = None
         self.priority = 1 if pod.priority is None else pod.priority
         annotated = pod.meta.annotations.get(TASK_PRIORITY_ANNOTATION)
-        if annotated is not None:
-            try:
-                self.priority = int(annotated)
-            except ValueError:
-                pass
+        if annotated is not None and _INT32.match(annotated):
+            self.priority = int(annotated)
         self.preemptable = pod_preemptable(pod)
         self.best_effort = init_resreq.is_empty()
         self.has_restartable_init_container = any(

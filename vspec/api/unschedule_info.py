@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Protocol
 
 from vspec.api.types import Code, Status
 
@@ -53,9 +54,12 @@ class FitError(Exception):
         )
 
 
-class _Named:
-    namespace: str
-    name: str
+class _Named(Protocol):
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
 
 class FitErrors:

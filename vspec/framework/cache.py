@@ -35,7 +35,9 @@ class Effects:
 
     binds: list[tuple[str, str]] = field(default_factory=list)  # (ns/name, node)
     evictions: list[tuple[str, str]] = field(default_factory=list)  # (ns/name, reason)
-    events: list[tuple[str, str, str, str]] = field(default_factory=list)  # (obj, type, reason, msg)
+    events: list[tuple[str, str, str, str]] = field(
+        default_factory=list
+    )  # (obj, type, reason, msg)
 
 
 class SchedulerCache:
@@ -94,12 +96,17 @@ class SchedulerCache:
         for uid, job in self.jobs.items():
             if job.pod_group is None:
                 if self.log.enabled(4):
-                    self.log.v(4, f"The scheduling spec of Job <{uid}:{job.namespace}/{job.name}> is nil, ignore it.")
+                    self.log.v(
+                        4,
+                        f"The scheduling spec of Job <{uid}:{job.namespace}/{job.name}> is nil, "
+                        "ignore it.",
+                    )
                 continue
             if job.queue not in queues:
                 self.log.v(
                     3,
-                    f"The Queue <{job.queue}> of Job <{job.namespace}/{job.name}> does not exist, ignore it.",
+                    f"The Queue <{job.queue}> of Job <{job.namespace}/{job.name}> does not "
+                    "exist, ignore it.",
                 )
                 continue
             job.priority = self.default_priority
@@ -126,7 +133,9 @@ class SchedulerCache:
         job, cached = self._find(task)
         node = self.nodes.get(task.node_name)
         if node is None:
-            raise EngineError(f"failed to bind Task {task.uid} to host {task.node_name}, host does not exist")
+            raise EngineError(
+                f"failed to bind Task {task.uid} to host {task.node_name}, host does not exist"
+            )
         original = cached.status
         job.update_task_status(cached, TaskStatus.Binding)
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
-from vspec.framework.cache import SchedulerCache
 from vspec.framework.arguments import Arguments
+from vspec.framework.cache import SchedulerCache
 from vspec.framework.conf import SchedulerConf
 from vspec.framework.job_updater import update_all
 from vspec.framework.log import Klog

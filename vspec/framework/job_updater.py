@@ -52,7 +52,7 @@ def _changed(new: PodGroupStatus, old: PodGroupStatus | None) -> bool:
     return any(
         replace(n, transition_id="", last_transition_time=None)
         != replace(o, transition_id="", last_transition_time=None)
-        for n, o in zip(new.conditions, old.conditions)
+        for n, o in zip(new.conditions, old.conditions, strict=True)
     )
 
 

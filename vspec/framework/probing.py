@@ -90,16 +90,16 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
         elif expected is False and error is None:
             out.add(f"predicates.{name}", "expected to fail, passed")
         elif isinstance(expected, str) and (error is None or expected not in error):
-            got = "passed" if error is None else f"failed: {error}"
-            out.add(f"predicates.{name}", f"expected a failure containing {expected!r}, {got}")
+            outcome = "passed" if error is None else f"failed: {error}"
+            out.add(f"predicates.{name}", f"expected a failure containing {expected!r}, {outcome}")
     if probe.scores is not None or probe.best_node is not None:
         names = list(probe.scores or {})
         nodes = [_node(ssn, name) for name in names]
         batch = ssn.batch_node_order_fn(task, nodes)
         for name, expected_score in (probe.scores or {}).items():
-            got = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
-            if not _close(expected_score, got, probe.tolerance):
-                out.add(f"scores.{name}", f"expected {expected_score}, got {got}")
+            score = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
+            if not _close(expected_score, score, probe.tolerance):
+                out.add(f"scores.{name}", f"expected {expected_score}, got {score}")
         if probe.best_node is not None:
             scores = prioritize_nodes(ssn, task, nodes)
             best = ssn.best_node_fn(task, scores) or select_best_node(ssn, scores)
@@ -112,11 +112,13 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
         nodes = [_node(ssn, name) for name in expected_scores]
         batch_scores = batch_fn(task, nodes) if batch_fn is not None else {}
         for name, expected_score in expected_scores.items():
-            got = (order(task, ssn.nodes[name]) if order is not None else 0.0) + batch_scores.get(
-                name, 0.0
-            )
-            if not _close(expected_score, got, probe.tolerance):
-                out.add(f"pluginScores.{plugin}.{name}", f"expected {expected_score}, got {got}")
+            order_score = order(task, ssn.nodes[name]) if order is not None else 0.0
+            plugin_score = order_score + batch_scores.get(name, 0.0)
+            if not _close(expected_score, plugin_score, probe.tolerance):
+                out.add(
+                    f"pluginScores.{plugin}.{name}",
+                    f"expected {expected_score}, got {plugin_score}",
+                )
 
 
 def _job_probe(ssn: Session, probe: JobProbe, out: _Failures) -> None:

@@ -114,7 +114,9 @@ def plugin_names() -> set[str]:
     return set(_PLUGINS)
 
 
-def _describe(kind: str, registry: dict[str, type[Plugin]] | dict[str, type[Action]]) -> list[Registered]:
+def _describe(
+    kind: str, registry: dict[str, type[Plugin]] | dict[str, type[Action]]
+) -> list[Registered]:
     entries = []
     for name in sorted(registry):
         cls: Callable[..., object] = registry[name]

@@ -121,8 +121,15 @@ def simulate(
         for cycle in range(cycles):
             log.cycle = cycle
             cluster = _run_once(
-                conf, cluster, actions, result, log, rng, start + cycle * SCHEDULE_PERIOD,
-                state, last=cycle == cycles - 1,
+                conf,
+                cluster,
+                actions,
+                result,
+                log,
+                rng,
+                start + cycle * SCHEDULE_PERIOD,
+                state,
+                last=cycle == cycles - 1,
             )
     except VspecError:
         raise
@@ -146,9 +153,7 @@ def _run_once(
 ) -> Cluster:
     log.v(4, "Start scheduling ...")
     cache = SchedulerCache(cluster, conf.options, log)
-    ssn = open_session(
-        cache, conf, log=log, rng=rng, now=now, uid=_session_uid(rng), state=state
-    )
+    ssn = open_session(cache, conf, log=log, rng=rng, now=now, uid=_session_uid(rng), state=state)
     for action in actions:
         title = action.name.capitalize()
         log.v(5, f"Enter {title} ...")

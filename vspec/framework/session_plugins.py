@@ -218,7 +218,9 @@ class SessionPlugins:
             return left.uid < right.uid
         return lt < rt
 
-    def victim_queue_order_fn(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> bool:
+    def victim_queue_order_fn(
+        self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo
+    ) -> bool:
         for fn in self._flat("victim_queue_order"):
             result = fn(left, right, preemptor)
             if result != 0:
@@ -266,7 +268,9 @@ class SessionPlugins:
         return scores
 
     # -- victims ----------------------------------------------------------------------------------
-    def _evictable(self, kind: str, actor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
+    def _evictable(
+        self, kind: str, actor: TaskInfo, candidates: list[TaskInfo]
+    ) -> list[TaskInfo] | None:
         """Preemptable/Reclaimable: intersect per tier; an empty answer ends the tier.
 
         An empty intersection is nil in Go, so the next plugin's answer is taken whole

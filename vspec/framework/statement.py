@@ -74,13 +74,17 @@ class Statement:
         ssn = self.ssn
         job = ssn.jobs.get(task.job)
         if job is None:
-            raise EngineError(f"Failed to find Job <{task.job}> in Session <{ssn.uid}> index when pipeline.")
+            raise EngineError(
+                f"Failed to find Job <{task.job}> in Session <{ssn.uid}> index when pipeline."
+            )
         job.update_task_status(task, TaskStatus.Pipelined)
         task.node_name = hostname
         task.eviction_occurred = eviction_occurred
         node = ssn.nodes.get(hostname)
         if node is None:
-            raise EngineError(f"Failed to find Node <{hostname}> in Session <{ssn.uid}> index when pipeline.")
+            raise EngineError(
+                f"Failed to find Node <{hostname}> in Session <{ssn.uid}> index when pipeline."
+            )
         node.add_task(task)
         self._log_node("pipelined", task, node)
         ssn._fire_allocate(task)
@@ -103,12 +107,16 @@ class Statement:
         hostname = node_info.name
         job = ssn.jobs.get(task.job)
         if job is None:
-            raise EngineError(f"Failed to find Job <{task.job}> in Session <{ssn.uid}> index when allocating.")
+            raise EngineError(
+                f"Failed to find Job <{task.job}> in Session <{ssn.uid}> index when allocating."
+            )
         job.update_task_status(task, TaskStatus.Allocated)
         task.node_name = hostname
         node = ssn.nodes.get(hostname)
         if node is None:
-            raise EngineError(f"Failed to find Node <{hostname}> in Session <{ssn.uid}> index when allocating.")
+            raise EngineError(
+                f"Failed to find Node <{hostname}> in Session <{ssn.uid}> index when allocating."
+            )
         node.add_task(task)
         self._log_node("allocated", task, node)
         ssn._fire_allocate(task)

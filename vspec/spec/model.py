@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from vspec.api.objects import Cluster
@@ -11,7 +11,7 @@ from vspec.errors import Location
 from vspec.framework.conf import SchedulerConf
 from vspec.probes import Probe
 
-DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
+DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 @dataclass

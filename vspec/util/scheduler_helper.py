@@ -27,7 +27,9 @@ def num_feasible_nodes_to_find(num_all_nodes: int, opts: SchedulerOptions) -> in
     return max(int(num_all_nodes * percentage / 100), opts.min_nodes_to_find)
 
 
-def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dict[float, list[NodeInfo]]:
+def prioritize_nodes(
+    ssn: Session, task: TaskInfo, nodes: list[NodeInfo]
+) -> dict[float, list[NodeInfo]]:
     """``PrioritizeNodes``: order score + batch score per node, grouped by score.
 
     A node whose NodeOrder call fails gets no order score; a failing batch scorer

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 CONFTEST = """
 import vspec.framework.scheduler as scheduler
+from vspec.errors import ConfError
 from vspec.result import Bind, SimulationResult
 
 _real = scheduler.simulate
@@ -23,6 +24,8 @@ _real = scheduler.simulate
 
 def fake_simulate(conf, cluster, *, seed=0, now=None, cycles=1, verbosity=3, probes=()):
     first = cluster.nodes[0].meta.name
+    if first == "conf-error":
+        raise ConfError("the engine rejects this conf")
     binds = [Bind(p.meta.key, first) for p in cluster.pods if not p.node_name]
     return SimulationResult(binds=binds)
 
@@ -40,13 +43,13 @@ def pytest_unconfigure(config):
 """
 
 
-def spec(name: str, bind_to: str = "n1", extra: str = "") -> str:
+def spec(name: str, bind_to: str = "n1", extra: str = "", node: str = "n1") -> str:
     return textwrap.dedent(
         f"""\
         name: {name}
         cluster:
           nodes:
-          - {{name: n1, allocatable: {{cpu: 2}}}}
+          - {{name: {node}, allocatable: {{cpu: 2}}}}
           pods:
           - {{name: p1, requests: {{cpu: 1}}}}
         expect:
@@ -105,6 +108,13 @@ def test_skip_and_xfail(suite: pytest.Pytester) -> None:
     result.assert_outcomes(skipped=1, xfailed=1, xpassed=1)
     result.stdout.fnmatch_lines(["*later*"])
     assert result.ret == 0
+
+
+def test_xfail_does_not_excuse_an_invalid_spec(suite: pytest.Pytester) -> None:
+    suite.makefile(".yaml", a=spec("bad conf", node="conf-error", extra="xfail: bug\n"))
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the engine rejects this conf*"])
 
 
 def test_invalid_spec_fails_alone_with_its_location(suite: pytest.Pytester) -> None:

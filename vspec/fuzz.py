@@ -102,6 +102,7 @@ _BOUND_KEYS = {
     "maxJobs": "max_jobs",
     "maxRoles": "max_roles",
     "maxReplicas": "max_replicas",
+    "oversizedGuarantees": "oversized_guarantees",
 }
 
 
@@ -134,7 +135,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         raise SpecError(
             f"{where}: cluster: unknown key(s) {sorted(bad)} (known: {sorted(_BOUND_KEYS)})"
         )
-    bounds = ClusterBounds(**{_BOUND_KEYS[k]: int(v) for k, v in cluster.items()})
+    bounds = ClusterBounds(**{_BOUND_KEYS[k]: v for k, v in cluster.items()})
     disabled = tuple((raw.get("invariants") or {}).get("disable") or ())
     if unknown_names(disabled):
         raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
@@ -240,31 +241,27 @@ class Fuzzer:
     report: FuzzReport = field(default_factory=FuzzReport)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
+        """Batches of examples until ``examples`` ran or ``seconds`` passed (the first)."""
         start = time.perf_counter()
-        deadline = start + seconds if seconds is not None else None
-        budget = examples
+        deadline = start + seconds if seconds is not None else float("inf")
+        budget = examples if examples is not None else sys.maxsize
         batch, size = 0, 10
-        while budget is None or budget > 0:
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            size = min(size, budget) if budget is not None else size
+        while budget > 0 and time.perf_counter() < deadline:
             before, t0 = self.report.examples, time.perf_counter()
-            self._batch(size, seed_value + batch, reuse=batch == 0)
-            done = self.report.examples - before
+            self._batch(min(size, budget), seed_value + batch, reuse=batch == 0)
+            done = max(self.report.examples - before, 1)
             batch += 1
-            if budget is not None:
-                budget -= max(done, 1)
+            budget -= done
             self.report.seconds = time.perf_counter() - start
             self._say(
                 f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
                 f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
             )
-            per_example = (time.perf_counter() - t0) / max(done, 1)
-            left = (deadline - time.perf_counter()) if deadline is not None else float("inf")
-            size = max(
-                1,
-                min(MAX_BATCH, int(left / per_example / 2) if left != float("inf") else MAX_BATCH),
-            )
+            per_example = (time.perf_counter() - t0) / done
+            left = deadline - time.perf_counter()
+            if left < per_example:
+                break
+            size = max(1, min(MAX_BATCH, int(min(left / per_example / 2, MAX_BATCH))))
         self.report.seconds = time.perf_counter() - start
         return self.report
 

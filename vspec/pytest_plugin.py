@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from vspec.errors import Location, VspecError
-from vspec.spec.model import Spec
-from vspec.spec.report import failure_text
-from vspec.spec.runner import SpecOutcome, execute, invalid_outcome
-
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-_SUFFIXES = frozenset({".yaml", ".yml"})
+    from vspec.errors import Location
+    from vspec.spec.model import Spec
+    from vspec.spec.runner import SpecOutcome
+
+# vspec is imported only once a YAML file is collected: an installed plugin must not slow
+# down pytest runs that hold no spec.
+_SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.spec.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
 
 
@@ -35,24 +36,31 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SpecFile |
     return spec_file
 
 
-class SpecFailed(Exception):
-    """A spec ran and its outcome differs from ``expect`` (or the engine crashed)."""
+class SpecProblem(Exception):
+    """Carries a spec's outcome to ``repr_failure``, which prints it in spec terms."""
 
     def __init__(self, outcome: SpecOutcome) -> None:
         super().__init__(outcome.messages[0] if outcome.messages else outcome.status.value)
         self.outcome = outcome
 
 
-class SpecInvalid(SpecFailed):
-    """The spec itself is wrong; never excused by ``xfail``."""
+class SpecFailed(SpecProblem):
+    """A spec ran and its outcome differs from ``expect`` (or the engine crashed)."""
+
+
+class SpecInvalid(SpecProblem):
+    """The spec itself is wrong; ``xfail`` (which expects :class:`SpecFailed`) never
+    excuses it."""
 
 
 class SpecFile(pytest.File):
     """A YAML file; it yields items only when it holds specs (other YAML is passed over)."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        from vspec.errors import VspecError
         from vspec.framework.registry import action_names
         from vspec.spec.loader import load_file
+        from vspec.spec.runner import invalid_outcome
 
         try:
             loaded = load_file(self.path, known_actions=action_names())
@@ -95,6 +103,8 @@ class SpecItem(pytest.Item):
         self.user_properties.append(("seed", spec.seed))
 
     def runtest(self) -> None:
+        from vspec.spec.runner import execute
+
         outcome = execute(self.spec)
         if outcome.invalid:
             raise SpecInvalid(outcome)
@@ -104,7 +114,9 @@ class SpecItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, SpecFailed):
+        if isinstance(excinfo.value, SpecProblem):
+            from vspec.spec.report import failure_text
+
             return failure_text(excinfo.value.outcome, tracebacks=self.config.option.verbose > 0)
         return super().repr_failure(excinfo, style=style)
 
@@ -126,6 +138,8 @@ class InvalidSpecItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, SpecInvalid):
+            from vspec.spec.report import failure_text
+
             return failure_text(excinfo.value.outcome)
         return super().repr_failure(excinfo, style=style)
 

@@ -7,7 +7,6 @@ keeps insertion order, so "the first task with a fit error" is deterministic.
 from __future__ import annotations
 
 import copy
-import re
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -17,44 +16,12 @@ from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
+from vspec.util.go_time import parse_duration
 
 SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
 JDB_MAX_UNAVAILABLE = "volcano.sh/jdb-max-unavailable"
 POD_GROUP_NOT_READY = "pod group is not ready"
-
-_GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-
-
-def parse_go_duration(text: str) -> timedelta:
-    """``time.ParseDuration`` (``90s``, ``1h30m``, ``-5m``); ValueError when Go errors."""
-    sign = 1.0
-    body = text
-    if body[:1] in "+-":
-        sign = -1.0 if body[0] == "-" else 1.0
-        body = body[1:]
-    if body == "0":
-        return timedelta(0)
-    if not body:
-        raise ValueError(f"invalid duration {text!r}")
-    pos, seconds = 0, 0.0
-    for match in _GO_DURATION.finditer(body):
-        if match.start() != pos:
-            raise ValueError(f"invalid duration {text!r}")
-        seconds += float(match[1]) * _UNIT_SECONDS[match[2]]
-        pos = match.end()
-    if pos != len(body):
-        raise ValueError(f"invalid duration {text!r}")
-    return timedelta(seconds=sign * seconds)
 
 
 class JobInfo:
@@ -114,7 +81,7 @@ class JobInfo:
             if raw is None:
                 continue
             try:
-                self.waiting_time = parse_go_duration(raw)
+                self.waiting_time = parse_duration(raw)
             except ValueError:
                 self.waiting_time = None
             if self.waiting_time is not None:

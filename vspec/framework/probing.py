@@ -71,12 +71,25 @@ def _node(ssn: Session, name: str) -> NodeInfo:
     return node
 
 
+def _pre_predicate_error(ssn: Session, task: TaskInfo) -> str | None:
+    """Actions run PrePredicate before predicates (it fills the K8s cycle state)."""
+    try:
+        ssn.pre_predicate_fn(task)
+    except Exception as exc:
+        if type(exc).__module__.startswith("vspec.errors"):
+            raise
+        return str(exc)
+    return None
+
+
 def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
     task = find_task(ssn, probe.task)
+    pre_error = _pre_predicate_error(ssn, task) if probe.predicates else None
     for name, expected in (probe.predicates or {}).items():
-        error: str | None = None
+        error: str | None = pre_error
         try:
-            ssn.predicate_fn(task, _node(ssn, name))
+            if pre_error is None:
+                ssn.predicate_fn(task, _node(ssn, name))
         except FitError as fe:
             error = str(fe)
         except LookupError:

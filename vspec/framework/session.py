@@ -9,7 +9,7 @@ operations reach the cache.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from vspec.api.corev1 import Condition
@@ -35,6 +35,8 @@ class SchedulerState:
     """What outlives a session in Volcano's process: global counters and action state."""
 
     last_processed_node_index: int = 0
+    # Plugins' Go package-level variables (tdm's lastEvictAt...), keyed "<plugin>.<name>".
+    plugin_memory: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

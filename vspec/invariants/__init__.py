@@ -3,7 +3,7 @@
 Specs are checked against every invariant whose configuration applies
 (``Invariant.applies_to``), plus those ``expect.invariants`` requests, minus those it
 disables; ``vspec fuzz`` checks them on generated clusters and configurations. The
-definitions are in :mod:`vspec.invariants.catalogue` and docs/invariants.md.
+definitions are in :mod:`vspec.invariants.checks` and docs/invariants.md.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import datetime
 
 from vspec.api.objects import Cluster
 from vspec.framework.conf import SchedulerConf
-from vspec.invariants import catalogue as _catalogue  # noqa: F401 - registers the invariants
+from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
 from vspec.invariants.base import (
     Invariant,
     InvariantInputs,

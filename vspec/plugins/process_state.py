@@ -14,10 +14,5 @@ if TYPE_CHECKING:
 
 
 def process_memory(ssn: Session) -> dict[str, object]:
-    """The scheduler-lifetime dict plugins share, keyed by ``<plugin>.<variable>``.
-
-    Until ``SchedulerState.plugin_memory`` exists this falls back to the session's own
-    state, i.e. every session behaves as the first one after a restart.
-    """
-    memory = getattr(ssn.state, "plugin_memory", None)
-    return memory if isinstance(memory, dict) else ssn.plugin_state
+    """The scheduler-lifetime dict plugins share, keyed by ``<plugin>.<variable>``."""
+    return ssn.state.plugin_memory

@@ -216,21 +216,20 @@ def spec_files(
     paths: Sequence[str | os.PathLike[str]], problems: list[str]
 ) -> list[tuple[Path, bool]]:
     """The files to load, each once, with whether the user named it (then it must hold a
-    spec); a path that does not exist is recorded in ``problems``."""
+    spec); a path that does not exist is recorded in ``problems`` and the others go on."""
     from vspec.spec.loader import discover
 
     files: list[tuple[Path, bool]] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = [(p, False) for p in discover([path])]
-        elif path.exists():
-            found = [(path, True)]
-        else:
-            problems.append(f"{path}: no such file or directory")
+        try:
+            found = discover([path])
+        except SpecError as exc:
+            problems.append(str(exc))
             continue
-        for file, named in found:
+        named = not path.is_dir()
+        for file in found:
             key = file.resolve()
             if key not in seen:
                 seen.add(key)
@@ -297,12 +296,10 @@ def _crashed(outcome: SpecOutcome, exc: Exception, *, invalid: bool) -> None:
 
 
 def _where(exc: Exception) -> str:
-    """`` (at vspec/plugins/drf.py:120)``: the frame that raised, for an engine bug."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return ""
-    last = frames[-1]
-    return f" (at {last.filename}:{last.lineno})"
+    """`` (at vspec/plugins/drf.py:120)``: where the engine was when it raised (or, for a
+    timeout, when time ran out)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
 @contextmanager

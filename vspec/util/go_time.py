@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
-
-from vspec.api.job_info import parse_go_duration
 
 
 def _fraction(value: int, digits: int) -> str:
@@ -52,8 +51,42 @@ def format_go_time(moment: datetime) -> str:
     return f"{text} {sign}{hours:02d}{mins:02d} {zone}"
 
 
+_GO_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def _parse_go_duration(text: str) -> timedelta:
+    """``time.ParseDuration`` (``90s``, ``1h30m``, ``-5m``); ValueError when Go errors."""
+    sign = 1.0
+    body = text
+    if body and body[0] in "+-":
+        sign = -1.0 if body[0] == "-" else 1.0
+        body = body[1:]
+    if body == "0":
+        return timedelta(0)
+    if not body:
+        raise ValueError(f"invalid duration {text!r}")
+    pos, seconds = 0, 0.0
+    for match in _GO_DURATION.finditer(body):
+        if match.start() != pos:
+            raise ValueError(f"invalid duration {text!r}")
+        seconds += float(match[1]) * _UNIT_SECONDS[match[2]]
+        pos = match.end()
+    if pos != len(body):
+        raise ValueError(f"invalid duration {text!r}")
+    return timedelta(seconds=sign * seconds)
+
+
 def parse_duration(text: str) -> timedelta:
     """``time.ParseDuration``; ValueError for what Go refuses, the empty string included."""
     if not text:
         raise ValueError('time: invalid duration ""')
-    return parse_go_duration(text)
+    return _parse_go_duration(text)

@@ -1,0 +1,54 @@
+"""specs/findings: each finding still shows Volcano's behaviour, which its invariant
+reports once the documented exception is lifted, and which the default check spares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import vspec.invariants.checks as checks
+from vspec.errors import EngineError
+from vspec.framework.scheduler import simulate
+from vspec.invariants import check_invariants
+from vspec.spec.model import Spec
+
+FINDINGS = Path(__file__).resolve().parents[2] / "specs" / "findings"
+
+
+def load(name: str) -> Spec:
+    from vspec.spec.loader import load_file
+
+    [spec] = load_file(FINDINGS / name).specs
+    return spec
+
+
+def test_drf_in_a_later_tier_preempts_for_a_lower_priority() -> None:
+    spec = load("no-priority-inversion-drf-decides.yaml")
+    result = simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+    assert check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed) == []
+    [message] = check_invariants(
+        spec.scheduler, spec.cluster, result, requested=["no-priority-inversion"], seed=spec.seed
+    )
+    assert "c1/high-w-0 (job c1/high, priority 100) was preempted" in message
+
+
+def test_backfill_takes_pod_slots_promised_to_pipelined_tasks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = load("pipelined-consistent-backfill-takes-promised-pod-slots.yaml")
+    result = simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+    assert check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed) == []
+    monkeypatch.setattr(checks, "_unjudged_pipelined", lambda inputs: set())
+    [message] = check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed)
+    assert message == (
+        "invariant pipelined-consistent: node n1: pipelined c1/gang-w-0, c1/gang-w-1 need "
+        "pods 3 with the tasks that keep their place, above allocatable pods 2"
+    )
+
+
+def test_proportion_panics_when_a_guarantee_exceeds_the_cluster() -> None:
+    spec = load("proportion-guarantee-above-cluster-panics.yaml")
+    assert spec.xfail
+    with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
+        simulate(spec.scheduler, spec.cluster, seed=spec.seed)

@@ -6,10 +6,16 @@ computed once per pod and then read for every node the pod is compared with.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from vspec.api.corev1 import Container, PodAffinityTerm, ResourceList
+from vspec.api.corev1 import (
+    Container,
+    PodAffinity,
+    PodAffinityTerm,
+    ResourceList,
+    WeightedPodAffinityTerm,
+)
 from vspec.api.objects import Pod
 from vspec.api.quantity import milli_value, value
 from vspec.k8s.labels import (
@@ -215,25 +221,32 @@ class PodInfo:
         )
         if not self.has_affinity or affinity is None:
             return
+        # Each list is parsed on its own; one that fails stays empty (as in NewPodInfo).
+        empty = PodAffinity()
+        aff = affinity.pod_affinity or empty
+        anti = affinity.pod_anti_affinity or empty
+        self.required_affinity_terms = self._terms(aff.required)
+        self.required_anti_affinity_terms = self._terms(anti.required)
+        self.preferred_affinity_terms = self._weighted(aff.preferred)
+        self.preferred_anti_affinity_terms = self._weighted(anti.preferred)
+
+    def _terms(self, terms: Iterable[PodAffinityTerm]) -> tuple[AffinityTerm, ...]:
         try:
-            if affinity.pod_affinity is not None:
-                pa = affinity.pod_affinity
-                self.required_affinity_terms = tuple(AffinityTerm.of(pod, t) for t in pa.required)
-                self.preferred_affinity_terms = tuple(
-                    WeightedAffinityTerm(AffinityTerm.of(pod, w.term), w.weight)
-                    for w in pa.preferred
-                )
-            if affinity.pod_anti_affinity is not None:
-                pa = affinity.pod_anti_affinity
-                self.required_anti_affinity_terms = tuple(
-                    AffinityTerm.of(pod, t) for t in pa.required
-                )
-                self.preferred_anti_affinity_terms = tuple(
-                    WeightedAffinityTerm(AffinityTerm.of(pod, w.term), w.weight)
-                    for w in pa.preferred
-                )
+            return tuple(AffinityTerm.of(self.pod, t) for t in terms)
         except SelectorError as exc:
-            self.parse_error = str(exc)
+            self.parse_error = self.parse_error or str(exc)
+            return ()
+
+    def _weighted(
+        self, terms: Iterable[WeightedPodAffinityTerm]
+    ) -> tuple[WeightedAffinityTerm, ...]:
+        try:
+            return tuple(
+                WeightedAffinityTerm(AffinityTerm.of(self.pod, w.term), w.weight) for w in terms
+            )
+        except SelectorError as exc:
+            self.parse_error = self.parse_error or str(exc)
+            return ()
 
     @property
     def has_required_anti_affinity(self) -> bool:

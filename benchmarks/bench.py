@@ -136,13 +136,13 @@ def instrument() -> tuple[dict[str, float], list[int]]:
             times[_n] += time.process_time() - start
 
         cls.execute = timed  # type: ignore[method-assign]
-    original_predicate = Session.predicate_fn
+    original_predicate = Session.predicate_for_allocate_action
 
-    def counted(self: Session, task: Any, node: Any) -> None:
+    def counted(self: Session, task: Any, node: Any) -> Any:
         calls[0] += 1
-        original_predicate(self, task, node)
+        return original_predicate(self, task, node)
 
-    Session.predicate_fn = counted  # type: ignore[method-assign]
+    Session.predicate_for_allocate_action = counted  # type: ignore[method-assign]
     return times, calls
 
 
@@ -172,9 +172,13 @@ def run(name: str, scale: int, profile: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("workloads", nargs="*", default=["W1", "W2"], choices=["W1", "W2"])
+    parser.add_argument("workloads", nargs="*", default=["W1", "W2"], help="W1 and/or W2")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--scale", type=int, help="run W<scale> instead (W1 x scale)")
     args = parser.parse_args()
+    if args.scale:
+        run(f"W1x{args.scale}", args.scale, args.profile)
+        return
     for name in args.workloads:
         run(name, 1 if name == "W1" else 10, args.profile)
 

@@ -174,8 +174,9 @@ class Allocate(Action):
         all_nodes = ssn.node_list
 
         def predicate(task: TaskInfo, node: NodeInfo) -> Exception | None:
-            short = task.init_resreq.less_equal_with_resources_name(node.future_idle(), ZERO)
-            if short:
+            future_idle = node.future_idle_view()
+            if not task.init_resreq.less_equal(future_idle, ZERO):
+                short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
                 status = Status(Code.Unschedulable, insufficient_resource_reason(short))
                 return FitError.with_status(task, node.name, status)
             return ssn.predicate_for_allocate_action(task, node)
@@ -234,7 +235,7 @@ class Allocate(Action):
             n
             for n in nodes
             if not task.init_resreq.less_equal(n.idle, ZERO)
-            and task.init_resreq.less_equal(n.future_idle(), ZERO)
+            and task.init_resreq.less_equal(n.future_idle_view(), ZERO)
         ]
         for gradient in (idle, future):
             if gradient:
@@ -258,7 +259,7 @@ class Allocate(Action):
             f"Predicates failed in allocate for task <{task.namespace}/{task.name}> on node "
             f"<{node.name}> with limited resources",
         )
-        if task.init_resreq.less_equal(node.future_idle(), ZERO):
+        if task.init_resreq.less_equal(node.future_idle_view(), ZERO):
             log.v(
                 3,
                 f"Pipelining Task <{task.namespace}/{task.name}> to node <{node.name}> for "

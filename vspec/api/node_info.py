@@ -24,6 +24,7 @@ class NodeInfo:
     """Tasks are stored as clones keyed by ``namespace/name``, as in Volcano."""
 
     __slots__ = (
+        "_future_idle",
         "allocatable",
         "capacity",
         "idle",
@@ -37,6 +38,7 @@ class NodeInfo:
         "revocable_zone",
         "tasks",
         "used",
+        "version",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:
@@ -48,6 +50,9 @@ class NodeInfo:
         self.revocable_zone = ""
         self.tasks: dict[str, TaskInfo] = {}
         self.others: dict[str, object] = {}
+        # Bumped by every task change: callers memoise per-node results against it.
+        self.version = 0
+        self._future_idle: tuple[int, Resource] | None = None
         self.releasing = Resource()
         self.pipelined = Resource()
         self.used = Resource()
@@ -79,6 +84,13 @@ class NodeInfo:
         for task in self.tasks.values():
             info.add_task(task)
         return info
+
+    def future_idle_view(self) -> Resource:
+        """``future_idle()`` memoised until the next task change; callers must not mutate it."""
+        cached = self._future_idle
+        if cached is None or cached[0] != self.version:
+            cached = self._future_idle = (self.version, self.future_idle())
+        return cached[1]
 
     def future_idle(self) -> Resource:
         """Idle + Releasing - Pipelined (may be negative)."""
@@ -126,6 +138,7 @@ class NodeInfo:
         task.node_name = self.name
         ti.node_name = self.name
         self.tasks[task.key] = ti
+        self.version += 1
 
     def remove_task(self, task: TaskInfo) -> None:
         stored = self.tasks.get(task.key)
@@ -143,6 +156,7 @@ class NodeInfo:
                 self.idle.add(stored.resreq)
                 self.used.sub(stored.resreq)
         del self.tasks[task.key]
+        self.version += 1
 
     def update_task(self, task: TaskInfo) -> None:
         self.remove_task(task)

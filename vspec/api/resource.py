@@ -205,7 +205,11 @@ class Resource:
         return True
 
     def less_equal(self, rr: Resource, dflt: Dimension) -> bool:
-        if not _le(self.milli_cpu, rr.milli_cpu) or not _le(self.memory, rr.memory):
+        left, right = self.milli_cpu, rr.milli_cpu
+        if not (left < right or abs(left - right) < MIN_RESOURCE):
+            return False
+        left, right = self.memory, rr.memory
+        if not (left < right or abs(left - right) < MIN_RESOURCE):
             return False
         rs = rr.scalars
         if dflt is INFINITY:
@@ -215,7 +219,11 @@ class Resource:
                 if name in rs and not _le(left, rs[name]):
                     return False
             return True
-        return all(_le(left, rs.get(name, 0.0)) for name, left in self.scalars.items())
+        for name, left in self.scalars.items():  # noqa: SIM110 - a loop is faster here
+            right = rs.get(name, 0.0)
+            if not (left < right or abs(left - right) < MIN_RESOURCE):
+                return False
+        return True
 
     def less_equal_with_resources_name(self, rr: Resource, dflt: Dimension) -> list[str]:
         """The names of the dimensions that do not fit (empty when ``self <= rr``)."""

@@ -30,6 +30,16 @@ from vspec.framework.session_plugins import SessionPlugins
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
 
 
+_ALLOCATE_FAILS = (
+    Code.Unschedulable,
+    Code.UnschedulableAndUnresolvable,
+    Code.Error,
+    Code.Skip,
+    Code.Wait,
+)
+_PREEMPT_FAILS = (Code.UnschedulableAndUnresolvable, Code.Error, Code.Skip, Code.Wait)
+
+
 @dataclass
 class SchedulerState:
     """What outlives a session in Volcano's process: global counters and action state."""
@@ -118,13 +128,13 @@ class Session(SessionPlugins):
 
     # -- predicates as actions use them --------------------------------------------------------
     def _predicate_error(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        """``PredicateFn`` with a plain error wrapped as a FitError with code Error."""
         try:
-            self.predicate_fn(task, node)
+            for fn in self._flat("predicate"):
+                fn(task, node)
         except FitError as fe:
             return fe
-        except EngineError:
-            raise
-        except Exception as exc:  # a plain error becomes a FitError with code Error
+        except Exception as exc:
             if type(exc).__module__.startswith("vspec.errors"):
                 raise
             return FitError.of(task, node.name, str(exc))
@@ -132,22 +142,14 @@ class Session(SessionPlugins):
 
     def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         fe = self._predicate_error(task, node)
-        if fe is not None and fe.has_code(
-            Code.Unschedulable,
-            Code.UnschedulableAndUnresolvable,
-            Code.Error,
-            Code.Skip,
-            Code.Wait,
-        ):
+        if fe is not None and fe.has_code(*_ALLOCATE_FAILS):
             return fe
         return None
 
     def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Plain Unschedulable (pod count, ports) is ignored: preemption may cure it."""
         fe = self._predicate_error(task, node)
-        if fe is not None and fe.has_code(
-            Code.UnschedulableAndUnresolvable, Code.Error, Code.Skip, Code.Wait
-        ):
+        if fe is not None and fe.has_code(*_PREEMPT_FAILS):
             return fe
         return None
 

@@ -253,6 +253,11 @@ class SessionPlugins:
                 return node
         return None
 
+    def node_order_fns(self) -> list[NodeOrderFn]:
+        """The enabled NodeOrder functions in tier order (hot loops call them directly)."""
+        fns: list[NodeOrderFn] = self._flat("node_order")
+        return fns
+
     def node_order_fn(self, task: TaskInfo, node: NodeInfo) -> float:
         """Sum of every plugin's score; an error aborts the whole sum."""
         score = 0.0

@@ -150,8 +150,19 @@ class BinpackPlugin(Plugin):
             log.v(4, f"resources [{', '.join(missing)}] record in weight but not found on any node")
         weight = self.weight
 
+        # Memo: a node's score only changes with its tasks (NodeInfo.version) or the
+        # request; tasks of one job share requests, so most calls are hits.
+        memo: dict[str, tuple[int, tuple[float, float, tuple[tuple[str, float], ...]], float]] = {}
+
         def node_order(task: TaskInfo, node: NodeInfo) -> float:
-            score = binpacking_score(task, node, weight, log)
+            req = task.resreq
+            key = (req.milli_cpu, req.memory, tuple(req.scalars.items()))
+            hit = memo.get(node.name)
+            if hit is not None and hit[0] == node.version and hit[1] == key and not log.enabled(4):
+                score = hit[2]
+            else:
+                score = binpacking_score(task, node, weight, log)
+                memo[node.name] = (node.version, key, score)
             if log.enabled(4):
                 log.v(
                     4,

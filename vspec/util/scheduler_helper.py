@@ -37,9 +37,13 @@ def prioritize_nodes(
     in v1.11, so that part contributes nothing.
     """
     order_scores: dict[str, float] = {}
+    order_fns = ssn.node_order_fns()
     for node in nodes:
         try:
-            order_scores[node.name] = ssn.node_order_fn(task, node)
+            score = 0.0
+            for fn in order_fns:
+                score += fn(task, node)
+            order_scores[node.name] = score
         except Exception as exc:
             if type(exc).__module__.startswith("vspec.errors"):
                 raise

@@ -102,7 +102,7 @@ _BOUND_KEYS = {
     "maxJobs": "max_jobs",
     "maxRoles": "max_roles",
     "maxReplicas": "max_replicas",
-    "oversizedGuarantees": "oversized_guarantees",
+    "guarantees": "guarantees",
 }
 
 

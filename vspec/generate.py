@@ -4,8 +4,7 @@ A spec describes a large cluster by its *shape* (node shapes x counts, queues, j
 templates) instead of listing thousands of objects. :func:`generate_cluster` expands that
 description into the same :class:`~vspec.api.objects.Cluster` model the loader builds
 from explicit objects, deterministically from one seed: the same parameters and seed give
-the same cluster on every machine and Python version (only :class:`random.Random`'s
-documented integer and float methods are used).
+the same cluster on every machine (one :class:`random.Random`, drawn in a fixed order).
 
 Any field value may be a *generator form* that is resolved per object:
 

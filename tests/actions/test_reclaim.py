@@ -172,3 +172,20 @@ def test_nodes_failing_unresolvably_are_passed_over_in_order() -> None:
         "n1 fit failed: node(s) rejected by test " in lines(result)
     )
     assert "Considering Task <c1/want-0> on Node <n1>." not in lines(result)
+
+
+def test_victims_of_the_queue_ordered_last_go_first() -> None:
+    # No VictimQueueOrder plugin: the negation of QueueOrder, which falls back to queue
+    # names (q1 before q3), so q3's task goes first. JobOrder would have picked zeta
+    # (c1/alpha orders before c1/zeta), so this also shows queues decide across queues.
+    world = cluster(
+        [node("n1", "2")],
+        [queue("q1"), queue("q2"), queue("q3")],
+        [pod_group("zeta", "q1"), pod_group("want", "q2"), pod_group("alpha", "q3")],
+        [
+            pod("zeta-0", "zeta", "1", node_name="n1"),
+            pod("alpha-0", "alpha", "1", node_name="n1"),
+            pod("want-0", "want", "1"),
+        ],
+    )
+    assert evicted(run(reclaim_conf(), world)) == [("c1/alpha-0", "reclaim")]

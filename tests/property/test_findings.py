@@ -47,8 +47,8 @@ def test_backfill_takes_pod_slots_promised_to_pipelined_tasks(
     )
 
 
-def test_proportion_panics_when_a_guarantee_exceeds_the_cluster() -> None:
-    spec = load("proportion-guarantee-above-cluster-panics.yaml")
+def test_proportion_panics_when_a_guarantee_overshoots_the_remaining_share() -> None:
+    spec = load("proportion-guarantee-panics.yaml")
     assert spec.xfail
     with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
         simulate(spec.scheduler, spec.cluster, seed=spec.seed)

@@ -20,7 +20,8 @@ from vspec.framework.interface import Action, ArgumentSpec
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.util.predicate_helper import PredicateHelper
+from vspec.util.node_memo import NodeMemo
+from vspec.util.predicate_helper import PredicateFn, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
@@ -43,6 +44,16 @@ def ssn_action_arguments(ssn: Session, action: str) -> dict[str, object]:
     return {}
 
 
+def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
+    """Allocate's predicate: the task must fit the node's FutureIdle, then the plugins'."""
+    future_idle = node.future_idle_view()
+    if not task.init_resreq.less_equal(future_idle, ZERO):
+        short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
+        status = Status(Code.Unschedulable, insufficient_resource_reason(short))
+        return FitError.with_status(task, node.name, status)
+    return ssn.predicate_for_allocate_action(task, node)
+
+
 def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
     """One node: take it; several: score them, BestNode, then SelectBestNode."""
     if len(nodes) == 1:
@@ -61,11 +72,14 @@ class Allocate(Action):
 
     def __init__(self) -> None:
         self.enable_predicate_error_cache = True
+        # This session's verdicts of node-local predicates (None: fits), see _predicate_fn.
+        self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
 
     def execute(self, ssn: Session) -> None:
         self.enable_predicate_error_cache = parse_error_cache_flag(
             ssn, self.name, self.enable_predicate_error_cache
         )
+        self._verdicts = NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
@@ -172,15 +186,6 @@ class Allocate(Action):
         stmt = ssn.statement()
         helper = PredicateHelper()
         all_nodes = ssn.node_list
-
-        def predicate(task: TaskInfo, node: NodeInfo) -> Exception | None:
-            future_idle = node.future_idle_view()
-            if not task.init_resreq.less_equal(future_idle, ZERO):
-                short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
-                status = Status(Code.Unschedulable, insufficient_resource_reason(short))
-                return FitError.with_status(task, node.name, status)
-            return ssn.predicate_for_allocate_action(task, node)
-
         while not tasks.empty():
             task = tasks.pop()
             if not ssn.allocatable(queue, task):
@@ -210,7 +215,7 @@ class Allocate(Action):
                 job.nodes_fit_errors[task.uid] = fit_errors
                 break
             nodes, fit_errors = helper.predicate_nodes(
-                ssn, task, all_nodes, predicate, self.enable_predicate_error_cache
+                ssn, task, all_nodes, self._predicate_fn(ssn, task), self.enable_predicate_error_cache
             )
             if not nodes:
                 job.nodes_fit_errors[task.uid] = fit_errors
@@ -227,16 +232,39 @@ class Allocate(Action):
         elif not ssn.job_pipelined(job):
             stmt.discard()
 
+    def _predicate_fn(self, ssn: Session, task: TaskInfo) -> PredicateFn:
+        """The resource check, then the plugins' predicates; memoised per node when every
+        predicate is node-local for the task (asked after its PrePredicate ran)."""
+        plugins_key = ssn.node_local_key("predicate", task)
+        if plugins_key is None:
+            return lambda task, node: predicate(ssn, task, node)
+        table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
+
+        def memoised(task: TaskInfo, node: NodeInfo) -> FitError | None:
+            hit = table.get(node.name)
+            if hit is not None and hit[0] == node.version:
+                statuses = hit[1]
+                if statuses is None:
+                    return None
+                # FitErrors name their task; the statuses list is shared, never mutated.
+                return FitError(task.namespace, task.name, node.name, statuses)
+            fe = predicate(ssn, task, node)
+            table[node.name] = (node.version, None if fe is None else fe.statuses)
+            return fe
+
+        return memoised
+
     @staticmethod
     def _best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
         """Nodes where the task fits Idle first; nodes that fit only FutureIdle second."""
-        idle = [n for n in nodes if task.init_resreq.less_equal(n.idle, ZERO)]
-        future = [
-            n
-            for n in nodes
-            if not task.init_resreq.less_equal(n.idle, ZERO)
-            and task.init_resreq.less_equal(n.future_idle_view(), ZERO)
-        ]
+        request = task.init_resreq
+        idle: list[NodeInfo] = []
+        future: list[NodeInfo] = []
+        for n in nodes:
+            if request.less_equal(n.idle, ZERO):
+                idle.append(n)
+            elif request.less_equal(n.future_idle_view(), ZERO):
+                future.append(n)
         for gradient in (idle, future):
             if gradient:
                 best = choose_node(ssn, task, gradient)

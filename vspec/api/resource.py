@@ -107,6 +107,11 @@ class Resource:
             return self.memory
         return self.scalars.get(name, 0.0)
 
+    def signature(self) -> tuple[float, float, tuple[tuple[str, float], ...]]:
+        """The quantities as a hashable value: equal signatures compare alike against any
+        resource (scalar order included, as it orders the names of short dimensions)."""
+        return self.milli_cpu, self.memory, tuple(self.scalars.items())
+
     def resource_names(self) -> list[str]:
         names = []
         if self.milli_cpu >= MIN_RESOURCE:

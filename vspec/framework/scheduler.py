@@ -39,6 +39,7 @@ from vspec.result import (
 from vspec.spec.model import DEFAULT_NOW
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
+_UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
 
 
 def _did_you_mean(name: str, known: set[str]) -> str:
@@ -191,22 +192,30 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
         if job.pod_group is not None:
             result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
         for task in job.tasks.values():
-            result.tasks[task.key] = TaskResult(task.node_name or None, str(task.status))
+            # Allocated and Pipelined tasks hold a node in the session but are not bound.
+            bound = task.status not in _UNBOUND
+            result.tasks[task.key] = TaskResult(
+                task.node_name if bound and task.node_name else None, str(task.status)
+            )
         pipelined = job.tasks_in(TaskStatus.Pipelined)
         result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
 
 
 def advance(cluster: Cluster, ssn: Session) -> Cluster:
     """The cluster one schedule period later: bound pods run, evicted pods are gone,
-    pod groups carry the status written at close."""
+    pod groups carry the status written at close.
+
+    On a real cluster a victim stays Releasing for its grace period, so a preemptor is
+    only pipelined until the victim is gone; here that takes one period.
+    """
     effects = ssn.cache.effects
     bound = dict(effects.binds)
     evicted = {task for task, _ in effects.evictions}
     pods: list[Pod] = []
     for pod in cluster.pods:
         key = pod.meta.key
-        if key in evicted:
-            continue
+        if key in evicted or pod.meta.deletion_timestamp is not None:
+            continue  # evicted and terminating pods are gone one period later
         if key in bound:
             pod = copy.copy(pod)
             pod.node_name = bound[key]

@@ -28,6 +28,7 @@ from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.session_plugins import SessionPlugins
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
+from vspec.util.node_memo import NodeMemo
 
 
 _ALLOCATE_FAILS = (
@@ -111,6 +112,8 @@ class Session(SessionPlugins):
         self.event_handlers: list[EventHandler] = []
         # Shared per-session state plugins hand each other (e.g. the K8s CycleState).
         self.plugin_state: dict[str, object] = {}
+        # Summed scores of node-local NodeOrder functions (see node_local_key).
+        self.score_memo: NodeMemo[float] = NodeMemo()
 
     # -- event handlers ----------------------------------------------------------------------
     def add_event_handler(self, handler: EventHandler) -> None:

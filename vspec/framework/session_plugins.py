@@ -9,7 +9,7 @@ users most often misjudge, so each dispatcher states its rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from vspec.api.job_info import JobInfo
@@ -36,6 +36,11 @@ TargetJobFn = Callable[[list[JobInfo]], JobInfo | None]
 ReservedNodesFn = Callable[[], None]
 VictimTasksFn = Callable[[list[TaskInfo]], list[TaskInfo]]
 PrintFn = Callable[[list[JobInfo]], None]
+# Declares a predicate or NodeOrder function memoisable for a task: see add_predicate_fn.
+NodeLocalKeyFn = Callable[[TaskInfo], Hashable | None]
+
+# The kinds whose functions may declare themselves node-local.
+NODE_LOCAL_KINDS = ("predicate", "node_order")
 
 # kind -> the PluginOption flag that gates it (None: never gated).
 GATES: dict[str, str | None] = {
@@ -78,12 +83,20 @@ class SessionPlugins:
         self._fns: dict[str, dict[str, Any]] = {kind: {} for kind in GATES}
         self._chains: dict[str, list[list[tuple[str, Any]]]] = {}
         self._flats: dict[str, list[Any]] = {}
+        self._node_local: dict[str, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
+        self._node_local_flats: dict[str, list[NodeLocalKeyFn | None]] = {}
 
     # -- registration -----------------------------------------------------------------------
-    def _add(self, kind: str, name: str, fn: Any) -> None:
+    def _add(self, kind: str, name: str, fn: Any, node_local: NodeLocalKeyFn | None = None) -> None:
         self._fns[kind][name] = fn
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
+        if kind in self._node_local:
+            self._node_local_flats.pop(kind, None)
+            if node_local is None:
+                self._node_local[kind].pop(name, None)
+            else:
+                self._node_local[kind][name] = node_local
 
     def add_job_order_fn(self, name: str, fn: CompareFn) -> None:
         self._add("job_order", name, fn)
@@ -100,8 +113,18 @@ class SessionPlugins:
     def add_task_order_fn(self, name: str, fn: CompareFn) -> None:
         self._add("task_order", name, fn)
 
-    def add_predicate_fn(self, name: str, fn: PredicateFn) -> None:
-        self._add("predicate", name, fn)
+    def add_predicate_fn(
+        self, name: str, fn: PredicateFn, node_local: NodeLocalKeyFn | None = None
+    ) -> None:
+        """``node_local`` (vspec extension, optional) lets actions memoise ``fn``'s verdicts.
+
+        For a task it returns a hashable key such that ``fn(task, node)`` depends only on
+        that key and on the node's state as ``NodeInfo.version`` tracks it (not on other
+        nodes, session-wide state or the task's identity), and such that not calling ``fn``
+        loses no log line the session keeps; or None when that does not hold for this task
+        (e.g. because its log lines are enabled). Without it, ``fn`` is always called.
+        """
+        self._add("predicate", name, fn, node_local)
 
     def add_pre_predicate_fn(self, name: str, fn: PrePredicateFn) -> None:
         self._add("pre_predicate", name, fn)
@@ -109,8 +132,12 @@ class SessionPlugins:
     def add_best_node_fn(self, name: str, fn: BestNodeFn) -> None:
         self._add("best_node", name, fn)
 
-    def add_node_order_fn(self, name: str, fn: NodeOrderFn) -> None:
-        self._add("node_order", name, fn)
+    def add_node_order_fn(
+        self, name: str, fn: NodeOrderFn, node_local: NodeLocalKeyFn | None = None
+    ) -> None:
+        """``node_local``: as for :meth:`add_predicate_fn`, for the node's score. A call
+        that raises is never memoised."""
+        self._add("node_order", name, fn, node_local)
 
     def add_batch_node_order_fn(self, name: str, fn: BatchNodeOrderFn) -> None:
         self._add("batch_node_order", name, fn)
@@ -191,6 +218,24 @@ class SessionPlugins:
         if flat is None:
             flat = self._flats[kind] = [fn for tier in self.chain(kind) for _, fn in tier]
         return flat
+
+    def node_local_key(self, kind: str, task: TaskInfo) -> tuple[Hashable, ...] | None:
+        """The key under which every enabled ``kind`` function ("predicate" or
+        "node_order") is node-local for ``task``, or None when any of them is not (or did
+        not declare it): results of the whole chain may then be memoised per node against
+        ``NodeInfo.version``."""
+        fns = self._node_local_flats.get(kind)
+        if fns is None:
+            declared = self._node_local[kind]
+            fns = [declared.get(name) for tier in self.chain(kind) for name, _ in tier]
+            self._node_local_flats[kind] = fns
+        keys = []
+        for fn in fns:
+            key = None if fn is None else fn(task)
+            if key is None:
+                return None
+            keys.append(key)
+        return tuple(keys)
 
     def _first_compare(self, kind: str, left: Any, right: Any) -> int:
         for fn in self._flat(kind):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -171,8 +172,13 @@ class BinpackPlugin(Plugin):
                 )
             return score
 
+        def node_local(task: TaskInfo) -> Hashable | None:
+            """The score reads the request and the node's used/allocatable only; memoisable
+            unless its V(4)/V(5) lines are kept."""
+            return None if log.enabled(4) else task.resreq.signature()
+
         if weight.weight != 0:
-            ssn.add_node_order_fn(self.name, node_order)
+            ssn.add_node_order_fn(self.name, node_order, node_local=node_local)
         else:
             log.v(0, "binpack weight is zero, skip node order function")
         log.v(5, f"Leaving binpack plugin. {weight} ...")

@@ -181,7 +181,7 @@ class NodeOrderPlugin(Plugin):
             if any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
         )
         self._node_scorers = self._scorers()
-        ssn.add_node_order_fn(self.name, self.node_order)
+        ssn.add_node_order_fn(self.name, self.node_order, node_local=self.node_local_key)
         ssn.add_batch_node_order_fn(self.name, self.batch_node_order)
 
     def _task_facts(self, task: TaskInfo) -> ScoreFacts:
@@ -215,6 +215,13 @@ class NodeOrderPlugin(Plugin):
         return [c for c in candidates if c[0] != 0]
 
     # -- NodeOrder --------------------------------------------------------------------------------
+    def node_local_key(self, task: TaskInfo) -> Hashable | None:
+        """Per-node scores read the task's score fields and the node's pods only; they are
+        memoisable unless their V(4)/V(5) lines are kept."""
+        if self._ssn.log.enabled(4):
+            return None
+        return self._task_facts(task).score_key
+
     def node_order(self, task: TaskInfo, node: NodeInfo) -> float:
         """Sum of weight x score; a failing scorer logs a warning and fails the node."""
         log = self._ssn.log

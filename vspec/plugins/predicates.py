@@ -9,6 +9,7 @@ that Filter for the rest of the session.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -263,7 +264,7 @@ class PredicatesPlugin(Plugin):
             EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
         )
         ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
-        ssn.add_predicate_fn(self.name, self.predicate)
+        ssn.add_predicate_fn(self.name, self.predicate, node_local=self.node_local_key)
 
     # -- node map upkeep ------------------------------------------------------------------------
     def _on_allocate(self, event: Event) -> None:
@@ -366,6 +367,17 @@ class PredicatesPlugin(Plugin):
                 self._spread_state = spread
 
     # -- Predicate --------------------------------------------------------------------------------
+    def node_local_key(self, task: TaskInfo) -> Hashable | None:
+        """The task's node-filter fields when its verdict on a node depends on nothing else
+        than them and the node's pods: every pod-dependent filter skipped for the task, no
+        proportional check, no template cache (whose verdicts change once cached), and no
+        log line of ours kept (V(4) and up)."""
+        if self.enable.cache or self.enable.proportional or self._ssn.log.enabled(4):
+            return None
+        if len(self._skip.get(task.key, _NO_SKIPS)) < self._skippable:
+            return None
+        return self._task_facts(task).stable_key
+
     def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
         """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably."""
         name = k8s_node.name

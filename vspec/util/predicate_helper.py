@@ -53,6 +53,7 @@ class PredicateHelper:
         offset = state.last_processed_node_index
         log = ssn.log
         verbose = log.enabled(4)
+        log_failures = log.enabled(3)
         found: list[NodeInfo] = []
         processed = 0
         for index in range(total):
@@ -71,7 +72,8 @@ class PredicateHelper:
                     continue
             err = fn(task, node)
             if err is not None:
-                log.v(3, f"Predicates failed: {err}")
+                if log_failures:
+                    log.v(3, f"Predicates failed: {err}")
                 node_errors[node.name] = err
                 self.error_cache[group] = node_errors
                 fe.set_node_error(node.name, err)

@@ -34,16 +34,26 @@ def prioritize_nodes(
 
     A node whose NodeOrder call fails gets no order score; a failing batch scorer
     empties the whole result (as in Volcano). No plugin registers NodeMap/NodeReduce
-    in v1.11, so that part contributes nothing.
+    in v1.11, so that part contributes nothing. Order scores of node-local NodeOrder
+    functions are memoised for the session (``ssn.score_memo``).
     """
     order_scores: dict[str, float] = {}
     order_fns = ssn.node_order_fns()
+    key = ssn.node_local_key("node_order", task)
+    memo = None if key is None else ssn.score_memo.table(key)
     for node in nodes:
+        if memo is not None:
+            hit = memo.get(node.name)
+            if hit is not None and hit[0] == node.version:
+                order_scores[node.name] = hit[1]
+                continue
         try:
             score = 0.0
             for fn in order_fns:
                 score += fn(task, node)
             order_scores[node.name] = score
+            if memo is not None:
+                memo[node.name] = (node.version, score)
         except Exception as exc:
             if type(exc).__module__.startswith("vspec.errors"):
                 raise

@@ -1,0 +1,51 @@
+"""The public API for writing plugins and actions, as Volcano users do in Go.
+
+Import everything a plugin or action needs from here; these names are stable. A plugin
+module defines a :class:`Plugin` subclass decorated with :func:`register_plugin`, and
+in ``on_session_open`` registers session functions (``ssn.add_job_order_fn(self.name,
+fn)``, ``ssn.add_predicate_fn(...)`` ...) exactly where a Go plugin calls
+``ssn.AddJobOrderFn``. See ``docs/writing-a-plugin.md``.
+"""
+
+from vspec.api.corev1 import Condition
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import INFINITY, ZERO, Resource
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import ABSTAIN, PERMIT, REJECT, Code, Status, TaskStatus, ValidateResult
+from vspec.api.unschedule_info import FitError
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import Action, ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.registry import register_action, register_plugin
+from vspec.framework.session import Session
+from vspec.framework.statement import Statement
+
+__all__ = [
+    "ABSTAIN",
+    "INFINITY",
+    "PERMIT",
+    "REJECT",
+    "ZERO",
+    "Action",
+    "ArgumentSpec",
+    "Arguments",
+    "Code",
+    "Condition",
+    "Event",
+    "EventHandler",
+    "FitError",
+    "JobInfo",
+    "NodeInfo",
+    "Plugin",
+    "QueueInfo",
+    "Resource",
+    "Session",
+    "Statement",
+    "Status",
+    "TaskInfo",
+    "TaskStatus",
+    "ValidateResult",
+    "register_action",
+    "register_plugin",
+]

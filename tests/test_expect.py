@@ -19,7 +19,6 @@ from vspec.result import (
     TaskResult,
 )
 from vspec.spec.expect import check, check_expect
-from vspec.spec.invariants import check_invariants, invariants
 from vspec.spec.model import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
 
 
@@ -220,7 +219,7 @@ class TestLogs:
         assert message.startswith("logs.matches: '(' is not a regular expression")
 
 
-class TestProbesAndInvariants:
+class TestProbes:
     def test_probe_failures_name_the_probe_and_its_subject(self) -> None:
         spec = spec_with(Expect(), probes=[TaskProbe("c1/p1"), JobProbe("c1/pg1")])
         result = result_with(
@@ -241,24 +240,3 @@ class TestProbesAndInvariants:
             "bindCount: expected 1, got 0",
             "probes[0] (job c1/pg1) valid: no",
         ]
-
-    def test_catalogue_lists_the_contract_names(self) -> None:
-        names = [inv.name for inv in invariants()]
-        for name in (
-            "gang-atomicity",
-            "no-overcommit",
-            "predicates-respected",
-            "queue-capability",
-            "logprint-correct",
-            "deterministic",
-        ):
-            assert name in names
-
-    def test_unknown_invariant_names_are_reported(self) -> None:
-        spec = spec_with(
-            Expect(invariants=["no-overcommit", "no-such"], disabled_invariants=["nope"])
-        )
-        messages = check_invariants(spec, SimulationResult())
-        assert len(messages) == 2
-        assert messages[0].startswith("invariants: unknown invariant 'no-such'")
-        assert messages[1].startswith("invariants: unknown invariant 'nope'")

@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before any pytester run: pytester drops the modules a run imported, and
+# a re-imported yaml.events no longer matches the classes libyaml's parser still emits.
+import vspec.spec.loader  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[1]
 
 CONFTEST = """

@@ -12,6 +12,7 @@ from vspec.api.objects import Cluster
 from vspec.errors import ConfError, Location, PluginError
 from vspec.framework.conf import SchedulerConf
 from vspec.framework.log import LogLine, Severity
+from vspec.invariants import catalogue
 from vspec.probes import Probe
 from vspec.result import Bind, SimulationResult
 from vspec.spec.keyword import KeywordError, compile_keyword
@@ -45,8 +46,13 @@ class FakeEngine:
         return self.result
 
 
+# The fake results name no real pod or node, which the invariants rightly reject; tests of
+# the runner's own behaviour turn them off.
+NO_INVARIANTS = [inv.name for inv in catalogue()]
+
+
 def make_spec(**kwargs: Any) -> Spec:
-    kwargs.setdefault("expect", Expect(binds={"c1/p1": "n1"}))
+    kwargs.setdefault("expect", Expect(binds={"c1/p1": "n1"}, disabled_invariants=NO_INVARIANTS))
     return Spec(
         name=kwargs.pop("name", "two jobs"),
         location=Location("specs/a.yaml", 4, key="name"),
@@ -107,6 +113,32 @@ class TestExecute:
         outcome = execute(make_spec(), simulate=engine)
         assert outcome.invalid
         assert outcome.messages == ["specs/a.yaml:9: scheduler.actions: failed to find Action 'x'"]
+
+
+class TestInvariants:
+    def test_violations_and_unknown_names_fail_the_spec(self) -> None:
+        expect = Expect(bind_count=0, invariants=["no-such"], disabled_invariants=["nope"])
+        outcome = execute(make_spec(expect=expect), simulate=FakeEngine())
+        assert outcome.status is Status.FAILED
+        assert [m.split(" (known")[0] for m in outcome.messages] == [
+            "invariants: unknown invariant 'no-such'",
+            "invariants: unknown invariant 'nope'",
+        ]
+
+    def test_deterministic_reruns_the_same_engine_with_the_same_inputs(self) -> None:
+        engine = FakeEngine(SimulationResult())
+        others = [n for n in NO_INVARIANTS if n != "deterministic"]
+        spec = make_spec(seed=4, expect=Expect(disabled_invariants=others))
+        outcome = execute(spec, simulate=engine)
+        assert outcome.status is Status.PASSED
+        assert len(engine.calls) == 2  # the run and the `deterministic` invariant's re-run
+        assert engine.calls[0] == engine.calls[1]
+
+    def test_a_disabled_invariant_is_not_checked(self) -> None:
+        engine = FakeEngine(SimulationResult())
+        spec = make_spec(expect=Expect(disabled_invariants=["deterministic"]))
+        assert execute(spec, simulate=engine).status is Status.PASSED
+        assert len(engine.calls) == 1
 
 
 class TestSkipAndXfail:

@@ -80,8 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
     plugins.set_defaults(handler=_plugins)
 
-    invariants = commands.add_parser("invariants", help="list the named invariants")
-    invariants.set_defaults(handler=_invariants)
+    from vspec.fuzz import add_cli  # `vspec fuzz` and `vspec invariants`
+
+    add_cli(commands)
     return parser
 
 
@@ -214,14 +215,4 @@ def _plugins(_args: argparse.Namespace) -> int:
                 default = arg.default or '""'
                 line = f"      {arg.name} ({arg.type}, default {default})"
                 print(line + (f": {arg.help}" if arg.help else ""))
-    return EXIT_OK
-
-
-def _invariants(_args: argparse.Namespace) -> int:
-    from vspec.spec.invariants import invariants
-
-    catalogue = invariants()
-    width = max(len(inv.name) for inv in catalogue)
-    for inv in catalogue:
-        print(f"{inv.name:<{width}}  {inv.doc}")
     return EXIT_OK

@@ -214,8 +214,9 @@ class Allocate(Action):
                     fit_errors.set_node_error(node.name, err)
                 job.nodes_fit_errors[task.uid] = fit_errors
                 break
+            fn = self._predicate_fn(ssn, task)
             nodes, fit_errors = helper.predicate_nodes(
-                ssn, task, all_nodes, self._predicate_fn(ssn, task), self.enable_predicate_error_cache
+                ssn, task, all_nodes, fn, self.enable_predicate_error_cache
             )
             if not nodes:
                 job.nodes_fit_errors[task.uid] = fit_errors

@@ -224,7 +224,7 @@ class Resource:
                 if name in rs and not _le(left, rs[name]):
                     return False
             return True
-        for name, left in self.scalars.items():  # noqa: SIM110 - a loop is faster here
+        for name, left in self.scalars.items():  # a loop: faster than all() here
             right = rs.get(name, 0.0)
             if not (left < right or abs(left - right) < MIN_RESOURCE):
                 return False

@@ -30,7 +30,6 @@ from vspec.framework.session_plugins import SessionPlugins
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
 from vspec.util.node_memo import NodeMemo
 
-
 _ALLOCATE_FAILS = (
     Code.Unschedulable,
     Code.UnschedulableAndUnresolvable,

@@ -25,6 +25,7 @@ from vspec.invariants.history import (
     enabled,
     exceeds,
     fmt,
+    gone_after,
     job_info,
     node_affinity_fails,
     plugin_entries,
@@ -517,15 +518,15 @@ def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     messages: list[str] = []
     bound = {b.task for b in last.binds}
     promised: dict[str, list[str]] = {}
-    for key, task in result.tasks.items():
-        if task.status != "Pipelined":
-            continue
-        if task.node not in nodes:
-            messages.append(f"pipelined task {key} is on no declared node ({task.node})")
+    # result.tasks gives no node to a Pipelined (or Allocated) task: it is not bound;
+    # result.pipelined has where each pipelined task holds its place.
+    for key, node in (pair for pairs in result.pipelined.values() for pair in pairs):
+        if node not in nodes:
+            messages.append(f"pipelined task {key} is on no declared node ({node or 'none'})")
         elif key in bound:
-            messages.append(f"task {key} is pipelined to {task.node} and bound in the same cycle")
-        else:
-            promised.setdefault(task.node, []).append(key)
+            messages.append(f"task {key} is pipelined to {node} and bound in the same cycle")
+        elif key in last.pods:
+            promised.setdefault(node, []).append(key)
     for name, keys in promised.items():
         limit = allocatable(nodes[name])
         before = Resource()  # what the node's pods held at the start of the cycle
@@ -561,7 +562,8 @@ register(
         "In the last cycle, after its last action (the state `expect.pipelined` reads): "
         "every Pipelined task is on a declared node and was not bound in that cycle; for "
         "every node, the requests of its Pipelined tasks plus those of its tasks that keep "
-        "their place (every status but Pipelined, Releasing, Pending, Succeeded and Failed) "
+        "their place (bound ones: Binding, Bound, Running; Allocated tasks of a kept "
+        "statement are not reported with a node, so they are not counted) "
         "fit its allocatable in every dimension the pipelined tasks request (Volcano's "
         "FutureIdle never goes negative), except dimensions in which the node's pods "
         "(Releasing ones aside) already exceeded its allocatable at the start of the cycle.",
@@ -613,7 +615,7 @@ def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> li
 def _final_cluster(last: CycleView, result: SimulationResult) -> list[str]:
     """The cluster after the last cycle: its pods minus the evicted, moved only by binds."""
     assert result.cluster is not None
-    survivors = set(last.pods) - {e.task for e in last.evictions}
+    survivors = set(last.pods) - gone_after(last)
     final = {p.meta.key: p for p in result.cluster.pods}
     messages = []
     if set(final) != survivors:
@@ -634,7 +636,8 @@ register(
         "the start of the cycle, and a declared node; every eviction names a pod that was "
         "on a node; no pod is bound or evicted twice in one cycle; no bind or eviction is "
         "recorded for a cycle that did not run; the cluster after the last cycle holds "
-        "exactly the pods of the input minus the evicted ones, each on the node it had "
+        "exactly the pods of the input minus the evicted and the terminating ones (those "
+        "with a deletionTimestamp are gone one period later), each on the node it had "
         "unless a bind moved it.",
         "Every configuration.",
         _always,

@@ -58,8 +58,15 @@ class CycleView:
         return task_status_of(self.pods[key])
 
 
+def gone_after(view: CycleView) -> set[str]:
+    """The pods that leave at the end of a cycle: evicted, or terminating already."""
+    evicted = {e.task for e in view.evictions}
+    return evicted | {k for k, p in view.pods.items() if p.meta.deletion_timestamp is not None}
+
+
 def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
-    """Each cycle's view, in order; the pods move on exactly as ``advance`` promises."""
+    """Each cycle's view, in order; the pods move on as between two sessions: bound pods
+    run on their node, evicted and terminating pods are gone."""
     pods = {p.meta.key: p for p in cluster.pods}
     for c in range(count):
         view = CycleView(
@@ -75,8 +82,8 @@ def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[C
                 moved = copy.copy(pod)
                 moved.node_name, moved.phase = bind.node, "Running"
                 pods[bind.task] = moved
-        for eviction in view.evictions:
-            pods.pop(eviction.task, None)
+        for key in gone_after(view):
+            pods.pop(key, None)
 
 
 # -- the session's view of jobs, queues and priorities ------------------------------------------

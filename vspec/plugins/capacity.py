@@ -313,7 +313,13 @@ class CapacityPlugin(Plugin):
         Quirk kept: only the queue's own share is refreshed, not its ancestors'.
         """
         job = ssn.jobs[task.job]
-        attr = self.queue_opts[job.queue]
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            # Reached when building the hierarchy failed part-way (e.g. no root queue).
+            raise EngineError(
+                f"capacity has no attributes for queue <{job.queue}>: Volcano dereferences "
+                "a nil queue attribute here and panics"
+            )
         change = attr.allocated.add if add else attr.allocated.sub
         change(task.resreq)
         attr.update_share()

@@ -24,10 +24,10 @@ from typing import Protocol
 from vspec.api.objects import Cluster
 from vspec.errors import Location, SpecError, VspecError
 from vspec.framework.conf import SchedulerConf
+from vspec.invariants import check_invariants
 from vspec.probes import Probe
 from vspec.result import SimulationResult
 from vspec.spec.expect import check
-from vspec.spec.invariants import check_invariants
 from vspec.spec.keyword import compile_keyword
 from vspec.spec.model import Spec
 
@@ -128,7 +128,21 @@ def execute(
                 verbosity=spec.verbosity,
                 probes=spec.probes,
             )
-            messages = [*check(spec, result), *check_invariants(spec, result)]
+            messages = [
+                *check(spec, result),
+                *check_invariants(
+                    spec.scheduler,
+                    spec.cluster,
+                    result,
+                    requested=spec.expect.invariants,
+                    disabled=spec.expect.disabled_invariants,
+                    seed=used_seed,
+                    now=spec.now,
+                    cycles=spec.cycles,
+                    verbosity=spec.verbosity,
+                    engine=engine,
+                ),
+            ]
     except VspecError as exc:
         _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
     except Exception as exc:  # an engine bug: that spec's error, the others still run

@@ -19,16 +19,23 @@ NodeTable = dict[str, tuple[int, V]]
 
 
 class NodeMemo(Generic[V]):
-    """One table per key. Hot loops take a key's table once per task and then read it
-    with ``table.get(node.name)``, checking the version, and write it directly."""
+    """One table per key, for the ``capacity`` keys used last (a workload whose every task
+    differs would otherwise keep a result per task and node). Hot loops take a key's table
+    once per task, read it with ``table.get(node.name)``, check the version, and write it
+    directly."""
 
-    __slots__ = ("_tables",)
+    __slots__ = ("_capacity", "_tables")
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int = 64) -> None:
+        self._capacity = capacity
         self._tables: dict[Hashable, NodeTable[V]] = {}
 
     def table(self, key: Hashable) -> NodeTable[V]:
-        table = self._tables.get(key)
+        tables = self._tables
+        table = tables.pop(key, None)
         if table is None:
-            table = self._tables[key] = {}
+            table = {}
+            if len(tables) >= self._capacity:
+                del tables[next(iter(tables))]  # the least recently used key
+        tables[key] = table
         return table

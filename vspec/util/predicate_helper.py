@@ -54,18 +54,18 @@ class PredicateHelper:
         log = ssn.log
         verbose = log.enabled(4)
         log_failures = log.enabled(3)
+        use_cache = enable_error_cache and failed_before
         found: list[NodeInfo] = []
-        processed = 0
-        for index in range(total):
-            node = nodes[(offset + index) % total]
-            processed += 1
+        start = offset % total
+        processed = total
+        for index, node in enumerate(nodes[start:] + nodes[:start]):
             if verbose:
                 log.v(
                     4,
                     f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
                     f"<{task.resreq}> vs. <{node.idle}>",
                 )
-            if enable_error_cache and failed_before:
+            if use_cache:
                 cached = node_errors.get(node.name)
                 if cached is not None:
                     fe.set_node_error(node.name, cached)
@@ -79,6 +79,7 @@ class PredicateHelper:
                 fe.set_node_error(node.name, err)
                 continue
             if len(found) == to_find:
+                processed = index + 1
                 break  # Volcano cancels the workers once one node too many fits
             found.append(node)
         state.last_processed_node_index = (offset + processed) % total

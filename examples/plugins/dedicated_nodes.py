@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from vspec.extension import (
-    ArgumentSpec,
     Arguments,
+    ArgumentSpec,
     Code,
     FitError,
     NodeInfo,

@@ -23,6 +23,5 @@ class QueueUsage(Action):
                 allocated[job.queue].add(job.allocated)
                 pending[job.queue] += job.count(TaskStatus.Pending)
         for name in sorted(ssn.queues):
-            ssn.log.v(
-                1, f"Queue {name} usage: allocated <{allocated[name]}>, pending tasks {pending[name]}"
-            )
+            usage = f"allocated <{allocated[name]}>, pending tasks {pending[name]}"
+            ssn.log.v(1, f"Queue {name} usage: {usage}")

@@ -171,8 +171,12 @@ class TaskInfo:
     def clear_last_tx_context(self) -> None:
         self.last_transaction = None
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
+        """Go's ``TaskInfo.String()``, which Volcano's ``%v`` of a task prints."""
         return (
             f"Task ({self.uid}:{self.namespace}/{self.name}): taskSpec {self.task_role}, "
-            f"job {self.job}, status {self.status}, pri {self.priority}, resreq {self.resreq}"
+            f"job {self.job}, status {self.status}, pri {self.priority}, resreq {self.resreq}, "
+            f"preemptable {str(self.preemptable).lower()}, revocableZone {self.revocable_zone}"
         )
+
+    __repr__ = __str__

@@ -22,7 +22,7 @@ from vspec.errors import EngineError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.plugins.util import format_tasks, running_job_reservation, share, task_string
+from vspec.plugins.util import format_tasks, running_job_reservation, share
 from vspec.util.scheduler_helper import go_float
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ class CapacityPlugin(Plugin):
                 log.v(
                     4,
                     f"Victims from capacity plugin, victims={format_tasks(victims)} "
-                    f"reclaimer={task_string(reclaimer)}",
+                    f"reclaimer={reclaimer}",
                 )
             return victims, PERMIT
 

@@ -10,7 +10,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, ValidateResult, allocated_status
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.plugins.util import format_tasks, task_string
+from vspec.plugins.util import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -99,7 +99,7 @@ class GangPlugin(Plugin):
                 log.v(
                     4,
                     f"Victims from Gang plugins, victims={format_tasks(victims)} "
-                    f"preemptor={task_string(preemptor)}",
+                    f"preemptor={preemptor}",
                 )
             return victims, PERMIT
 

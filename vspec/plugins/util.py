@@ -85,15 +85,6 @@ def running_job_reservation(job: JobInfo) -> Resource | None:
     return job.deduct_sch_gated_resources(inqueue_resource(job, job.allocated))
 
 
-def task_string(task: TaskInfo) -> str:
-    """Go's ``TaskInfo.String()``, which ``%v`` and ``%+v`` print for a task."""
-    return (
-        f"Task ({task.uid}:{task.namespace}/{task.name}): taskSpec {task.task_role}, "
-        f"job {task.job}, status {task.status}, pri {task.priority}, resreq {task.resreq}, "
-        f"preemptable {str(task.preemptable).lower()}, revocableZone {task.revocable_zone}"
-    )
-
-
 def format_tasks(tasks: list[TaskInfo]) -> str:
     """Go's ``%+v`` of a task slice: ``[<task> <task>]`` (nil prints ``[]``)."""
-    return "[" + " ".join(task_string(t) for t in tasks) + "]"
+    return "[" + " ".join(str(t) for t in tasks) + "]"

@@ -188,6 +188,15 @@ class SessionPlugins:
         """vspec extension: what the ``print`` action calls (the seed's logprint hook)."""
         self._add("print", name, fn)
 
+    def plugin_enabled(self, plugin: str, flag: str) -> bool:
+        """A flag of the first tier entry of ``plugin`` (how drf and capacity read
+        ``enableHierarchy``, which Volcano never defaults)."""
+        for tier in self.tiers:
+            for option in tier.plugins:
+                if option.name == plugin:
+                    return option.enabled(flag)
+        return False
+
     def registered(self, kind: str, name: str) -> Any | None:
         """The function ``name`` registered for ``kind`` (probes use it)."""
         return self._fns[kind].get(name)

@@ -140,12 +140,7 @@ class CapacityPlugin(Plugin):
 
     # -- session open ------------------------------------------------------------------
     def hierarchy_enabled(self, ssn: Session) -> bool:
-        """The flag of the first ``capacity`` entry in the tiers."""
-        for tier in ssn.tiers:
-            for option in tier.plugins:
-                if option.name == self.name:
-                    return option.enabled("hierarchy")
-        return False
+        return ssn.plugin_enabled(self.name, "hierarchy")
 
     def on_session_open(self, ssn: Session) -> None:
         self.total_resource.add(ssn.total_resource)

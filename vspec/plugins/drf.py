@@ -128,11 +128,7 @@ class DrfPlugin(Plugin):
     @staticmethod
     def hierarchy_enabled(ssn: Session) -> bool:
         """The first ``drf`` entry of the tiers decides (``enableHierarchy``, never defaulted)."""
-        for tier in ssn.tiers:
-            for option in tier.plugins:
-                if option.name == DrfPlugin.name:
-                    return option.enabled(HIERARCHY_FLAG)
-        return False
+        return ssn.plugin_enabled(DrfPlugin.name, HIERARCHY_FLAG)
 
     # -- shares ------------------------------------------------------------------------------
     def update_share(self, attr: DrfAttr) -> None:

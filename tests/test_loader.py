@@ -146,7 +146,7 @@ def test_top_level_defaults(tmp_path: Path) -> None:
     spec = load_one(tmp_path, "name: minimal\n")
     assert (spec.seed, spec.cycles, spec.verbosity, spec.now) == (0, 1, 3, DEFAULT_NOW)
     assert (spec.skip, spec.xfail, spec.description, spec.tags) == (None, None, "", [])
-    assert spec.probes == [] and spec.generate is None
+    assert spec.probes == []
     assert spec.expect.binds is None and spec.expect.locations == {}
 
 
@@ -592,9 +592,105 @@ def test_objects_and_list_manifests(tmp_path: Path) -> None:
     assert location is not None and location.key == "cluster.pods[0].items[1]"
 
 
-def test_generate_is_kept_raw(tmp_path: Path) -> None:
-    spec = load_one(tmp_path, "name: x\ncluster:\n  generate: {nodes: 3, shape: {cpu: 2}}\n")
-    assert spec.generate == {"nodes": 3, "shape": {"cpu": 2}}
+# -- cluster.generate --------------------------------------------------------------------
+
+GENERATED = """
+name: x
+seed: SEED
+cluster:
+  generate:
+    queues: [{count: 3, weight: {range: [1, 1000]}}]
+    nodes: [{count: 2, allocatable: {cpu: 4}}]
+    jobs: [{count: 2, tasks: [{name: w, replicas: 2, requests: {cpu: 1}}]}]
+  nodes: [{name: extra}]
+  jobs: [{name: mine, queue: q2, tasks: [{name: w}]}]
+"""
+
+
+def test_generate_merges_its_objects_with_the_declared_ones(tmp_path: Path) -> None:
+    spec = load_one(tmp_path, GENERATED.replace("SEED", "4"))
+    cluster = spec.cluster
+    assert [n.meta.name for n in cluster.nodes] == ["n0", "n1", "extra"]
+    assert cluster.nodes[0].allocatable == {"cpu": Q(4), "pods": Q(110)}
+    # Generated queues count as declared: no implicit "default" queue.
+    assert [q.meta.name for q in cluster.queues] == ["q0", "q1", "q2"]
+    assert [(pg.meta.key, pg.queue) for pg in cluster.pod_groups] == [
+        ("default/job0", "q0"),
+        ("default/job1", "q1"),
+        ("default/mine", "q2"),
+    ]
+    assert [p.meta.key for p in cluster.pods] == [
+        "default/job0-w-0",
+        "default/job0-w-1",
+        "default/job1-w-0",
+        "default/job1-w-1",
+        "default/mine-w-0",
+    ]
+
+
+def test_generate_uses_the_spec_seed(tmp_path: Path) -> None:
+    def weights(seed: int) -> list[int]:
+        spec = load_one(tmp_path, GENERATED.replace("SEED", str(seed)), f"s{seed}.yaml")
+        return [q.weight for q in spec.cluster.queues]
+
+    assert weights(1) == weights(1)
+    assert weights(1) != weights(2)
+
+
+def test_generate_without_queues_keeps_the_implicit_default_queue(tmp_path: Path) -> None:
+    spec = load_one(tmp_path, "name: x\ncluster:\n  generate: {jobs: [{count: 1}]}\n")
+    assert [q.meta.name for q in spec.cluster.queues] == ["default"]
+    assert [pg.queue for pg in spec.cluster.pod_groups] == ["default"]
+
+
+def test_generate_in_an_included_file(tmp_path: Path) -> None:
+    write(tmp_path, "c.yaml", "generate: {nodes: [{count: 2, name: gen}]}\n")
+    spec = load_one(tmp_path, "name: x\ncluster: {include: [c.yaml]}\n")
+    assert [n.meta.name for n in spec.cluster.nodes] == ["gen0", "gen1"]
+    assert [n.meta.name for n in load_cluster_file(tmp_path / "c.yaml").nodes] == ["gen0", "gen1"]
+
+
+def test_generated_name_clashing_with_a_declared_one(tmp_path: Path) -> None:
+    errors = load_errors(
+        tmp_path,
+        """
+        name: x
+        cluster:
+          generate: {nodes: [{count: 2}]}
+          nodes: [{name: n1}]
+        """,
+    )
+    assert errors == [
+        f"{tmp_path / 'spec.yaml'}:4:11: cluster.nodes[0]: node 'n1' is defined twice; "
+        f"first at {tmp_path / 'spec.yaml'}:3 (cluster.generate)"
+    ]
+
+
+def test_generate_twice_is_an_error(tmp_path: Path) -> None:
+    write(tmp_path, "c.yaml", "generate: {nodes: [{count: 1}]}\n")
+    errors = load_errors(
+        tmp_path, "name: x\ncluster:\n  include: [c.yaml]\n  generate: {nodes: [{count: 1}]}\n"
+    )
+    assert len(errors) == 1
+    assert "spec.yaml:4:13: cluster.generate: cluster.generate is given twice" in errors[0]
+
+
+def test_generate_keys_are_checked_by_the_schema(tmp_path: Path) -> None:
+    errors = load_errors(tmp_path, "name: x\ncluster:\n  generate:\n    nodes: [{cont: 3}]\n")
+    assert f"{tmp_path / 'spec.yaml'}:4:14: cluster.generate.nodes[0].cont: unknown key " in (
+        "\n".join(errors)
+    )
+    assert "did you mean 'count'?" in errors[-1]
+
+
+def test_generate_error_found_while_expanding_is_located(tmp_path: Path) -> None:
+    errors = load_errors(
+        tmp_path,
+        "name: x\ncluster:\n  generate:\n    nodes: [{count: 1, allocatable: {cpu: lots}}]\n",
+    )
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{tmp_path / 'spec.yaml'}:4:5: cluster.generate: ")
+    assert "cluster.generate.nodes[0].allocatable" in errors[0]
 
 
 # -- manifests -------------------------------------------------------------------------

@@ -42,6 +42,14 @@ def test_schemas_are_valid_draft_2020_12() -> None:
     assert cluster_schema()["$ref"] == "#/$defs/cluster"
 
 
+def test_cluster_generate_is_the_generators_own_schema() -> None:
+    from vspec.generate import generate_schema
+
+    embedded = spec_schema()["$defs"]["cluster"]["properties"]["generate"]
+    assert embedded == generate_schema()
+    assert "nodes" in embedded["properties"]
+
+
 def test_spec_schema_is_a_copy() -> None:
     spec_schema()["$defs"].clear()
     assert spec_schema()["$defs"]

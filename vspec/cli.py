@@ -68,16 +68,19 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=float, metavar="SECONDS", help="fail a spec that runs longer"
     )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
+    _plugins_dir_option(run)
     run.set_defaults(handler=_run)
 
     validate = commands.add_parser("validate", help="check specs without running them")
     validate.add_argument("paths", nargs="+", metavar="PATH")
+    _plugins_dir_option(validate)
     validate.set_defaults(handler=_validate)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of spec files")
     schema.set_defaults(handler=_schema)
 
     plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
+    _plugins_dir_option(plugins)
     plugins.set_defaults(handler=_plugins)
 
     from vspec.fuzz import add_cli  # `vspec fuzz` and `vspec invariants`
@@ -86,11 +89,41 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plugins_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plugins-dir",
+        dest="plugins_dirs",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="import the plugins and actions of every *.py in DIR (repeatable); "
+        "[tool.vspec] plugins-dir in pyproject.toml is imported too",
+    )
+
+
+def _load_plugins(args: argparse.Namespace) -> bool:
+    """Import the pyproject's and the command line's plugins dirs, before any spec is
+    read; False (after saying why) when one cannot be imported."""
+    from vspec.errors import VspecError
+    from vspec.spec.plugin_dirs import load_plugins_dirs, load_project_plugins, project_settings
+
+    try:
+        load_project_plugins(project_settings())
+        load_plugins_dirs(args.plugins_dirs, origin="--plugins-dir")
+    except VspecError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def _run(args: argparse.Namespace) -> int:
     from vspec.spec.keyword import KeywordError
     from vspec.spec.report import failure_text, headline, summary
     from vspec.spec.runner import run_paths
 
+    if not _load_plugins(args):
+        return EXIT_USAGE
     progress = _Progress(sys.stdout, verbose=args.verbose)
     # A supervisor's SIGTERM (e.g. `timeout`) ends the run like Ctrl-C: the specs done so
     # far are still reported, and written to the JUnit file.
@@ -164,6 +197,8 @@ class _Progress:
 def _validate(args: argparse.Namespace) -> int:
     from vspec.spec.runner import load_specs, spec_files
 
+    if not _load_plugins(args):
+        return EXIT_USAGE
     problems: list[str] = []
     n_specs = n_files = 0
     invalid = False
@@ -191,8 +226,11 @@ def _schema(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _plugins(_args: argparse.Namespace) -> int:
+def _plugins(args: argparse.Namespace) -> int:
     from vspec.errors import VspecError
+
+    if not _load_plugins(args):
+        return EXIT_USAGE
 
     try:
         from vspec.framework.registry import registered_actions, registered_plugins

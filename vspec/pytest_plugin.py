@@ -58,12 +58,11 @@ class SpecFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from vspec.errors import VspecError
-        from vspec.framework.registry import action_names
         from vspec.spec.loader import load_file
         from vspec.spec.runner import invalid_outcome
 
         try:
-            loaded = load_file(self.path, known_actions=action_names())
+            loaded = load_file(self.path, check_names=True)
         except VspecError as exc:
             yield InvalidSpecItem.from_parent(
                 self, name="invalid spec", outcome=invalid_outcome(exc, self.path)

@@ -37,13 +37,14 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.errors import Location, SpecError
+from vspec.errors import ConfError, Location, SpecError
 from vspec.framework.conf import (
     DEFAULT_SCHEDULER_CONF,
     SchedulerConf,
     SchedulerOptions,
     load_conf,
 )
+from vspec.generate import generate_cluster
 from vspec.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.spec import manifests as mf
 from vspec.spec.model import (
@@ -54,6 +55,7 @@ from vspec.spec.model import (
     PodGroupExpect,
     Spec,
 )
+from vspec.spec.plugin_dirs import load_plugins_dirs, spec_plugins_dirs
 from vspec.spec.schema import Kind, validate
 from vspec.spec.yamlload import At, Document, parse_documents, read_documents
 
@@ -117,11 +119,15 @@ def _walk(root: Path) -> list[Path]:
     return sorted(files)
 
 
-def load_file(path: Path, *, known_actions: Collection[str] | None = None) -> FileLoad:
+def load_file(
+    path: Path, *, known_actions: Collection[str] | None = None, check_names: bool = False
+) -> FileLoad:
     """Every spec of ``path``. A YAML document is a spec when it is a mapping with a
     top-level ``name``; a file with none is not a spec file. A file that is not valid YAML
     is one error (and counts as a spec file, so that a broken spec is never passed over).
-    ``known_actions``, when given, makes an unknown action in a conf an error here."""
+    A spec's ``pluginsDir`` is imported before its conf is read. ``known_actions``, when
+    given, makes an unknown action in a conf an error here; ``check_names`` checks every
+    action and plugin a conf names against the registry, with a did-you-mean."""
     load = FileLoad(Path(path))
     try:
         documents = read_documents(load.path)
@@ -132,7 +138,7 @@ def load_file(path: Path, *, known_actions: Collection[str] | None = None) -> Fi
     load.is_spec_file = any(isinstance(d.data, dict) and "name" in d.data for d in documents)
     if not load.is_spec_file:
         return load
-    context = _Context(known_actions)
+    context = _Context(known_actions, check_names=check_names)
     names: dict[str, Location] = {}
     for doc in documents:
         if doc.data is None:
@@ -157,13 +163,15 @@ def load_file(path: Path, *, known_actions: Collection[str] | None = None) -> Fi
     return load
 
 
-def load_cluster_file(path: Path, *, options: SchedulerOptions | None = None) -> Cluster:
+def load_cluster_file(
+    path: Path, *, options: SchedulerOptions | None = None, seed: int = 0
+) -> Cluster:
     """A cluster file (the keys of ``cluster``, includes resolved) as a :class:`Cluster`,
-    with the contract's defaults applied; raises :class:`SpecError` (:class:`InvalidFile`
-    for schema errors) when invalid."""
+    with the contract's defaults applied (``seed`` expands its ``generate``); raises
+    :class:`SpecError` (:class:`InvalidFile` for schema errors) when invalid."""
     context = _Context(None)
     doc = context.cluster_document(Path(path), None)
-    builder = _ClusterBuilder(context, options or SchedulerOptions())
+    builder = _ClusterBuilder(context, options or SchedulerOptions(), seed)
     builder.section(At(doc), (Path(path).resolve(),))
     return builder.finish()
 
@@ -187,8 +195,9 @@ def load_scheduler_conf(
 class _Context:
     """What the specs of one file share: parsed included files and confs, read once."""
 
-    def __init__(self, known_actions: Collection[str] | None) -> None:
+    def __init__(self, known_actions: Collection[str] | None, *, check_names: bool = False) -> None:
         self.known_actions = set(known_actions) if known_actions is not None else None
+        self.check_names = check_names
         self.documents: dict[Path, Document] = {}
         self.valid: set[Path] = set()  # cluster files checked against the schema
         self.confs: dict[Path, Document] = {}  # scheduler conf files, checked
@@ -230,13 +239,30 @@ class _Context:
     def conf(self, at: At) -> SchedulerConf:
         raw = at.value or {}
         options = _options(raw.get("options") or {})
-        return load_conf(
+        conf = load_conf(
             raw,
             default_plugin_flags=bool(raw.get("defaultPluginFlags", True)),
             options=options,
             known_actions=self.known_actions,
             locate=lambda path: at.doc.locate((*at.path, *path)),
         )
+        if self.check_names:
+            _check_registered(conf, at)
+        return conf
+
+
+def _check_registered(conf: SchedulerConf, at: At) -> None:
+    """Every action and plugin ``conf`` names is registered (built in, an entry point or
+    a plugins dir loaded so far); the engine's own check, located: an unknown plugin at
+    its tier entry, an unknown action at ``actions``."""
+    from vspec.framework.scheduler import check_conf
+
+    try:
+        check_conf(conf)
+    except ConfError as exc:
+        if exc.location is not None:
+            raise
+        raise ConfError(exc.message, (at / "actions").location()) from None
 
 
 def _check(doc: Document, kind: Kind, path: tuple[str | int, ...] = ()) -> None:
@@ -287,8 +313,14 @@ def _spec(doc: Document, context: _Context) -> Spec:
     _check(doc, "spec")
     data: dict[str, Any] = doc.data
     root = At(doc)
+    plugins_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
+    load_plugins_dirs(
+        plugins_dirs,
+        origin=f"spec {data['name']!r}: pluginsDir",
+        location=(root / "pluginsDir").location(),
+    )
     scheduler = _scheduler(root / "scheduler", context)
-    builder = _ClusterBuilder(context, scheduler.options)
+    builder = _ClusterBuilder(context, scheduler.options, int(data.get("seed", 0)))
     builder.section(root / "cluster", (Path(doc.file).resolve(),))
     cluster = builder.finish()
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None
@@ -307,7 +339,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
         now=DEFAULT_NOW if now is None else now,  # the schema demands a zone
         cycles=int(data.get("cycles", 1)),
         verbosity=int(data.get("verbosity", 3)),
-        generate=builder.generate,
+        plugins_dirs=plugins_dirs,
     )
 
 
@@ -337,14 +369,14 @@ class _ClusterBuilder:
     """Merges the cluster sections of a spec and of the files it includes, in order
     (includes first, depth first); an object defined twice is an error naming both."""
 
-    def __init__(self, context: _Context, options: SchedulerOptions) -> None:
+    def __init__(self, context: _Context, options: SchedulerOptions, seed: int) -> None:
         self.context = context
         self.options = options
+        self.seed = seed  # for cluster.generate
         self.cluster = Cluster()
         self.defined: dict[tuple[str, str], Location] = {}
         self.included: set[Path] = set()
         self.queues_declared = False
-        self.generate: dict[str, Any] | None = None
         self.generate_at: At | None = None
 
     def section(self, at: At, chain: tuple[Path, ...]) -> None:
@@ -355,7 +387,7 @@ class _ClusterBuilder:
         for i, target in enumerate(include if isinstance(include, list) else ()):
             self.include(at / "include" / i, target, chain)
         if "generate" in raw:
-            self.set_generate(at / "generate")
+            self.generated(at / "generate")
         self.queues_declared |= "queues" in raw
         self.entries(raw, at, "priorityClasses", self.priority_class)
         self.entries(raw, at, "queues", self.queue)
@@ -378,12 +410,31 @@ class _ClusterBuilder:
         doc = self.context.cluster_document(path, at)
         self.section(At(doc), (*chain, key))
 
-    def set_generate(self, at: At) -> None:
+    def generated(self, at: At) -> None:
+        """Expand ``cluster.generate`` with the spec's seed and take its objects as if
+        they were declared where ``generate`` is: a clash with a declared object is the
+        usual error, and generated queues count as declared queues."""
         if self.generate_at is not None:
             first = self.generate_at.location()
             raise at.error(f"cluster.generate is given twice; first at {_where(first)}")
         self.generate_at = at
-        self.generate = copy.deepcopy(at.value)
+        cluster = generate_cluster(at.value, self.seed, location=at.location())
+        for pc in cluster.priority_classes:
+            self.define("priority class", pc.meta, at)
+        for queue in cluster.queues:
+            self.define("queue", queue.meta, at)
+        for node in cluster.nodes:
+            self.define("node", node.meta, at)
+        for pg in cluster.pod_groups:
+            self.define("pod group", pg.meta, at)
+        for pod in cluster.pods:
+            self.define("pod", pod.meta, at)
+        self.queues_declared |= bool(cluster.queues)
+        self.cluster.priority_classes.extend(cluster.priority_classes)
+        self.cluster.queues.extend(cluster.queues)
+        self.cluster.nodes.extend(cluster.nodes)
+        self.cluster.pod_groups.extend(cluster.pod_groups)
+        self.cluster.pods.extend(cluster.pods)
 
     def entries(self, section: Mapping[str, Any], at: At, key: str, convert: Convert) -> None:
         for i, entry in enumerate(section.get(key) or ()):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
 
 from vspec.api.objects import Cluster
 from vspec.errors import Location
@@ -67,7 +67,7 @@ class Spec:
     now: datetime = DEFAULT_NOW
     cycles: int = 1
     verbosity: int = 3
-    generate: dict[str, Any] | None = None  # cluster.generate, expanded by the generator
+    plugins_dirs: tuple[Path, ...] = ()  # pluginsDir, imported when the spec was loaded
 
     @property
     def nodeid(self) -> str:

@@ -255,11 +255,10 @@ def load_specs(
     path: Path, *, named: bool, problems: list[str]
 ) -> tuple[list[Spec], list[SpecOutcome]]:
     """The specs of one file, and an error outcome for each invalid one."""
-    from vspec.framework.registry import action_names
     from vspec.spec.loader import load_file
 
     try:
-        loaded = load_file(path, known_actions=action_names())
+        loaded = load_file(path, check_names=True)
     except VspecError as exc:
         return [], [invalid_outcome(exc, path)]
     except Exception as exc:  # a loader bug must not stop the other files

@@ -32,6 +32,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 
 from vspec.errors import SpecError
+from vspec.generate import generate_schema
 from vspec.spec.yamlload import Document, Key
 
 Kind = Literal["spec", "cluster", "schedulerConf", "schedulerConfigMap"]
@@ -57,6 +58,8 @@ _short.maxlist = _short.maxdict = 4
 def _raw_schema() -> dict[str, Any]:
     text = resources.files("vspec.spec").joinpath("schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
+    # The generate vocabulary is vspec.generate's: its schema is stated there, once.
+    schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()
     return schema
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml import _yaml as _libyaml
 from yaml import events as ev
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import ScalarNode
@@ -48,6 +49,22 @@ STR, INT, FLOAT, BOOL, NULL = (_TAG + t for t in ("str", "int", "float", "bool",
 TIMESTAMP, MERGE, MAP, SEQ = (_TAG + t for t in ("timestamp", "merge", "map", "seq"))
 _SCALAR_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, TIMESTAMP})
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def _emitted(name: str) -> type[ev.Event]:
+    """The event class libyaml's parser emits: the one of the ``yaml.events`` module it was
+    first imported with. A runner that drops and re-imports ``yaml`` (pytester does) gives
+    ``yaml.events`` new classes, but the C extension is never re-initialised and keeps the
+    old ones, so matching against ``yaml.events`` would recognise no event at all."""
+    cls: type[ev.Event] = getattr(_libyaml, name, None) or getattr(ev, name)
+    return cls
+
+
+_STREAM_START, _STREAM_END = _emitted("StreamStartEvent"), _emitted("StreamEndEvent")
+_DOCUMENT_START = _emitted("DocumentStartEvent")
+_SCALAR, _ALIAS = _emitted("ScalarEvent"), _emitted("AliasEvent")
+_MAPPING_START, _MAPPING_END = _emitted("MappingStartEvent"), _emitted("MappingEndEvent")
+_SEQUENCE_START, _SEQUENCE_END = _emitted("SequenceStartEvent"), _emitted("SequenceEndEvent")
 
 
 def format_path(path: Sequence[Key]) -> str:
@@ -301,7 +318,10 @@ class _Builder:
         index = 0
         while True:
             event = get_event()
-            if isinstance(event, ev.DocumentStartEvent):
+            if event is None:
+                return
+            kind = type(event)
+            if kind is _DOCUMENT_START:
                 start = _mark(event.start_mark)
                 marks: dict[int, _Marks] = {}
                 data = self._document(get_event, marks)
@@ -309,18 +329,25 @@ class _Builder:
                     self.file, index, data, start, marks, self.text, self.key_prefix, self.offset
                 )
                 index += 1
-            elif isinstance(event, ev.StreamEndEvent):
+            elif kind is _STREAM_END:
                 return
+            elif kind is not _STREAM_START:
+                # Never skip what is not understood: skipping could loop for ever.
+                raise self.error(f"unexpected YAML event {kind.__name__}", *_mark(event.start_mark))
 
     def _document(self, get_event: Any, marks: dict[int, _Marks]) -> Any:
         """Build one document's data; consumes events up to its DocumentEndEvent. The
         loop runs once per YAML value, so scalars, the bulk of any file, stay inline."""
         state = _DocumentState(marks)
-        scalar, alias = ev.ScalarEvent, ev.AliasEvent
-        mapping_start, sequence_start = ev.MappingStartEvent, ev.SequenceStartEvent
-        mapping_end, sequence_end = ev.MappingEndEvent, ev.SequenceEndEvent
+        scalar, alias = _SCALAR, _ALIAS
+        mapping_start, sequence_start = _MAPPING_START, _SEQUENCE_START
+        mapping_end, sequence_end = _MAPPING_END, _SEQUENCE_END
         while True:
             event = get_event()
+            if event is None:
+                raise SpecError(
+                    "invalid YAML: the stream ends inside a document", Location(self.file)
+                )
             kind = type(event)
             mark = event.start_mark
             line, column = mark.line, mark.column

@@ -19,6 +19,7 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.interface import Action, ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.registry import register_action, register_plugin
 from vspec.framework.session import Session
+from vspec.framework.session_plugins import NodeLocalKeyFn
 from vspec.framework.statement import Statement
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "EventHandler",
     "FitError",
     "JobInfo",
+    "NodeLocalKeyFn",
     "NodeInfo",
     "Plugin",
     "QueueInfo",

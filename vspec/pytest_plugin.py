@@ -6,10 +6,15 @@ named by the spec's ``name`` and come in file order, so every xdist worker colle
 same list. A spec's tags become markers; ``skip`` and ``xfail`` become pytest's marks.
 A failure shows the spec's mismatches and last log lines, not a Python traceback; an
 invalid spec is an item that fails alone with its located message.
+
+The plugins dirs of ``[tool.vspec] plugins-dir`` (pyproject.toml) are imported when pytest
+starts, as ``vspec run`` does, and vspec's Hypothesis profiles (``dev``, ``fuzz``) are
+registered when one is asked for, so ``--hypothesis-profile=fuzz`` works from anywhere.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +32,38 @@ if TYPE_CHECKING:
 # down pytest runs that hold no spec.
 _SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.spec.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
+_PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Before Hypothesis' plugin loads ``--hypothesis-profile``, and before any spec file
+    is collected."""
+    _register_profiles(config)
+    _load_project_plugins(config)
+
+
+def _register_profiles(config: pytest.Config) -> None:
+    """Only when one of vspec's profiles is asked for: registering loads one, and a pytest
+    run of another project must keep its own Hypothesis settings."""
+    try:
+        chosen = config.getoption("--hypothesis-profile")
+    except ValueError:  # Hypothesis' plugin is not active
+        chosen = None
+    if (chosen or os.environ.get("HYPOTHESIS_PROFILE")) in _PROFILES:
+        from vspec.strategies import register_profiles
+
+        register_profiles()
+
+
+def _load_project_plugins(config: pytest.Config) -> None:
+    from vspec.errors import VspecError
+    from vspec.spec.plugin_dirs import load_project_plugins, project_settings
+
+    try:
+        load_project_plugins(project_settings(config.invocation_params.dir))
+    except VspecError as exc:
+        raise pytest.UsageError(f"vspec: {exc}") from None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SpecFile | None:

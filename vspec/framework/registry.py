@@ -25,6 +25,7 @@ from vspec.framework.interface import Action, ArgumentSpec, Plugin
 _PLUGINS: dict[str, type[Plugin]] = {}
 _ACTIONS: dict[str, type[Action]] = {}
 _loaded_dirs: set[Path] = set()
+_loaded_packages: set[str] = set()
 
 P = TypeVar("P", bound=type[Plugin])
 A = TypeVar("A", bound=type[Action])
@@ -61,8 +62,10 @@ def _import_package(package: str) -> None:
 
 def load_builtins() -> None:
     """Import the built-in actions and plugins and the packaged extensions (idempotent)."""
-    if _ACTIONS and _PLUGINS:
+    # Importing one plugin module directly registers it; that must not look "loaded".
+    if "builtins" in _loaded_packages:
         return
+    _loaded_packages.add("builtins")
     _import_package("vspec.actions")
     _import_package("vspec.plugins")
     for group in ("vspec.actions", "vspec.plugins"):

@@ -85,8 +85,12 @@ def load_plugins_dirs(
     ``origin`` says who asked (``--plugins-dir``, a spec) and ``location`` where, so the
     error of a module that fails to import can be acted on.
     """
-    from vspec.framework.registry import load_plugins_dir
+    from vspec.framework.registry import load_builtins, load_plugins_dir
 
+    dirs = list(dirs)
+    if dirs:
+        # Built-ins first: the registry takes any registered plugin as a sign that they are.
+        load_builtins()
     for directory in dirs:
         try:
             load_plugins_dir(directory)

@@ -23,7 +23,7 @@ from vspec.framework.statement import Statement
 from vspec.util.node_memo import NodeMemo
 from vspec.util.predicate_helper import PredicateFn, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
-from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
+from vspec.util.scheduler_helper import job_valid_for, prioritize_nodes, select_best_node
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 ERROR_CACHE_ARGUMENT = ArgumentSpec(
@@ -109,13 +109,7 @@ class Allocate(Action):
                 )
                 assert job.pod_group is not None
                 job.pod_group.phase = "Inqueue"
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                log.v(
-                    4,
-                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip allocate, "
-                    f"reason: {result.reason}, message {result.message}",
-                )
+            if not job_valid_for(ssn, job, "allocate"):
                 continue
             if job.queue not in ssn.queues:
                 log.warning(

@@ -19,6 +19,7 @@ from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
+from vspec.util.scheduler_helper import job_valid_for
 
 
 @register_action
@@ -82,13 +83,7 @@ class Backfill(Action):
         for job in ssn.jobs.values():
             if job.is_pending():
                 continue
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                ssn.log.v(
-                    4,
-                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip backfill, "
-                    f"reason: {result.reason}, message {result.message}",
-                )
+            if not job_valid_for(ssn, job, "backfill"):
                 continue
             queue = ssn.queues.get(job.queue)
             if queue is None:

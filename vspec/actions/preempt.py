@@ -40,7 +40,12 @@ from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
-from vspec.util.scheduler_helper import prioritize_nodes, sort_nodes, validate_victims
+from vspec.util.scheduler_helper import (
+    job_valid_for,
+    prioritize_nodes,
+    sort_nodes,
+    validate_victims,
+)
 from vspec.util.victims import build_victims_priority_queue
 
 PREEMPT_NEVER = "Never"
@@ -85,13 +90,7 @@ def collect_preemptors(ssn: Session) -> Preemptors:
     for job in ssn.jobs.values():
         if job.is_pending():
             continue
-        verdict = ssn.job_valid(job)
-        if verdict is not None and not verdict.passed:
-            log.v(
-                4,
-                f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip preemption, "
-                f"reason: {verdict.reason}, message {verdict.message}",
-            )
+        if not job_valid_for(ssn, job, "preemption"):
             continue
         queue = ssn.queues.get(job.queue)
         if queue is None:

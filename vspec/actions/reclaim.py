@@ -31,7 +31,7 @@ from vspec.framework.interface import Action
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.priority_queue import PriorityQueue
-from vspec.util.scheduler_helper import validate_victims
+from vspec.util.scheduler_helper import job_valid_for, validate_victims
 from vspec.util.victims import build_victims_priority_queue
 
 
@@ -46,13 +46,7 @@ def collect_reclaimers(ssn: Session) -> tuple[PriorityQueue[QueueInfo], JobHeaps
     for job in ssn.jobs.values():
         if job.is_pending():
             continue
-        verdict = ssn.job_valid(job)
-        if verdict is not None and not verdict.passed:
-            log.v(
-                4,
-                f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip reclaim, "
-                f"reason: {verdict.reason}, message {verdict.message}",
-            )
+        if not job_valid_for(ssn, job, "reclaim"):
             continue
         queue = ssn.queues.get(job.queue)
         if queue is None:

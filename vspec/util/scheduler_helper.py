@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO
 from vspec.api.task_info import TaskInfo
@@ -118,6 +119,19 @@ def select_best_node(ssn: Session, scores: dict[float, list[NodeInfo]]) -> NodeI
     if len(best) == 1:
         return best[0]
     return best[ssn.rng.randrange(len(best))]
+
+
+def job_valid_for(ssn: Session, job: JobInfo, action: str) -> bool:
+    """``JobValid`` as the actions check it, logging Volcano's V(4) skip line."""
+    result = ssn.job_valid(job)
+    if result is None or result.passed:
+        return True
+    ssn.log.v(
+        4,
+        f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip {action}, "
+        f"reason: {result.reason}, message {result.message}",
+    )
+    return False
 
 
 def validate_victims(preemptor: TaskInfo, node: NodeInfo, victims: list[TaskInfo]) -> str | None:

@@ -145,7 +145,10 @@ class Resource:
     def sub(self, rr: Resource) -> Resource:
         """The asserting ``Sub``: Volcano panics (PANIC_ON_ERROR defaults on) when short."""
         if not rr.less_equal(self, ZERO):
-            raise EngineError(f"resource is not sufficient to do operation: <{self}> sub <{rr}>")
+            raise EngineError(
+                f"resource is not sufficient to do operation: <{self}> sub <{rr}> "
+                "(an asserting Sub: Volcano v1.11 panics here)"
+            )
         return self.sub_without_assert(rr)
 
     def sub_without_assert(self, rr: Resource) -> Resource:

@@ -635,6 +635,10 @@ def test_generate_uses_the_spec_seed(tmp_path: Path) -> None:
 
     assert weights(1) == weights(1)
     assert weights(1) != weights(2)
+    # `vspec run --seed N` generates with N, as it runs with N.
+    path = tmp_path / "s1.yaml"
+    [spec] = load_file(path, seed=2).specs
+    assert spec.seed == 1 and [q.weight for q in spec.cluster.queues] == weights(2)
 
 
 def test_generate_without_queues_keeps_the_implicit_default_queue(tmp_path: Path) -> None:

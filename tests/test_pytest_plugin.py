@@ -150,3 +150,33 @@ def test_xdist_runs_the_same_items(suite: pytest.Pytester) -> None:
         suite.makefile(".yaml", **{f"s{i}": spec(f"spec {i}") + "---\n" + spec(f"more {i}")})
     result = suite.runpytest("-n", "2")
     result.assert_outcomes(passed=8)
+
+
+PROFILE_TEST = """
+from hypothesis import settings
+
+
+def test_profile():
+    print("profile", settings.get_current_profile_name(), settings.default.max_examples)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--hypothesis-profile=fuzz"], "profile fuzz 2000"),
+        # Another project's run keeps Hypothesis' own default: vspec loads no profile.
+        ([], "profile default 100"),
+    ],
+)
+def test_hypothesis_profiles_only_when_asked_for(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    pytester.makepyfile(test_p=PROFILE_TEST)
+    # A subprocess: loading a profile changes Hypothesis' settings for the whole process.
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"*{expected}*"])

@@ -119,15 +119,13 @@ def _walk(root: Path) -> list[Path]:
     return sorted(files)
 
 
-def load_file(
-    path: Path, *, known_actions: Collection[str] | None = None, check_names: bool = False
-) -> FileLoad:
+def load_file(path: Path, *, check_names: bool = False, seed: int | None = None) -> FileLoad:
     """Every spec of ``path``. A YAML document is a spec when it is a mapping with a
     top-level ``name``; a file with none is not a spec file. A file that is not valid YAML
     is one error (and counts as a spec file, so that a broken spec is never passed over).
-    A spec's ``pluginsDir`` is imported before its conf is read. ``known_actions``, when
-    given, makes an unknown action in a conf an error here; ``check_names`` checks every
-    action and plugin a conf names against the registry, with a did-you-mean."""
+    A spec's ``pluginsDir`` is imported before its conf is read. ``check_names`` checks
+    every action and plugin a conf names against the registry, with a did-you-mean. ``seed``
+    replaces each spec's ``seed`` for ``cluster.generate`` (``vspec run --seed``)."""
     load = FileLoad(Path(path))
     try:
         documents = read_documents(load.path)
@@ -138,7 +136,7 @@ def load_file(
     load.is_spec_file = any(isinstance(d.data, dict) and "name" in d.data for d in documents)
     if not load.is_spec_file:
         return load
-    context = _Context(known_actions, check_names=check_names)
+    context = _Context(None, check_names=check_names, seed=seed)
     names: dict[str, Location] = {}
     for doc in documents:
         if doc.data is None:
@@ -195,9 +193,16 @@ def load_scheduler_conf(
 class _Context:
     """What the specs of one file share: parsed included files and confs, read once."""
 
-    def __init__(self, known_actions: Collection[str] | None, *, check_names: bool = False) -> None:
+    def __init__(
+        self,
+        known_actions: Collection[str] | None,
+        *,
+        check_names: bool = False,
+        seed: int | None = None,
+    ) -> None:
         self.known_actions = set(known_actions) if known_actions is not None else None
         self.check_names = check_names
+        self.seed = seed  # overrides every spec's seed
         self.documents: dict[Path, Document] = {}
         self.valid: set[Path] = set()  # cluster files checked against the schema
         self.confs: dict[Path, Document] = {}  # scheduler conf files, checked
@@ -316,11 +321,12 @@ def _spec(doc: Document, context: _Context) -> Spec:
     plugins_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
     load_plugins_dirs(
         plugins_dirs,
-        origin=f"spec {data['name']!r}: pluginsDir",
+        origin=f"spec {data['name']!r}",
         location=(root / "pluginsDir").location(),
     )
     scheduler = _scheduler(root / "scheduler", context)
-    builder = _ClusterBuilder(context, scheduler.options, int(data.get("seed", 0)))
+    seed = int(data.get("seed", 0)) if context.seed is None else context.seed
+    builder = _ClusterBuilder(context, scheduler.options, seed)
     builder.section(root / "cluster", (Path(doc.file).resolve(),))
     cluster = builder.finish()
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None

@@ -89,7 +89,7 @@ def load_plugins_dirs(
 
     dirs = list(dirs)
     if dirs:
-        # Built-ins first: the registry takes any registered plugin as a sign that they are.
+        # Built-ins first, so that a user plugin of a built-in's name replaces it.
         load_builtins()
     for directory in dirs:
         try:
@@ -112,7 +112,8 @@ def _explain(exc: SpecError, directory: Path) -> str:
     if cause is None:
         return exc.message
     if isinstance(cause, SyntaxError) and cause.filename:
-        return f"{cause.filename}:{cause.lineno}: {type(cause).__name__}: {cause.msg}"
+        where = f"{cause.filename}:{cause.lineno}"
+        return f"plugin module {where} failed to import: {type(cause).__name__}: {cause.msg}"
     frames = [
         f
         for f in traceback.extract_tb(cause.__traceback__)

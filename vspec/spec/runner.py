@@ -209,7 +209,7 @@ def run_paths(
     current: Spec | None = None
     try:
         for path, named in spec_files(paths, report.problems):
-            specs, errors = load_specs(path, named=named, problems=report.problems)
+            specs, errors = load_specs(path, named=named, problems=report.problems, seed=seed)
             for error in errors:
                 emit(error)
             for spec in specs:
@@ -252,13 +252,14 @@ def spec_files(
 
 
 def load_specs(
-    path: Path, *, named: bool, problems: list[str]
+    path: Path, *, named: bool, problems: list[str], seed: int | None = None
 ) -> tuple[list[Spec], list[SpecOutcome]]:
-    """The specs of one file, and an error outcome for each invalid one."""
+    """The specs of one file, and an error outcome for each invalid one; ``seed``
+    overrides each spec's seed for its generated cluster, as for its run."""
     from vspec.spec.loader import load_file
 
     try:
-        loaded = load_file(path, check_names=True)
+        loaded = load_file(path, check_names=True, seed=seed)
     except VspecError as exc:
         return [], [invalid_outcome(exc, path)]
     except Exception as exc:  # a loader bug must not stop the other files

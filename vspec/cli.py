@@ -13,7 +13,7 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -86,7 +86,21 @@ def _parser() -> argparse.ArgumentParser:
     from vspec.fuzz import add_cli  # `vspec fuzz` and `vspec invariants`
 
     add_cli(commands)
+    fuzz = commands.choices["fuzz"]
+    _plugins_dir_option(fuzz)
+    fuzz.set_defaults(handler=_with_plugins(fuzz.get_default("handler")))
     return parser
+
+
+def _with_plugins(
+    handler: Callable[[argparse.Namespace], int],
+) -> Callable[[argparse.Namespace], int]:
+    """Load the plugins dirs first, so user plugins and actions join the fuzzed space."""
+
+    def run(args: argparse.Namespace) -> int:
+        return handler(args) if _load_plugins(args) else EXIT_USAGE
+
+    return run
 
 
 def _plugins_dir_option(parser: argparse.ArgumentParser) -> None:

@@ -52,3 +52,10 @@ def test_proportion_panics_when_a_guarantee_overshoots_the_remaining_share() -> 
     assert spec.xfail
     with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
         simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+
+
+def test_capacity_hierarchy_without_root_panics_on_the_first_eviction() -> None:
+    spec = load("capacity-hierarchy-without-root-panics-on-evict.yaml")
+    assert spec.xfail
+    with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
+        simulate(spec.scheduler, spec.cluster, seed=spec.seed)

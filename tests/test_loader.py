@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vspec.api.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, ZERO_TIME
+from vspec.api.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, ZERO_TIME
 from vspec.errors import SpecError
 from vspec.framework.conf import DEFAULT_SCHEDULER_CONF, SchedulerOptions
 from vspec.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
@@ -21,7 +21,7 @@ from vspec.spec.loader import (
     load_file,
     load_scheduler_conf,
 )
-from vspec.spec.model import DEFAULT_NOW, Spec
+from vspec.spec.model import Spec
 from vspec.spec.yamlload import parse_documents
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from vspec.api.corev1 import Container, Taint, Toleration
 from vspec.api.objects import (
+    DEFAULT_NOW,
     GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
     ZERO_TIME,
@@ -39,7 +40,7 @@ from vspec.errors import Location
 from vspec.framework.conf import FLAG_KEYS, SchedulerConf, load_conf
 from vspec.framework.registry import registered_actions, registered_plugins
 from vspec.generate import generate_cluster
-from vspec.spec.model import DEFAULT_NOW, Spec
+from vspec.spec.model import Spec
 
 GI = 2**30
 ZONES = ("a", "b")

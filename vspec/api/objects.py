@@ -25,6 +25,8 @@ from vspec.errors import Location
 
 # Go's zero time: what Volcano's test builders leave in every creationTimestamp.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
+# The scheduler's clock at the first session unless a spec says otherwise.
+DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"

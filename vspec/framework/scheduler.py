@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from vspec.api.objects import Cluster, Pod, PodGroup
+from vspec.api.objects import DEFAULT_NOW, Cluster, Pod, PodGroup
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
 from vspec.errors import ConfError, PluginError, VspecError
@@ -36,7 +36,6 @@ from vspec.result import (
     SimulationResult,
     TaskResult,
 )
-from vspec.spec.model import DEFAULT_NOW
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
 _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from vspec.api.corev1 import Container, parse_affinity
 from vspec.api.objects import (
+    DEFAULT_NOW,
     GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
     ZERO_TIME,
@@ -48,7 +49,6 @@ from vspec.generate import generate_cluster
 from vspec.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.spec import manifests as mf
 from vspec.spec.model import (
-    DEFAULT_NOW,
     Expect,
     LogsExpect,
     PodExpect,

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
-from vspec.api.objects import Cluster
+from vspec.api.objects import DEFAULT_NOW, Cluster
 from vspec.errors import Location
 from vspec.framework.conf import SchedulerConf
 from vspec.probes import Probe
-
-DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 @dataclass

@@ -174,7 +174,9 @@ def test_hypothesis_profiles_only_when_asked_for(
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    # Hypothesis loads its "ci" profile when it sees CI, or tox's copy of it.
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI", raising=False)
     pytester.makepyfile(test_p=PROFILE_TEST)
     # A subprocess: loading a profile changes Hypothesis' settings for the whole process.
     result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider", *args)

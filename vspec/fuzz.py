@@ -236,7 +236,8 @@ class Fuzzer:
     space: FuzzSpace
     out: Path = DEFAULT_OUT
     database: Path | None = DEFAULT_DATABASE
-    progress: TextIO | None = sys.stderr
+    # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
+    progress: TextIO | None = field(default_factory=lambda: sys.stderr)
     shrink_seconds: float = 30.0
     report: FuzzReport = field(default_factory=FuzzReport)
 

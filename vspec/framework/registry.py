@@ -84,7 +84,7 @@ def load_plugins_dir(directory: Path) -> None:
     if not directory.is_dir():
         raise SpecError(f"plugins directory {directory} does not exist")
     for path in sorted(directory.glob("*.py")):
-        name = f"vspec_user_plugins.{path.stem}"
+        name = _module_name(path)
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise SpecError(f"cannot import plugin module {path}")
@@ -93,8 +93,20 @@ def load_plugins_dir(directory: Path) -> None:
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
+            del sys.modules[name]  # a fixed module must import afresh next time
             raise SpecError(f"plugin module {path} failed to import: {exc}") from exc
     _loaded_dirs.add(directory)
+
+
+def _module_name(path: Path) -> str:
+    """``vspec_user_plugins.<stem>``; a same-named file of another directory gets a
+    numbered name instead of replacing the first one."""
+    base = f"vspec_user_plugins.{path.stem}"
+    name, n = base, 1
+    while name in sys.modules and getattr(sys.modules[name], "__file__", None) != str(path):
+        n += 1
+        name = f"{base}_{n}"
+    return name
 
 
 def get_plugin(name: str) -> type[Plugin] | None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from vspec.api.objects import TASK_SPEC_KEY, Pod
 from vspec.api.resource import PODS, Resource
@@ -15,6 +17,7 @@ REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
 TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 _INT32 = re.compile(r"^[+-]?[0-9]{1,10}$")
 NUMA_POLICY_KEY = "volcano.sh/numa-topology-policy"
+_NO_ANNOTATIONS: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass
@@ -105,6 +108,7 @@ class TaskInfo:
 
     __slots__ = (
         "best_effort",
+        "bind_annotations",
         "eviction_occurred",
         "has_restartable_init_container",
         "init_resreq",
@@ -153,6 +157,10 @@ class TaskInfo:
         self.revocable_zone = pod_revocable_zone(pod)
         self.numa_info: object | None = None
         self.pod = pod
+        # Annotations Volcano patches onto the pod while placing it (device shares): the
+        # pod model is shared and never mutated, so they ride here until the bind applies
+        # them. Replaced, never changed in place, so clones may share it.
+        self.bind_annotations: Mapping[str, str] = _NO_ANNOTATIONS
 
     def clone(self) -> TaskInfo:
         clone = copy.copy(self)

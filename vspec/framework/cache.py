@@ -38,6 +38,8 @@ class Effects:
     events: list[tuple[str, str, str, str]] = field(
         default_factory=list
     )  # (obj, type, reason, msg)
+    # ns/name -> annotations patched onto a bound pod (TaskInfo.bind_annotations)
+    annotations: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class SchedulerCache:
@@ -144,6 +146,9 @@ class SchedulerCache:
             job.update_task_status(cached, original)
             raise
         self.effects.binds.append((task.key, task.node_name))
+        if task.bind_annotations:
+            # What the API server holds for the pod once bound (Volcano patches it).
+            self.effects.annotations[task.key] = dict(task.bind_annotations)
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         job, cached = self._find(task)

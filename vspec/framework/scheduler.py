@@ -201,8 +201,9 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
 
 
 def advance(cluster: Cluster, ssn: Session) -> Cluster:
-    """The cluster one schedule period later: bound pods run, evicted pods are gone,
-    pod groups carry the status written at close.
+    """The cluster one schedule period later: bound pods run carrying the annotations
+    patched while placing them, evicted pods are gone, pod groups carry the status
+    written at close.
 
     On a real cluster a victim stays Releasing for its grace period, so a preemptor is
     only pipelined until the victim is gone; here that takes one period.
@@ -219,6 +220,12 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
             pod = copy.copy(pod)
             pod.node_name = bound[key]
             pod.phase = "Running"
+            patched = effects.annotations.get(key)
+            if patched:
+                # The annotations patched while placing the pod (device shares), which
+                # the next session's device pools read back; the input pod is untouched.
+                pod.meta = copy.copy(pod.meta)
+                pod.meta.annotations = {**pod.meta.annotations, **patched}
         pods.append(pod)
     pod_groups: list[PodGroup] = []
     for pg in cluster.pod_groups:

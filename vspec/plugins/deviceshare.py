@@ -5,10 +5,13 @@
 ``deviceshare.GPUNumberEnable`` ``volcano.sh/gpu-number`` (not both), and
 ``deviceshare.VGPUEnable`` the ``volcano.sh/vgpu-*`` requests (not with the others).
 
-vspec differences, invisible within one session: Volcano assigns devices in the
-predicates plugin's event handler and patches the pod's annotations; here
-deviceshare's own handler assigns them and the pod model is left unchanged (so in a
-multi-cycle run a pod bound by vspec holds no device in later sessions). The node lock
+Volcano assigns devices in the predicates plugin's event handler and patches the
+card ids into the pod's annotations (``volcano.sh/gpu-index``, ``volcano.sh/vgpu-ids-new``),
+from which the next session's pools count them. Here deviceshare's own handler assigns
+them and keeps the patch in ``TaskInfo.bind_annotations``; the bind writes it onto the
+pod, so in a multi-cycle run a bound pod keeps its cards. Unlike Volcano's API patch,
+the annotations of a pod that is allocated but never bound are not kept (no later
+session reads them: pools only count the pods on their node). The node lock
 (``deviceshare.NodeLockEnable``) is not modelled.
 """
 
@@ -162,17 +165,26 @@ class DeviceSharePlugin(Plugin):
         ]
 
     def _allocate(self, ssn: Session, event: Event) -> None:
-        """What predicates' AllocateFunc does for devices in Volcano: take them."""
-        for pool in self._pools_for(ssn, event.task):
+        """What predicates' AllocateFunc does for devices in Volcano: take them, and
+        patch the pod (kept on the task until the bind)."""
+        task = event.task
+        for pool in self._pools_for(ssn, task):
             try:
-                pool.allocate(event.task.pod, ssn.log)
+                patched = pool.allocate(task.pod, ssn.log, ssn.now)
             except DeviceError as err:
                 ssn.log.error(f"AllocateToPod failed {err}")
                 return
+            if patched:
+                task.bind_annotations = {**task.bind_annotations, **patched}
 
     def _release(self, ssn: Session, event: Event) -> None:
-        for pool in self._pools_for(ssn, event.task):
-            pool.release(event.task.pod)
+        task = event.task
+        for pool in self._pools_for(ssn, task):
+            removed = pool.release(task.pod)
+            if removed:
+                task.bind_annotations = {
+                    k: v for k, v in task.bind_annotations.items() if k not in removed
+                }
 
     @staticmethod
     def _fit_error(task: TaskInfo, node: NodeInfo, reason: str) -> FitError:

@@ -10,8 +10,11 @@ scoped, named like the node): ``spec.policies`` (``CPUManagerPolicy``,
 must equal the node's topology manager policy. The predicate simulates the kubelet's
 CPU assignment; BatchNodeOrder prefers nodes where it spans fewer NUMA nodes.
 
-vspec difference: the CPUs assigned in a session are not carried to the next session
-(Volcano writes them back into its cache at close).
+The CPUs assigned to the tasks placed in a session are taken out of the node's
+allocatable for later sessions: Volcano writes them into its cache's NUMA info at close
+(``UpdateSchedulerNumaInfo``), where they stay until the Numatopology object changes,
+which it never does in a spec. Nothing reaches the pod: the bind's
+``volcano.sh/topology-decision`` patch only repeats a decision the pod already carried.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.k8s.qos import GUARANTEED, pod_qos_class
+from vspec.plugins.process_state import process_memory
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -42,6 +46,8 @@ NUMA_TOPO_WEIGHT = "weight"
 CPU_MANAGER_POLICY = "CPUManagerPolicy"
 TOPOLOGY_MANAGER_POLICY = "TopologyManagerPolicy"
 MAX_NODE_SCORE = 100
+# The scheduler cache's NUMA allocations, which outlive sessions: node -> ResNumaSets.
+CACHE_ALLOCATED = "numa-aware.allocated"
 
 CPUSet = frozenset[int]
 ResNumaSets = dict[str, CPUSet]
@@ -452,6 +458,22 @@ def normalize_reversed(scores: list[int]) -> list[int]:
     return [MAX_NODE_SCORE - MAX_NODE_SCORE * s // top for s in scores]
 
 
+def _cache_allocated(ssn: Session) -> dict[str, ResNumaSets]:
+    memory = process_memory(ssn)
+    allocated = memory.setdefault(CACHE_ALLOCATED, {})
+    assert isinstance(allocated, dict)
+    return allocated
+
+
+def _format_node_sets(allocated: Mapping[str, ResNumaSets]) -> str:
+    """Go's ``%v`` of ``map[string]ResNumaSets`` (keys sorted, cpusets as lists)."""
+    nodes = (
+        f"{node}:map[{' '.join(f'{n}:{format_cpuset(c)}' for n, c in sorted(sets.items()))}]"
+        for node, sets in sorted(allocated.items())
+    )
+    return f"map[{' '.join(nodes)}]"
+
+
 @register_plugin
 class NumaAwarePlugin(Plugin):
     """Predicate and BatchNodeOrder from the nodes' Numatopology (CPU pinning)."""
@@ -468,6 +490,8 @@ class NumaAwarePlugin(Plugin):
         self.node_res_sets: dict[str, ResNumaSets] = {}
         # task uid -> node -> what the predicate assigned there
         self.assign_res: dict[str, dict[str, ResNumaSets]] = {}
+        # task uid -> node it was allocated (or pipelined) to this session
+        self.task_bind_node: dict[str, str] = {}
 
     def _load_topologies(self, ssn: Session) -> None:
         for obj in ssn.cluster.objects_of_kind("Numatopology"):
@@ -478,7 +502,11 @@ class NumaAwarePlugin(Plugin):
             except (CPUSetError, ValueError, TypeError, AttributeError) as exc:
                 raise SpecError(f"Numatopology {obj.meta.name}: {exc}", obj.meta.location) from exc
             self.topologies[obj.meta.name] = topo
-            self.node_res_sets[obj.meta.name] = dict(topo.allocatable)
+            sets = dict(topo.allocatable)
+            for name, cpus in _cache_allocated(ssn).get(obj.meta.name, {}).items():
+                if name in sets:
+                    sets[name] = sets[name] - cpus
+            self.node_res_sets[obj.meta.name] = sets
 
     def on_session_open(self, ssn: Session) -> None:
         self._load_topologies(ssn)
@@ -499,9 +527,36 @@ class NumaAwarePlugin(Plugin):
         sets = self.node_res_sets.get(task.node_name)
         if assigned is None or sets is None:
             return
+        if allocate:
+            self.task_bind_node[task.uid] = task.node_name
+        else:
+            self.task_bind_node.pop(task.uid, None)
         for name, cpus in assigned.items():
             if name in sets:
                 sets[name] = sets[name] - cpus if allocate else sets[name] | cpus
+
+    def on_session_close(self, ssn: Session) -> None:
+        """``UpdateSchedulerNumaInfo``: the CPUs of every task still placed (allocated,
+        pipelined or bound; quirk kept: not only the bound ones) leave the cache's
+        allocatable for good."""
+        if not self.task_bind_node:
+            return
+        allocated: dict[str, ResNumaSets] = {}
+        for uid, node_name in self.task_bind_node.items():
+            assigned = self.assign_res.get(uid, {}).get(node_name)
+            if assigned is None:
+                continue
+            sets = allocated.setdefault(node_name, {})
+            for name, cpus in assigned.items():
+                sets[name] = sets.get(name, frozenset()) | cpus
+        ssn.log.v(4, f"[numaPlugin]allocatedResSet: {_format_node_sets(allocated)}")
+        cache = _cache_allocated(ssn)
+        for node_name, sets in allocated.items():
+            if node_name not in self.topologies:
+                continue  # no NUMA info in the cache for this node
+            kept = cache.setdefault(node_name, {})
+            for name, cpus in sets.items():
+                kept[name] = kept.get(name, frozenset()) | cpus
 
     def filter_node(self, task: TaskInfo, node: NodeInfo) -> str | bool | None:
         """``filterNodeByPolicy``: an error message, False (skip the node's NUMA check),

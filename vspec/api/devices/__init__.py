@@ -1,11 +1,13 @@
 """Shared devices a node offers beside its resources (``api/shared_device_pool.go``,
 ``api/devices``): GPU sharing by memory or number (:mod:`.gpushare`) and HAMi vGPU
 (:mod:`.vgpu`). A session keeps one pool per node and kind in ``NodeInfo.others``;
-the deviceshare plugin filters and assigns with them.
+the deviceshare plugin filters and assigns with them. A pool reads the devices a bound
+pod holds from the annotations its allocation patched onto the pod.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from vspec.api.objects import Pod
@@ -44,7 +46,9 @@ class Devices(Protocol):
 
     def score_node(self, pod: Pod, policy: str) -> float: ...
 
-    def allocate(self, pod: Pod, log: Logger) -> None:
-        """Take devices for the pod; DeviceError when none fit."""
+    def allocate(self, pod: Pod, log: Logger, now: datetime) -> dict[str, str]:
+        """Take devices for the pod and return the annotations Volcano patches onto it
+        (stamped with the session clock); DeviceError when none fit."""
 
-    def release(self, pod: Pod) -> None: ...
+    def release(self, pod: Pod) -> tuple[str, ...]:
+        """Give the pod's devices back; the annotation keys Volcano's patch removes."""

@@ -2,13 +2,15 @@
 
 A node offers ``volcano.sh/gpu-number`` cards sharing ``volcano.sh/gpu-memory`` evenly
 (node capacity); ``volcano.sh/gpu-unhealthy-ids`` removes cards. A pod asks for
-``volcano.sh/gpu-memory`` or ``volcano.sh/gpu-number`` in its container *limits*; a pod
-already bound holds the cards of its ``volcano.sh/gpu-index`` annotation.
+``volcano.sh/gpu-memory`` or ``volcano.sh/gpu-number`` in its container *limits*; the
+allocation patches the cards into the pod's ``volcano.sh/gpu-index`` annotation, from
+which a later session's pool counts them (memory requests only: Volcano's quirk).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from vspec.api.devices import DeviceError, Logger
 from vspec.api.objects import Node, Pod
@@ -17,6 +19,7 @@ from vspec.api.quantity import value
 GPU_MEMORY = "volcano.sh/gpu-memory"
 GPU_NUMBER = "volcano.sh/gpu-number"
 GPU_INDEX = "volcano.sh/gpu-index"
+PREDICATE_TIME = "volcano.sh/predicate-time"
 UNHEALTHY_GPU_IDS = "volcano.sh/gpu-unhealthy-ids"
 
 
@@ -34,6 +37,11 @@ def _limit(pod: Pod, name: str) -> int:
     total = sum(value(c.limits[name]) for c in pod.containers if name in c.limits)
     init = max((value(c.limits[name]) for c in pod.init_containers if name in c.limits), default=0)
     return max(total, init)
+
+
+def unix_nano(now: datetime) -> int:
+    """Go's ``Time.UnixNano``."""
+    return (now - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) * 1000
 
 
 def gpu_memory_of_pod(pod: Pod) -> int:
@@ -143,9 +151,10 @@ class GPUDevices:
     def score_node(self, pod: Pod, policy: str) -> float:
         return 0.0
 
-    def allocate(self, pod: Pod, log: Logger) -> None:
+    def allocate(self, pod: Pod, log: Logger, now: datetime) -> dict[str, str]:
         """The first card with room (memory) and/or the first idle cards (number)."""
         log.v(4, f"DeviceSharing:Into AllocateToPod {pod.meta.name}")
+        patched: dict[str, str] = {}
         for requested, whole_cards in (
             (gpu_memory_of_pod(pod), False),
             (gpu_number_of_pod(pod), True),
@@ -158,6 +167,8 @@ class GPUDevices:
                     f"the node {self.name} can't place the pod {pod.meta.name} in ns "
                     f"{pod.meta.namespace}"
                 )
+            patched[PREDICATE_TIME] = str(unix_nano(now))
+            patched[GPU_INDEX] = ",".join(map(str, cards))
             for card in cards:
                 self.devices[card].pods[pod.meta.uid] = pod
             kind = "gpu number" if whole_cards else "gpu sharing"
@@ -166,7 +177,9 @@ class GPUDevices:
                 f"predicates with {kind}, update pod {pod.meta.namespace}/{pod.meta.name} "
                 f"allocate to node [{self.name}]",
             )
+        return patched
 
-    def release(self, pod: Pod) -> None:
+    def release(self, pod: Pod) -> tuple[str, ...]:
         for device in self.devices.values():
             device.pods.pop(pod.meta.uid, None)
+        return (PREDICATE_TIME, GPU_INDEX)

@@ -5,10 +5,11 @@ The device plugin registers a node's cards in the node annotation
 ``volcano.sh/node-vgpu-handshake`` fresh; a card may be shared by ``count`` pods. A
 pod asks in its container limits for ``volcano.sh/vgpu-number`` cards, each with
 ``volcano.sh/vgpu-memory`` (or ``-memory-percentage``) and ``volcano.sh/vgpu-cores``; a
-bound pod holds what its ``volcano.sh/vgpu-ids-new`` annotation says.
+bound pod holds what its ``volcano.sh/vgpu-ids-new`` annotation says, which the
+allocation patches onto it.
 
-Volcano patches the node's handshake and the pod's annotations through the API server;
-vspec leaves both models unchanged (a session judges the handshake at ``ssn.now``).
+Volcano patches the node's handshake through the API server; vspec leaves the node
+model unchanged (a session judges the handshake at ``ssn.now``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ VGPU_NUMBER = "volcano.sh/vgpu-number"
 VGPU_REGISTER = "volcano.sh/node-vgpu-register"
 VGPU_HANDSHAKE = "volcano.sh/node-vgpu-handshake"
 ASSIGNED_IDS = "volcano.sh/vgpu-ids-new"
+ASSIGNED_IDS_TO_ALLOCATE = "volcano.sh/devices-to-allocate"
+ASSIGNED_NODE = "volcano.sh/vgpu-node"
+ASSIGNED_TIME = "volcano.sh/vgpu-time"
+BIND_TIME = "volcano.sh/bind-time"
+BIND_PHASE = "volcano.sh/bind-phase"
 GPU_IN_USE = "nvidia.com/use-gputype"
 GPU_NO_USE = "nvidia.com/nouse-gputype"
 NVIDIA = "NVIDIA"
@@ -117,6 +123,16 @@ def decode_pod_devices(text: str) -> list[list[ContainerDevice]]:
                     )
         containers.append(devices)
     return containers
+
+
+def encode_pod_devices(containers: list[list[ContainerDevice]], log: Logger) -> str:
+    """``encodePodDevices``: the inverse of :func:`decode_pod_devices`."""
+    encoded = []
+    for container in containers:
+        text = "".join(f"{d.uuid},{d.type},{d.usedmem},{d.usedcores}:" for d in container)
+        log.v(4, f"Encoded container Devices= {text}")
+        encoded.append(text)
+    return ";".join(encoded)
 
 
 def has_vgpu_request(pod: Pod) -> bool:
@@ -282,18 +298,30 @@ class VGPUDevices:
     def score_node(self, pod: Pod, policy: str) -> float:
         return self.score
 
-    def allocate(self, pod: Pod, log: Logger) -> None:
-        """Takes the cards on the live counters (Volcano then patches the pod)."""
+    def allocate(self, pod: Pod, log: Logger, now: datetime) -> dict[str, str]:
+        """Takes the cards on the live counters; the annotations name them."""
         if not self.enabled:
-            return
+            return {}
         log.v(4, f"hami-vgpu DeviceSharing:Into AllocateToPod {pod.meta.name}")
         try:
-            self.fit(pod, replicate=False, policy="", log=log)
+            assigned, _ = self.fit(pod, replicate=False, policy="", log=log)
         except DeviceError as err:
             log.error(f'"Failed to allocate vgpu task" err="{err}"')
             raise
+        ids = encode_pod_devices(assigned, log)
+        stamp = str(int(now.timestamp()))
+        patched = {
+            ASSIGNED_NODE: self.name,
+            ASSIGNED_TIME: stamp,
+            ASSIGNED_IDS: ids,
+            ASSIGNED_IDS_TO_ALLOCATE: ids,
+            BIND_PHASE: "allocating",
+            BIND_TIME: stamp,
+        }
         log.v(3, "DeviceSharing:Allocate Success")
+        return patched
 
-    def release(self, pod: Pod) -> None:
+    def release(self, pod: Pod) -> tuple[str, ...]:
         """Quirk kept: Volcano releases nothing, so an un-allocated pod keeps its share
-        for the rest of the session."""
+        for the rest of the session, and its annotations."""
+        return ()

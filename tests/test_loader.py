@@ -435,10 +435,13 @@ def test_pod_group_defaults_and_keys(tmp_path: Path) -> None:
 
 
 def test_pod_group_without_queue_uses_the_default_queue_option(tmp_path: Path) -> None:
-    spec = load_one(
-        tmp_path,
-        "name: x\nscheduler: {options: {defaultQueue: q0}}\ncluster:\n  podGroups: [{name: g}]\n",
-    )
+    text = """
+        name: x
+        scheduler: {actions: "", options: {defaultQueue: q0}}
+        cluster:
+          podGroups: [{name: g}]
+        """
+    spec = load_one(tmp_path, textwrap.dedent(text))
     assert spec.cluster.pod_groups[0].queue == "q0"
 
 
@@ -1179,3 +1182,20 @@ def test_ten_thousand_pods_load_in_a_couple_of_seconds(tmp_path: Path) -> None:
     seconds = time.process_time() - start
     assert not loaded.errors and len(loaded.specs[0].cluster.pods) == 10_000
     assert seconds < 2.5, f"10,000 pods took {seconds:.2f}s of CPU"
+
+
+def test_a_task_uid_with_replicas_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        'name: x\nscheduler: {actions: ""}\ncluster:\n  jobs:\n  - name: j\n'
+        "    tasks: [{name: w, replicas: 2, uid: x}]\n"
+    )
+    [error] = load_file(path).errors
+    assert "uid" in str(error) and "replicas: 1" in str(error)
+
+
+def test_a_conf_without_actions_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: x\nscheduler: {tiers: [{plugins: [{name: gang}]}]}\n")
+    [error] = load_file(path).errors
+    assert "actions is required" in str(error) and error.location is not None

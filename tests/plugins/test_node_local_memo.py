@@ -106,7 +106,9 @@ def test_undeclared_function_makes_the_chain_not_node_local() -> None:
     assert ssn.node_local_key("predicate", t) is not None
     assert ssn.node_local_key("node_order", t) is not None
     # A user plugin in the same tier whose predicate declares nothing.
-    option = load_conf({"tiers": [{"plugins": [{"name": "custom"}]}]}).tiers[0].plugins[0]
+    option = (
+        load_conf({"actions": "", "tiers": [{"plugins": [{"name": "custom"}]}]}).tiers[0].plugins[0]
+    )
     ssn.tiers[0].plugins.append(option)
     ssn.add_predicate_fn("custom", lambda task, node: None)
     assert ssn.node_local_key("predicate", t) is None

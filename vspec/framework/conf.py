@@ -136,7 +136,13 @@ def load_conf(
     def where(*path: Any) -> Location | None:
         return locate(path) if locate is not None else None
 
-    actions_raw = raw.get("actions", "")
+    if "actions" not in raw:
+        # Volcano splits a missing actions string into [""] and rejects the whole conf;
+        # a spec that silently ran nothing would pass while testing nothing.
+        raise ConfError(
+            'actions is required (write actions: "" to run none, e.g. for probes)', where()
+        )
+    actions_raw = raw["actions"]
     if not isinstance(actions_raw, str):
         raise ConfError("actions must be a comma-separated string", where("actions"))
     actions: list[str] = []

@@ -71,6 +71,15 @@ def _node(ssn: Session, name: str) -> NodeInfo:
     return node
 
 
+def _enabled(ssn: Session, kind: str, plugin: str) -> Any | None:
+    """The plugin's ``kind`` function where the tiers enable it, else None."""
+    for tier in ssn.chain(kind):
+        for name, fn in tier:
+            if name == plugin:
+                return fn
+    return None
+
+
 def _pre_predicate_error(ssn: Session, task: TaskInfo) -> str | None:
     """Actions run PrePredicate before predicates (it fills the K8s cycle state)."""
     try:
@@ -120,8 +129,9 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
             if got_name != probe.best_node:
                 out.add("bestNode", f"expected {probe.best_node}, got {got_name}")
     for plugin, expected_scores in (probe.plugin_scores or {}).items():
-        order = ssn.registered("node_order", plugin)
-        batch_fn = ssn.registered("batch_node_order", plugin)
+        # A plugin whose enableNodeOrder is off contributes nothing to the total.
+        order = _enabled(ssn, "node_order", plugin)
+        batch_fn = _enabled(ssn, "batch_node_order", plugin)
         nodes = [_node(ssn, name) for name in expected_scores]
         batch_scores = batch_fn(task, nodes) if batch_fn is not None else {}
         for name, expected_score in expected_scores.items():

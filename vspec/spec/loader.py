@@ -532,6 +532,9 @@ class _ClusterBuilder:
                 raise (at / key).error(
                     f"a task's {key} is its job's ({value!r}); leave it out or write {value!r}"
                 )
+        if "uid" in task and int(task.get("replicas", 1)) > 1:
+            # Volcano keys tasks by UID: the replicas would silently collapse into one.
+            raise (at / "uid").error("a uid names one pod; give it only with replicas: 1")
         template = {k: v for k, v in task.items() if k not in ("replicas", "name")}
         template.update(derived)
         if pg.priority_class_name and "priorityClassName" not in task:

@@ -63,7 +63,13 @@ def test_sharing_by_memory_fills_cards_and_counts_bound_pods() -> None:
     ssn.pipeline(p1, "gpu")  # card 0 has 3000 left, p1 takes card 1
     with pytest.raises(FitError, match="GpuShare no enough gpu memory on node gpu"):
         ssn.predicate_fn(p2, gpu)
-    ssn.evict(p1, "test")  # releasing p1 frees card 1 again
+    # Quirk kept: p1's card was patched onto the API server's pod only, so Volcano's
+    # release (which reads the session's pod) frees nothing in this session...
+    ssn.evict(p1, "test")
+    with pytest.raises(FitError, match="GpuShare no enough gpu memory on node gpu"):
+        ssn.predicate_fn(p2, gpu)
+    # ...while a bound pod carries its gpu-index, and evicting it frees card 0.
+    ssn.evict(task(ssn, "ns/bound"), "test")
     ssn.predicate_fn(p2, gpu)
 
 

@@ -180,7 +180,7 @@ class DeviceSharePlugin(Plugin):
     def _release(self, ssn: Session, event: Event) -> None:
         task = event.task
         for pool in self._pools_for(ssn, task):
-            removed = pool.release(task.pod)
+            removed = pool.release(task.pod, ssn.log)
             if removed:
                 task.bind_annotations = {
                     k: v for k, v in task.bind_annotations.items() if k not in removed

@@ -50,5 +50,5 @@ class Devices(Protocol):
         """Take devices for the pod and return the annotations Volcano patches onto it
         (stamped with the session clock); DeviceError when none fit."""
 
-    def release(self, pod: Pod) -> tuple[str, ...]:
+    def release(self, pod: Pod, log: Logger) -> tuple[str, ...]:
         """Give the pod's devices back; the annotation keys Volcano's patch removes."""

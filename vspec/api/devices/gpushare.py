@@ -179,7 +179,12 @@ class GPUDevices:
             )
         return patched
 
-    def release(self, pod: Pod) -> tuple[str, ...]:
-        for device in self.devices.values():
-            device.pods.pop(pod.meta.uid, None)
+    def release(self, pod: Pod, log: Logger) -> tuple[str, ...]:
+        """Quirk kept: Volcano frees the cards named by the session's copy of the pod.
+        A card given in this session was patched onto the API server's copy only, so it
+        stays taken for the rest of the session; a bound pod's cards are freed."""
+        for card in gpu_index(pod, log):
+            device = self.devices.get(card)
+            if device is not None:
+                device.pods.pop(pod.meta.uid, None)
         return (PREDICATE_TIME, GPU_INDEX)

@@ -321,7 +321,7 @@ class VGPUDevices:
         log.v(3, "DeviceSharing:Allocate Success")
         return patched
 
-    def release(self, pod: Pod) -> tuple[str, ...]:
+    def release(self, pod: Pod, log: Logger) -> tuple[str, ...]:
         """Quirk kept: Volcano releases nothing, so an un-allocated pod keeps its share
         for the rest of the session, and its annotations."""
         return ()

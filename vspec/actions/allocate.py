@@ -15,33 +15,13 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource_reason
 from vspec.errors import EngineError
-from vspec.framework.arguments import Arguments
-from vspec.framework.interface import Action, ArgumentSpec
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.util.node_memo import NodeMemo
-from vspec.util.predicate_helper import PredicateFn, PredicateHelper
+from vspec.util.predicate_helper import ErrorCacheAction, PredicateFn, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for, prioritize_nodes, select_best_node
-
-PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
-ERROR_CACHE_ARGUMENT = ArgumentSpec(
-    PREDICATE_ERROR_CACHE_KEY, "bool", "true", "reuse a task role's node errors within a job turn"
-)
-
-
-def parse_error_cache_flag(ssn: Session, action: str, current: bool) -> bool:
-    """Action arguments persist across sessions, as Volcano's action singletons do."""
-    arguments = Arguments(ssn_action_arguments(ssn, action), ssn.log)
-    return arguments.get_bool(PREDICATE_ERROR_CACHE_KEY, current)
-
-
-def ssn_action_arguments(ssn: Session, action: str) -> dict[str, object]:
-    for configuration in ssn.configurations:
-        if configuration.name == action:
-            return configuration.arguments
-    return {}
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -64,21 +44,18 @@ def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo
 
 
 @register_action
-class Allocate(Action):
+class Allocate(ErrorCacheAction):
     """Place pending tasks of inqueue jobs, gang by gang."""
 
     name = "allocate"
-    arguments_spec = (ERROR_CACHE_ARGUMENT,)
 
     def __init__(self) -> None:
-        self.enable_predicate_error_cache = True
+        super().__init__()
         # This session's verdicts of node-local predicates (None: fits), see _predicate_fn.
         self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
 
     def execute(self, ssn: Session) -> None:
-        self.enable_predicate_error_cache = parse_error_cache_flag(
-            ssn, self.name, self.enable_predicate_error_cache
-        )
+        self.read_error_cache_flag(ssn)
         self._verdicts = NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}

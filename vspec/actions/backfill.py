@@ -7,35 +7,28 @@ no node (or fails PrePredicate) ends the whole action (quirk kept).
 
 from __future__ import annotations
 
-from vspec.actions.allocate import ERROR_CACHE_ARGUMENT, choose_node, parse_error_cache_flag
+from vspec.actions.allocate import choose_node
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.api.unschedule_info import FitErrors
 from vspec.errors import EngineError
-from vspec.framework.interface import Action
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
-from vspec.util.predicate_helper import PredicateHelper
+from vspec.util.predicate_helper import ErrorCacheAction, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 
 @register_action
-class Backfill(Action):
+class Backfill(ErrorCacheAction):
     """Place pending best-effort tasks of non-pending jobs."""
 
     name = "backfill"
-    arguments_spec = (ERROR_CACHE_ARGUMENT,)
-
-    def __init__(self) -> None:
-        self.enable_predicate_error_cache = True
 
     def execute(self, ssn: Session) -> None:
-        self.enable_predicate_error_cache = parse_error_cache_flag(
-            ssn, self.name, self.enable_predicate_error_cache
-        )
+        self.read_error_cache_flag(ssn)
         log = ssn.log
         predicate = ssn.predicate_for_allocate_action
         for task in self._pick_up_pending_tasks(ssn):

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vspec.actions.allocate import ERROR_CACHE_ARGUMENT, parse_error_cache_flag
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
@@ -34,11 +33,10 @@ from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus, preemptable_status
 from vspec.errors import VspecError
-from vspec.framework.interface import Action
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.util.predicate_helper import PredicateHelper
+from vspec.util.predicate_helper import ErrorCacheAction, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import (
     job_valid_for,
@@ -106,21 +104,13 @@ def collect_preemptors(ssn: Session) -> Preemptors:
 
 
 @register_action
-class Preempt(Action):
+class Preempt(ErrorCacheAction):
     """Evict lower-priority tasks of the same queue for starving jobs (pipelines them)."""
 
     name = "preempt"
-    arguments_spec = (ERROR_CACHE_ARGUMENT,)
-
-    def __init__(self) -> None:
-        self.enable_predicate_error_cache = True
 
     def execute(self, ssn: Session) -> None:
-        # Volcano keeps the previous value when the key is absent (the action is a
-        # process-wide singleton), so a value once read persists across sessions.
-        self.enable_predicate_error_cache = parse_error_cache_flag(
-            ssn, self.name, self.enable_predicate_error_cache
-        )
+        self.read_error_cache_flag(ssn)
         found = collect_preemptors(ssn)
         helper = PredicateHelper()  # one error cache for the whole action
         for queue in found.queues.values():

@@ -9,9 +9,9 @@ that Filter for the rest of the session.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from vspec.api.corev1 import NodeSelectorTerm, Toleration
 from vspec.api.node_info import NodeInfo
@@ -193,6 +193,17 @@ def check_proportional(
     return None
 
 
+_State = TypeVar("_State")
+
+
+def _pre_filter(plugin: str, run: Callable[[], _State | None]) -> _State | None:
+    """Run a PreFilter (None: skip its Filter); a failure rejects the task in Volcano's words."""
+    try:
+        return run()
+    except PreFilterError as err:
+        raise PrePredicateError(f"plugin {plugin} pre-predicates failed {err}") from err
+
+
 @register_plugin
 class PredicatesPlugin(Plugin):
     """Kubernetes filters (node affinity/selector, taints, ports, pod (anti-)affinity,
@@ -344,23 +355,18 @@ class PredicatesPlugin(Plugin):
             else:
                 self._ports_state = ports
         if self.enable.pod_affinity:
-            try:
-                affinity = inter_pod_affinity_pre_filter(facts.pod, self._snapshot)
-            except PreFilterError as err:
-                raise PrePredicateError(
-                    f"plugin {INTER_POD_AFFINITY} pre-predicates failed {err}"
-                ) from err
+            affinity = _pre_filter(
+                INTER_POD_AFFINITY, lambda: inter_pod_affinity_pre_filter(facts.pod, self._snapshot)
+            )
             if affinity is None:
                 self._mark_skip(task, INTER_POD_AFFINITY)
             else:
                 self._affinity_state = affinity
         if self.enable.pod_topology_spread:
-            try:
-                spread = pod_topology_spread_pre_filter(task.pod, self._snapshot)
-            except PreFilterError as err:
-                raise PrePredicateError(
-                    f"plugin {POD_TOPOLOGY_SPREAD} pre-predicates failed {err}"
-                ) from err
+            spread = _pre_filter(
+                POD_TOPOLOGY_SPREAD,
+                lambda: pod_topology_spread_pre_filter(task.pod, self._snapshot),
+            )
             if spread is None:
                 self._mark_skip(task, POD_TOPOLOGY_SPREAD)
             else:

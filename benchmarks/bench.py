@@ -22,8 +22,12 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from vspec.api.corev1 import Container, Taint, Toleration
-from vspec.api.objects import (
+from vspec.framework import registry
+from vspec.framework.scheduler import simulate
+from vspec.framework.session import Session
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import Container, Taint, Toleration
+from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
     Cluster,
     Node,
@@ -33,10 +37,6 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.framework import registry
-from vspec.framework.conf import load_conf
-from vspec.framework.scheduler import simulate
-from vspec.framework.session import Session
 
 SEED_CONF: dict[str, Any] = {
     "actions": "print, enqueue, allocate, backfill",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vspec.errors import SpecError
-from vspec.spec.loader import load_file
+from vspec.harness.loader import load_file
 
 CORPUS = Path(__file__).parent / "badinput"
 HEADER = re.compile(r"^# error: (?:(?P<file>[^:]+):)?(?P<line>\d+): (?P<text>.+)$")

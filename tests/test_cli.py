@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from vspec.api.objects import Cluster
 from vspec.cli import main
-from vspec.framework.conf import SchedulerConf
-from vspec.probes import Probe
-from vspec.result import Bind, SimulationResult
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.probes import Probe
+from vspec.model.result import Bind, SimulationResult
 
 REPO = Path(__file__).resolve().parents[1]
 

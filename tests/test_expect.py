@@ -4,22 +4,23 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from vspec.api.corev1 import Condition
-from vspec.api.objects import Cluster, ObjectMeta, Pod, PodGroup
 from vspec.errors import Location
-from vspec.framework.conf import SchedulerConf
-from vspec.framework.log import LogLine, Severity
-from vspec.probes import JobProbe, TaskProbe
-from vspec.result import (
+from vspec.harness.expect import check, check_expect
+from vspec.model.conf import SchedulerConf
+from vspec.model.corev1 import Condition
+from vspec.model.objects import Cluster, ObjectMeta, Pod, PodGroup
+from vspec.model.probes import JobProbe, TaskProbe
+from vspec.model.result import (
     Bind,
     Eviction,
+    LogLine,
     PodGroupResult,
     ProbeFailure,
+    Severity,
     SimulationResult,
     TaskResult,
 )
-from vspec.spec.expect import check, check_expect
-from vspec.spec.model import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+from vspec.model.spec import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
 
 
 def binds(**pairs: str) -> list[Bind]:

@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from vspec.errors import Location
-from vspec.spec.junit import junit_tree, write_junit
-from vspec.spec.runner import RunReport, SpecOutcome, Status
+from vspec.harness.junit import junit_tree, write_junit
+from vspec.harness.runner import RunReport, SpecOutcome, Verdict
 
 
-def outcome(file: Path, status: Status, **kwargs: object) -> SpecOutcome:
+def outcome(file: Path, status: Verdict, **kwargs: object) -> SpecOutcome:
     return SpecOutcome(
         kwargs.pop("name", "a spec"),  # type: ignore[arg-type]
         Location(str(file), 3),
@@ -23,7 +23,7 @@ def test_classname_is_the_path_below_the_root_and_properties_hold_spec_and_seed(
     tmp_path: Path,
 ) -> None:
     spec = tmp_path / "actions" / "allocate" / "05-two-jobs-on-one-node.yaml"
-    report = RunReport([outcome(spec, Status.PASSED, seed=7, duration=0.25)], root=tmp_path)
+    report = RunReport([outcome(spec, Verdict.PASSED, seed=7, duration=0.25)], root=tmp_path)
     [case] = junit_tree(report).iter("testcase")
     assert case.get("classname") == "actions/allocate/05-two-jobs-on-one-node"
     assert case.get("name") == "a spec"
@@ -39,12 +39,12 @@ def test_statuses_map_to_junit_elements_and_totals(tmp_path: Path) -> None:
     f = tmp_path / "plugins" / "gang" / "x.yaml"
     report = RunReport(
         [
-            outcome(f, Status.PASSED, name="p"),
-            outcome(f, Status.FAILED, name="f", messages=["bind a/p: expected n1, got n2"]),
-            outcome(f, Status.ERROR, name="e", messages=["x.yaml:3: boom"], invalid=True),
-            outcome(f, Status.SKIPPED, name="s", reason="later"),
-            outcome(f, Status.XFAILED, name="xf", reason="known bug"),
-            outcome(f, Status.XPASSED, name="xp", reason="known bug"),
+            outcome(f, Verdict.PASSED, name="p"),
+            outcome(f, Verdict.FAILED, name="f", messages=["bind a/p: expected n1, got n2"]),
+            outcome(f, Verdict.ERROR, name="e", messages=["x.yaml:3: boom"], invalid=True),
+            outcome(f, Verdict.SKIPPED, name="s", reason="later"),
+            outcome(f, Verdict.XFAILED, name="xf", reason="known bug"),
+            outcome(f, Verdict.XPASSED, name="xp", reason="known bug"),
         ],
         problems=["missing.yaml: no such file or directory"],
         root=tmp_path,
@@ -77,7 +77,7 @@ def test_statuses_map_to_junit_elements_and_totals(tmp_path: Path) -> None:
 def test_log_lines_with_control_characters_still_make_valid_xml(tmp_path: Path) -> None:
     f = tmp_path / "x.yaml"
     bad = outcome(
-        f, Status.FAILED, messages=["m"], log_tail=["line with \x00 and \x1b"], log_total=1
+        f, Verdict.FAILED, messages=["m"], log_tail=["line with \x00 and \x1b"], log_total=1
     )
     out = tmp_path / "out" / "r.xml"
     write_junit(RunReport([bad], root=tmp_path), out)
@@ -91,8 +91,8 @@ def test_the_before_stop_hook_finds_the_areas(tmp_path: Path) -> None:
     classname (or the file attribute); reproduce its parsing on our report."""
     report = RunReport(
         [
-            outcome(tmp_path / "actions" / "allocate" / "05-two.yaml", Status.PASSED),
-            outcome(tmp_path / "plugins" / "binpack" / "01-x.yaml", Status.FAILED, messages=["m"]),
+            outcome(tmp_path / "actions" / "allocate" / "05-two.yaml", Verdict.PASSED),
+            outcome(tmp_path / "plugins" / "binpack" / "01-x.yaml", Verdict.FAILED, messages=["m"]),
         ],
         root=tmp_path,
     )

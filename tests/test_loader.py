@@ -10,19 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from vspec.api.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, ZERO_TIME
 from vspec.errors import SpecError
-from vspec.framework.conf import DEFAULT_SCHEDULER_CONF, SchedulerOptions
-from vspec.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.spec.loader import (
+from vspec.harness.loader import (
     InvalidFile,
     discover,
     load_cluster_file,
     load_file,
     load_scheduler_conf,
 )
-from vspec.spec.model import Spec
-from vspec.spec.yamlload import parse_documents
+from vspec.harness.yamlload import parse_documents
+from vspec.model.conf import DEFAULT_SCHEDULER_CONF, SchedulerOptions
+from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, ZERO_TIME
+from vspec.model.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.spec import Spec
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 

@@ -12,8 +12,8 @@ import pytest
 
 from vspec.cli import main
 from vspec.errors import SpecError
-from vspec.spec.loader import load_file
-from vspec.spec.plugin_dirs import ProjectSettings, load_plugins_dirs, project_settings
+from vspec.harness.loader import load_file
+from vspec.harness.plugin_dirs import ProjectSettings, load_plugins_dirs, project_settings
 
 pytestmark = pytest.mark.usefixtures("isolated_registry")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vspec.framework.scheduler import simulate
-from vspec.spec.loader import load_file
+from vspec.harness.loader import load_file
 
 SPEC = """
 name: binpack's score only counts where enableNodeOrder is on

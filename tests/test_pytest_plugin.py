@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFTEST = """
 import vspec.framework.scheduler as scheduler
 from vspec.errors import ConfError
-from vspec.result import Bind, SimulationResult
+from vspec.model.result import Bind, SimulationResult
 
 _real = scheduler.simulate
 

@@ -8,17 +8,16 @@ from typing import Any
 
 import pytest
 
-from vspec.api.objects import Cluster
 from vspec.errors import ConfError, Location, PluginError
-from vspec.framework.conf import SchedulerConf
-from vspec.framework.log import LogLine, Severity
+from vspec.harness.keyword import KeywordError, compile_keyword
+from vspec.harness.report import failure_text, headline, summary
+from vspec.harness.runner import LOG_TAIL, RunReport, SpecOutcome, Verdict, execute, run_spec
 from vspec.invariants import catalogue
-from vspec.probes import Probe
-from vspec.result import Bind, SimulationResult
-from vspec.spec.keyword import KeywordError, compile_keyword
-from vspec.spec.model import Expect, Spec
-from vspec.spec.report import failure_text, headline, summary
-from vspec.spec.runner import LOG_TAIL, RunReport, SpecOutcome, Status, execute, run_spec
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.probes import Probe
+from vspec.model.result import Bind, LogLine, Severity, SimulationResult
+from vspec.model.spec import Expect, Spec
 
 
 class FakeEngine:
@@ -74,7 +73,7 @@ class TestExecute:
         engine = FakeEngine(PASSING)
         spec = make_spec(seed=5, cycles=2, verbosity=4)
         outcome = execute(spec, simulate=engine)
-        assert outcome.status is Status.PASSED
+        assert outcome.status is Verdict.PASSED
         assert outcome.messages == []
         assert outcome.seed == 5
         assert engine.calls == [{"seed": 5, "cycles": 2, "verbosity": 4, "now": spec.now}]
@@ -86,7 +85,7 @@ class TestExecute:
 
     def test_failure_keeps_messages_and_the_last_log_lines(self) -> None:
         outcome = execute(make_spec(), simulate=FakeEngine(FAILING))
-        assert outcome.status is Status.FAILED
+        assert outcome.status is Verdict.FAILED
         assert outcome.messages == ["bind c1/p1: expected n1, got n2"]
         assert outcome.log_tail == [f"line {i}" for i in range(30 - LOG_TAIL, 30)]
         assert outcome.log_total == 30
@@ -94,7 +93,7 @@ class TestExecute:
 
     def test_engine_crash_is_the_spec_error_with_its_location(self) -> None:
         outcome = execute(make_spec(), simulate=FakeEngine(error=ZeroDivisionError("oops")))
-        assert outcome.status is Status.ERROR
+        assert outcome.status is Verdict.ERROR
         assert not outcome.invalid
         [message] = outcome.messages
         assert message.startswith("specs/a.yaml:4: name: ZeroDivisionError: oops (at ")
@@ -103,7 +102,7 @@ class TestExecute:
     def test_plugin_error_is_an_error_not_invalid(self) -> None:
         engine = FakeEngine(error=PluginError("gang", "raised"))
         outcome = execute(make_spec(), simulate=engine)
-        assert outcome.status is Status.ERROR
+        assert outcome.status is Verdict.ERROR
         assert outcome.messages == ["specs/a.yaml:4: name: plugin 'gang': raised"]
         assert not outcome.invalid
 
@@ -119,7 +118,7 @@ class TestInvariants:
     def test_violations_and_unknown_names_fail_the_spec(self) -> None:
         expect = Expect(bind_count=0, invariants=["no-such"], disabled_invariants=["nope"])
         outcome = execute(make_spec(expect=expect), simulate=FakeEngine())
-        assert outcome.status is Status.FAILED
+        assert outcome.status is Verdict.FAILED
         assert [m.split(" (known")[0] for m in outcome.messages] == [
             "invariants: unknown invariant 'no-such'",
             "invariants: unknown invariant 'nope'",
@@ -130,14 +129,14 @@ class TestInvariants:
         others = [n for n in NO_INVARIANTS if n != "deterministic"]
         spec = make_spec(seed=4, expect=Expect(disabled_invariants=others))
         outcome = execute(spec, simulate=engine)
-        assert outcome.status is Status.PASSED
+        assert outcome.status is Verdict.PASSED
         assert len(engine.calls) == 2  # the run and the `deterministic` invariant's re-run
         assert engine.calls[0] == engine.calls[1]
 
     def test_a_disabled_invariant_is_not_checked(self) -> None:
         engine = FakeEngine(SimulationResult())
         spec = make_spec(expect=Expect(disabled_invariants=["deterministic"]))
-        assert execute(spec, simulate=engine).status is Status.PASSED
+        assert execute(spec, simulate=engine).status is Verdict.PASSED
         assert len(engine.calls) == 1
 
 
@@ -145,52 +144,52 @@ class TestSkipAndXfail:
     def test_skip_does_not_run(self) -> None:
         engine = FakeEngine(FAILING)
         outcome = run_spec(make_spec(skip="not yet"), simulate=engine)
-        assert outcome.status is Status.SKIPPED
+        assert outcome.status is Verdict.SKIPPED
         assert outcome.reason == "not yet"
         assert engine.calls == []
 
     def test_xfail_that_fails_is_xfailed(self) -> None:
         outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(FAILING))
-        assert outcome.status is Status.XFAILED
+        assert outcome.status is Verdict.XFAILED
         assert outcome.reason == "bug 1"
         assert not outcome.failing
 
     def test_xfail_that_crashes_is_xfailed(self) -> None:
         engine = FakeEngine(error=RuntimeError("x"))
-        assert run_spec(make_spec(xfail="bug"), simulate=engine).status is Status.XFAILED
+        assert run_spec(make_spec(xfail="bug"), simulate=engine).status is Verdict.XFAILED
 
     def test_xfail_that_passes_is_xpassed(self) -> None:
         outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(PASSING))
-        assert outcome.status is Status.XPASSED
+        assert outcome.status is Verdict.XPASSED
         assert not outcome.failing
 
     def test_xfail_never_excuses_an_invalid_spec(self) -> None:
         engine = FakeEngine(error=ConfError("bad"))
         outcome = run_spec(make_spec(xfail="bug"), simulate=engine)
-        assert outcome.status is Status.ERROR
+        assert outcome.status is Verdict.ERROR
         assert outcome.invalid
 
 
 class TestExitCode:
-    def outcome(self, status: Status, invalid: bool = False) -> SpecOutcome:
+    def outcome(self, status: Verdict, invalid: bool = False) -> SpecOutcome:
         return SpecOutcome("s", Location("a.yaml"), status, invalid=invalid)
 
     @pytest.mark.parametrize(
         ("statuses", "code"),
         [
-            ([Status.PASSED, Status.SKIPPED, Status.XFAILED, Status.XPASSED], 0),
-            ([Status.PASSED, Status.FAILED], 1),
-            ([Status.ERROR], 1),
+            ([Verdict.PASSED, Verdict.SKIPPED, Verdict.XFAILED, Verdict.XPASSED], 0),
+            ([Verdict.PASSED, Verdict.FAILED], 1),
+            ([Verdict.ERROR], 1),
             ([], 0),
         ],
     )
-    def test_codes(self, statuses: list[Status], code: int) -> None:
+    def test_codes(self, statuses: list[Verdict], code: int) -> None:
         assert RunReport([self.outcome(s) for s in statuses]).exit_code == code
 
     def test_invalid_or_problem_wins(self) -> None:
-        report = RunReport([self.outcome(Status.FAILED), self.outcome(Status.ERROR, True)])
+        report = RunReport([self.outcome(Verdict.FAILED), self.outcome(Verdict.ERROR, True)])
         assert report.exit_code == 2
-        assert RunReport([self.outcome(Status.PASSED)], problems=["x"]).exit_code == 2
+        assert RunReport([self.outcome(Verdict.PASSED)], problems=["x"]).exit_code == 2
 
 
 class TestReport:

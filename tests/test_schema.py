@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from vspec.framework.conf import FLAG_KEYS
-from vspec.spec.loader import discover
-from vspec.spec.schema import _FastPaths, _Inliner, _raw_schema, cluster_schema, spec_schema
-from vspec.spec.yamlload import parse_documents, read_documents
+from vspec.harness.loader import discover
+from vspec.harness.schema import _FastPaths, _Inliner, _raw_schema, cluster_schema, spec_schema
+from vspec.harness.yamlload import parse_documents, read_documents
+from vspec.model.conf import FLAG_KEYS
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BADINPUT = Path(__file__).parent / "badinput"
@@ -166,7 +166,7 @@ def test_fast_paths_decide_exactly_as_jsonschema(kind: str, value: Any) -> None:
 
 
 def messages(text: str) -> list[str]:
-    from vspec.spec.schema import validate
+    from vspec.harness.schema import validate
 
     return [e.message for e in validate(parse_documents(text, "f.yaml")[0], "spec")]
 

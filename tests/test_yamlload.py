@@ -13,7 +13,7 @@ from yaml import Mark
 from yaml import events as ev
 
 from vspec.errors import SpecError
-from vspec.spec.yamlload import _Builder, parse_documents
+from vspec.harness.yamlload import _Builder, parse_documents
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_reading_after_yaml_is_imported_again() -> None:
         import yaml.events
         for name in [m for m in sys.modules if m.split(".")[0] in ("yaml", "vspec")]:
             del sys.modules[name]
-        from vspec.spec.yamlload import parse_documents
+        from vspec.harness.yamlload import parse_documents
         [doc] = parse_documents("a: [1, {b: c}]\\n", "x.yaml")
         print(doc.data)
         """

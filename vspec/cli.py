@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from vspec.spec.runner import SpecOutcome
+    from vspec.harness.runner import SpecOutcome
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -120,7 +120,7 @@ def _load_plugins(args: argparse.Namespace) -> bool:
     """Import the pyproject's and the command line's plugins dirs, before any spec is
     read; False (after saying why) when one cannot be imported."""
     from vspec.errors import VspecError
-    from vspec.spec.plugin_dirs import load_plugins_dirs, load_project_plugins, project_settings
+    from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, project_settings
 
     try:
         load_project_plugins(project_settings())
@@ -132,9 +132,9 @@ def _load_plugins(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vspec.spec.keyword import KeywordError
-    from vspec.spec.report import failure_text, headline, summary
-    from vspec.spec.runner import run_paths
+    from vspec.harness.keyword import KeywordError
+    from vspec.harness.report import failure_text, headline, summary
+    from vspec.harness.runner import run_paths
 
     if not _load_plugins(args):
         return EXIT_USAGE
@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(f"vspec: error: {problem}", file=sys.stderr)
     if args.junit_xml is not None:
-        from vspec.spec.junit import write_junit
+        from vspec.harness.junit import write_junit
 
         write_junit(report, args.junit_xml)
     print(f"\n{summary(report.counts(), report.duration)}")
@@ -191,7 +191,7 @@ class _Progress:
 
     def __call__(self, outcome: SpecOutcome) -> None:
         if self.verbose:
-            from vspec.spec.report import headline
+            from vspec.harness.report import headline
 
             self.out.write(f"{headline(outcome)} ({outcome.duration:.2f}s)\n")
             return
@@ -209,7 +209,7 @@ class _Progress:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from vspec.spec.runner import load_specs, spec_files
+    from vspec.harness.runner import load_specs, spec_files
 
     if not _load_plugins(args):
         return EXIT_USAGE
@@ -234,7 +234,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _schema(_args: argparse.Namespace) -> int:
     import json
 
-    from vspec.spec.schema import spec_schema
+    from vspec.harness.schema import spec_schema
 
     print(json.dumps(spec_schema(), indent=2))
     return EXIT_OK

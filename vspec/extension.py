@@ -7,7 +7,6 @@ fn)``, ``ssn.add_predicate_fn(...)`` ...) exactly where a Go plugin calls
 ``ssn.AddJobOrderFn``. See ``docs/writing-a-plugin.md``.
 """
 
-from vspec.api.corev1 import Condition
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
@@ -21,6 +20,7 @@ from vspec.framework.registry import register_action, register_plugin
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import NodeLocalKeyFn
 from vspec.framework.statement import Statement
+from vspec.model.corev1 import Condition
 
 __all__ = [
     "ABSTAIN",

@@ -2,7 +2,7 @@
 
 A spec describes a large cluster by its *shape* (node shapes x counts, queues, job
 templates) instead of listing thousands of objects. :func:`generate_cluster` expands that
-description into the same :class:`~vspec.api.objects.Cluster` model the loader builds
+description into the same :class:`~vspec.model.objects.Cluster` model the loader builds
 from explicit objects, deterministically from one seed: the same parameters and seed give
 the same cluster on every machine (one :class:`random.Random`, drawn in a fixed order).
 
@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from vspec.api.corev1 import (
+from vspec.api.resource import Resource
+from vspec.errors import Location, SpecError
+from vspec.model.corev1 import (
     Container,
     ResourceList,
     Taint,
@@ -34,7 +36,7 @@ from vspec.api.corev1 import (
     parse_taint,
     parse_toleration,
 )
-from vspec.api.objects import (
+from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
     Cluster,
@@ -45,9 +47,7 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.api.quantity import QuantityError, parse_quantity
-from vspec.api.resource import Resource
-from vspec.errors import Location, SpecError
+from vspec.model.quantity import QuantityError, parse_quantity
 
 DEFAULT_PODS = Fraction(110)  # what a kubelet reports when a compact node leaves it out
 _FORMS = ("choice", "cycle", "range")

@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from vspec.errors import Location
-    from vspec.spec.model import Spec
-    from vspec.spec.runner import SpecOutcome
+    from vspec.harness.runner import SpecOutcome
+    from vspec.model.spec import Spec
 
 # vspec is imported only once a YAML file is collected: an installed plugin must not slow
 # down pytest runs that hold no spec.
-_SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.spec.loader.discover
+_SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.harness.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
 _PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
 
@@ -58,7 +58,7 @@ def _register_profiles(config: pytest.Config) -> None:
 
 def _load_project_plugins(config: pytest.Config) -> None:
     from vspec.errors import VspecError
-    from vspec.spec.plugin_dirs import load_project_plugins, project_settings
+    from vspec.harness.plugin_dirs import load_project_plugins, project_settings
 
     try:
         load_project_plugins(project_settings(config.invocation_params.dir))
@@ -95,8 +95,8 @@ class SpecFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from vspec.errors import VspecError
-        from vspec.spec.loader import load_file
-        from vspec.spec.runner import invalid_outcome
+        from vspec.harness.loader import load_file
+        from vspec.harness.runner import invalid_outcome
 
         try:
             loaded = load_file(self.path, check_names=True)
@@ -139,7 +139,7 @@ class SpecItem(pytest.Item):
         self.user_properties.append(("seed", spec.seed))
 
     def runtest(self) -> None:
-        from vspec.spec.runner import execute
+        from vspec.harness.runner import execute
 
         outcome = execute(self.spec)
         if outcome.invalid:
@@ -151,7 +151,7 @@ class SpecItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, SpecProblem):
-            from vspec.spec.report import failure_text
+            from vspec.harness.report import failure_text
 
             return failure_text(excinfo.value.outcome, tracebacks=self.config.option.verbose > 0)
         return super().repr_failure(excinfo, style=style)
@@ -174,7 +174,7 @@ class InvalidSpecItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, SpecInvalid):
-            from vspec.spec.report import failure_text
+            from vspec.harness.report import failure_text
 
             return failure_text(excinfo.value.outcome)
         return super().repr_failure(excinfo, style=style)

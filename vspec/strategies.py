@@ -22,8 +22,12 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from vspec.api.corev1 import Container, Taint, Toleration
-from vspec.api.objects import (
+from vspec.errors import Location
+from vspec.framework.registry import registered_actions, registered_plugins
+from vspec.generate import generate_cluster
+from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
+from vspec.model.corev1 import Container, Taint, Toleration
+from vspec.model.objects import (
     DEFAULT_NOW,
     GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
@@ -36,11 +40,7 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.errors import Location
-from vspec.framework.conf import FLAG_KEYS, SchedulerConf, load_conf
-from vspec.framework.registry import registered_actions, registered_plugins
-from vspec.generate import generate_cluster
-from vspec.spec.model import Spec
+from vspec.model.spec import Spec
 
 GI = 2**30
 ZONES = ("a", "b")

@@ -12,9 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vspec.api.corev1 import Container, parse_resource_list
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import (
+from vspec.api.queue_info import QueueInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import PERMIT, REJECT, Code, Status
+from vspec.api.unschedule_info import FitError
+from vspec.framework.interface import Plugin
+from vspec.framework.registry import register_plugin
+from vspec.framework.scheduler import simulate
+from vspec.framework.session import Session
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import Container, parse_resource_list
+from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
     Cluster,
     Node,
@@ -24,17 +33,7 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.api.queue_info import QueueInfo
-from vspec.api.task_info import TaskInfo
-from vspec.api.types import PERMIT, REJECT, Code, Status
-from vspec.api.unschedule_info import FitError
-from vspec.framework.conf import load_conf
-from vspec.framework.interface import Plugin
-from vspec.framework.log import Severity
-from vspec.framework.registry import register_plugin
-from vspec.framework.scheduler import simulate
-from vspec.framework.session import Session
-from vspec.result import SimulationResult
+from vspec.model.result import Severity, SimulationResult
 
 VICTIM_LABEL = "tpre/victim"
 

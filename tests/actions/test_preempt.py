@@ -21,8 +21,8 @@ from preemption_fixtures import (
     run,
 )
 
-from vspec.api.objects import Cluster
 from vspec.framework.registry import get_action
+from vspec.model.objects import Cluster
 
 PREEMPT = "preempt"
 

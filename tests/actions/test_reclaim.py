@@ -20,8 +20,8 @@ from preemption_fixtures import (
     run,
 )
 
-from vspec.api.objects import Cluster
-from vspec.framework.log import Severity
+from vspec.model.objects import Cluster
+from vspec.model.result import Severity
 
 RECLAIM = "reclaim"
 ONE_CPU = "cpu 1000.00, memory 1073741824.00, pods 1.00"

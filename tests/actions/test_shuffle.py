@@ -16,7 +16,7 @@ from preemption_fixtures import (
     run,
 )
 
-from vspec.api.objects import Cluster
+from vspec.model.objects import Cluster
 
 SHUFFLE = "shuffle"
 VICTIMS = {"name": "tpre-victims", "enabledVictim": True}

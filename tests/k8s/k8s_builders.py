@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vspec.api.corev1 import (
+from vspec.api.task_info import TaskInfo
+from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
+from vspec.model.corev1 import (
     Container,
     ContainerImage,
     parse_affinity,
@@ -16,9 +18,7 @@ from vspec.api.corev1 import (
     parse_toleration,
     parse_topology_spread_constraint,
 )
-from vspec.api.objects import Cluster, KubeObject, Node, ObjectMeta, Pod
-from vspec.api.task_info import TaskInfo
-from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
+from vspec.model.objects import Cluster, KubeObject, Node, ObjectMeta, Pod
 
 
 def k8s_pod(

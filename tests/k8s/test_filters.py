@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from k8s_builders import k8s_node, k8s_pod, node_info, snapshot
 
-from vspec.api.corev1 import Taint, Toleration
 from vspec.api.types import Code, Status
 from vspec.k8s.filters import (
     ERR_REASON_AFFINITY_RULES,
@@ -32,6 +31,7 @@ from vspec.k8s.filters import (
 )
 from vspec.k8s.labels import RequiredNodeAffinity
 from vspec.k8s.podinfo import PodInfo
+from vspec.model.corev1 import Taint, Toleration
 
 # -- taints and unschedulable -------------------------------------------------------------------
 

@@ -5,13 +5,6 @@ from __future__ import annotations
 import pytest
 from k8s_builders import k8s_node
 
-from vspec.api.corev1 import (
-    LabelSelector,
-    LabelSelectorRequirement,
-    parse_affinity,
-    parse_label_selector,
-    parse_node_selector_term,
-)
 from vspec.k8s.labels import (
     NodeSelectorTermMatcher,
     PreferredSchedulingTerms,
@@ -20,6 +13,13 @@ from vspec.k8s.labels import (
     parse_go_int64,
     selector_from_label_selector,
     selector_from_set,
+)
+from vspec.model.corev1 import (
+    LabelSelector,
+    LabelSelectorRequirement,
+    parse_affinity,
+    parse_label_selector,
+    parse_node_selector_term,
 )
 
 

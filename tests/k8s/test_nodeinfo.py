@@ -5,10 +5,10 @@ from __future__ import annotations
 from k8s_builders import k8s_node, k8s_pod, node_info
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster
 from vspec.api.task_info import TaskInfo
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot, build_node_map, image_state_summaries
 from vspec.k8s.podinfo import DEFAULT_MEMORY_REQUEST, PodInfo, pod_requests
+from vspec.model.objects import Cluster
 
 ANTI = {
     "podAntiAffinity": {

@@ -14,8 +14,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from vspec.api.corev1 import Condition, Container, parse_resource_list
-from vspec.api.objects import (
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.framework import open_session
+from vspec.framework.log import Klog
+from vspec.framework.session import SchedulerState, Session
+from vspec.model.conf import SchedulerOptions, load_conf
+from vspec.model.corev1 import Condition, Container, parse_resource_list
+from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
     Cluster,
     KubeObject,
@@ -26,11 +31,6 @@ from vspec.api.objects import (
     PodGroup,
     Queue,
 )
-from vspec.framework.cache import SchedulerCache
-from vspec.framework.conf import SchedulerOptions, load_conf
-from vspec.framework.framework import open_session
-from vspec.framework.log import Klog
-from vspec.framework.session import SchedulerState, Session
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 

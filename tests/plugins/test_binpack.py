@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
 from vspec.framework.arguments import Arguments
 from vspec.framework.log import Klog
 from vspec.framework.session import Session
+from vspec.model.objects import Cluster
 from vspec.plugins.binpack import PriorityWeight
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
+from vspec.model.objects import Cluster
 
 FLAT = {
     "name": "capacity",

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from extra_builders import NOW, pod, pod_group, queue, session, task
 
-from vspec.api.corev1 import Condition
-from vspec.api.objects import Cluster
+from vspec.model.corev1 import Condition
+from vspec.model.objects import Cluster
 
 ENTRY = {"name": "cdp", "enablePreemptable": True}
 

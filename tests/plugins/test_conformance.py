@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, Pod
+from vspec.model.objects import Cluster, Pod
 
 
 def _running(namespace: str, name: str, priority_class: str = "") -> Pod:

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
 from vspec.api.unschedule_info import FitError
 from vspec.errors import PluginError
+from vspec.model.objects import Cluster
 
 SHARING = {
     "name": "deviceshare",

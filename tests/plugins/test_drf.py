@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, Pod, Queue
 from vspec.api.resource import Resource
 from vspec.errors import EngineError
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster, Pod, Queue
 from vspec.plugins.drf import DrfPlugin, calculate_share, parse_go_float, resource_saturated
 from vspec.plugins.util import share
 

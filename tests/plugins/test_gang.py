@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, Pod
 from vspec.api.types import TaskStatus
 from vspec.framework.session import Session
+from vspec.model.objects import Cluster, Pod
 
 FLAGS = {
     "name": "gang",

@@ -6,9 +6,9 @@ import re
 
 from extra_builders import node, pod, pod_group, queue
 
-from vspec.api.objects import Cluster
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster
 
 GO_VERB = re.compile(r"%[!+#\-0-9.]*[a-zA-Z]")
 

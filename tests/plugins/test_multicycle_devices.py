@@ -8,10 +8,10 @@ from typing import Any
 
 from extra_builders import kube_object, node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, Pod
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
-from vspec.result import SimulationResult
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster, Pod
+from vspec.model.result import SimulationResult
 
 SHARING = {"name": "deviceshare", "arguments": {"deviceshare.GPUSharingEnable": True}}
 VGPU = {"name": "deviceshare", "arguments": {"deviceshare.VGPUEnable": True}}

@@ -9,14 +9,14 @@ from typing import Any
 from extra_builders import node, pod, pod_group, queue, session, task
 
 from vspec.actions.allocate import Allocate
-from vspec.api.corev1 import parse_affinity
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster, Pod
 from vspec.api.task_info import TaskInfo
 from vspec.api.unschedule_info import FitError
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import parse_affinity
+from vspec.model.objects import Cluster, Pod
 from vspec.util.node_memo import NodeMemo
 from vspec.util.scheduler_helper import prioritize_nodes
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
 from vspec.api.unschedule_info import FitError
+from vspec.model.objects import Cluster
 
 ENTRY = {"name": "nodegroup", "enablePredicate": True, "enableNodeOrder": True}
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.corev1 import Taint, parse_affinity, parse_topology_spread_constraint
-from vspec.api.objects import Cluster
 from vspec.k8s.scores import ScoreError
+from vspec.model.corev1 import Taint, parse_affinity, parse_topology_spread_constraint
+from vspec.model.objects import Cluster
 from vspec.plugins.nodeorder import NodeOrderPlugin
 
 NODEORDER: dict[str, Any] = {"name": "nodeorder", "enableNodeOrder": True}

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from extra_builders import kube_object, node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
 from vspec.api.unschedule_info import FitError
+from vspec.model.objects import Cluster
 from vspec.plugins.numaaware import format_cpuset, parse_cpuset
 
 ENTRY = {"name": "numa-aware", "enablePredicate": True, "enableNodeOrder": True}

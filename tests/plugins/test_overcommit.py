@@ -6,9 +6,9 @@ from typing import Any
 
 from extra_builders import node, pod, pod_group, queue, session
 
-from vspec.api.objects import Cluster, Pod, PodGroup
-from vspec.framework.log import Severity
 from vspec.framework.session import Session
+from vspec.model.objects import Cluster, Pod, PodGroup
+from vspec.model.result import Severity
 from vspec.plugins.overcommit import OvercommitPlugin
 
 

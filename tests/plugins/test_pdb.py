@@ -6,7 +6,7 @@ from typing import Any
 
 from extra_builders import kube_object, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
+from vspec.model.objects import Cluster
 
 ENTRY = {"name": "pdb", "enablePreemptable": True, "enableReclaimable": True, "enabledVictim": True}
 APP = {"app": "web"}

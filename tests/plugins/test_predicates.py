@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.corev1 import ContainerPort, Taint, Toleration, parse_affinity
-from vspec.api.objects import Cluster
 from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import ContainerPort, Taint, Toleration, parse_affinity
+from vspec.model.objects import Cluster
 from vspec.plugins.predicates import PredicatesPlugin, PrePredicateError
 
 PREDICATES: dict[str, Any] = {"name": "predicates", "enablePredicate": True}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, ObjectMeta, PriorityClass
 from vspec.framework.session import Session
+from vspec.model.objects import Cluster, ObjectMeta, PriorityClass
 
 FLAGS = {
     "name": "priority",

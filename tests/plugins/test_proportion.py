@@ -6,8 +6,8 @@ from typing import Any
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, Pod, PodGroup, Queue
 from vspec.framework.session import Session
+from vspec.model.objects import Cluster, Pod, PodGroup, Queue
 from vspec.plugins.proportion import ProportionPlugin, QueueAttr
 
 FLAGS = {

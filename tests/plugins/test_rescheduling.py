@@ -7,8 +7,8 @@ from typing import Any
 
 from extra_builders import NOW, node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, NodeUsage
 from vspec.framework.session import SchedulerState
+from vspec.model.objects import Cluster, NodeUsage
 
 PARAMS = {"thresholds": {"cpu": 30, "memory": 30}, "targetThresholds": {"cpu": 60, "memory": 60}}
 

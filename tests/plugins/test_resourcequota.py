@@ -6,7 +6,7 @@ from typing import Any
 
 from extra_builders import kube_object, pod_group, queue, session
 
-from vspec.api.objects import Cluster
+from vspec.model.objects import Cluster
 
 ENTRY = {"name": "resourcequota", "enableJobEnqueued": True}
 

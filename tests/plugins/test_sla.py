@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from extra_builders import NOW, pod_group, queue, session
 
-from vspec.api.objects import Cluster
+from vspec.model.objects import Cluster
 
 
 def _entry(**arguments: object) -> dict[str, object]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import TASK_SPEC_KEY, Cluster
+from vspec.model.objects import TASK_SPEC_KEY, Cluster
 
 ENTRY = {"name": "task-topology", "enableTaskOrder": True, "enableNodeOrder": True}
 

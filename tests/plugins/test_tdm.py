@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from extra_builders import node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster
 from vspec.api.unschedule_info import FitError
+from vspec.model.objects import Cluster
 from vspec.plugins.tdm import RevocableZoneError, parse_int_or_percent, zone_window
 
 NOON = datetime(2025, 1, 1, 12, 34, 56, tzinfo=UTC)

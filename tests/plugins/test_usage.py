@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from extra_builders import NOW, node, pod, pod_group, queue, session, task
 
-from vspec.api.objects import Cluster, NodeUsage
 from vspec.api.unschedule_info import FitError
+from vspec.model.objects import Cluster, NodeUsage
 
 ARGS = {
     "usage.weight": 5,

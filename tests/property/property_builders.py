@@ -5,8 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from vspec.api.corev1 import Container, Taint, Toleration
-from vspec.api.objects import (
+from vspec.framework.scheduler import simulate
+from vspec.invariants import InvariantInputs, get
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import Container, Taint, Toleration
+from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
     Cluster,
     Node,
@@ -16,10 +19,7 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.framework.conf import load_conf
-from vspec.framework.scheduler import simulate
-from vspec.invariants import InvariantInputs, get
-from vspec.result import SimulationResult
+from vspec.model.result import SimulationResult
 
 GI = 2**30
 

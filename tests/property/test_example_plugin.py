@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vspec.api.objects import Cluster
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
-from vspec.spec.plugin_dirs import load_plugins_dirs
+from vspec.harness.plugin_dirs import load_plugins_dirs
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster
 from vspec.strategies import ClusterBounds, clusters
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "plugins"

@@ -11,13 +11,13 @@ import vspec.invariants.checks as checks
 from vspec.errors import EngineError
 from vspec.framework.scheduler import simulate
 from vspec.invariants import check_invariants
-from vspec.spec.model import Spec
+from vspec.model.spec import Spec
 
 FINDINGS = Path(__file__).resolve().parents[2] / "specs" / "findings"
 
 
 def load(name: str) -> Spec:
-    from vspec.spec.loader import load_file
+    from vspec.harness.loader import load_file
 
     [spec] = load_file(FINDINGS / name).specs
     return spec

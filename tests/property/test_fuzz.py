@@ -50,7 +50,7 @@ def test_finds_a_broken_engine_and_writes_a_reproducing_spec(
     assert path.parent == tmp_path / "out" and path.name.startswith("gang-atomicity-")
 
     from vspec.framework.scheduler import simulate
-    from vspec.spec.loader import load_file
+    from vspec.harness.loader import load_file
 
     [spec] = load_file(path).specs
     assert spec.expect.invariants == ["gang-atomicity"]

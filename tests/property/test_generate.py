@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from vspec.api.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY
 from vspec.errors import SpecError
 from vspec.generate import GenerateError, generate_cluster, generate_schema, resolve
+from vspec.model.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY
 
 
 def test_forms_resolve_per_object() -> None:

@@ -14,9 +14,7 @@ from typing import Any, ClassVar
 import pytest
 from property_builders import cluster, node, pod, pod_group, run, violations
 
-from vspec.api.corev1 import Taint
 from vspec.api.job_info import JobInfo
-from vspec.api.objects import ObjectMeta, PriorityClass, Queue
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.framework import registry, scheduler
@@ -24,6 +22,8 @@ from vspec.framework.interface import Action, Plugin
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.invariants import catalogue, check_invariants
+from vspec.model.corev1 import Taint
+from vspec.model.objects import ObjectMeta, PriorityClass, Queue
 
 
 def test_catalogue_names_the_contract_invariants() -> None:

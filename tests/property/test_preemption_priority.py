@@ -13,10 +13,10 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from property_builders import node, pod, pod_group
 
-from vspec.api.objects import Cluster, ObjectMeta, PriorityClass, Queue
-from vspec.framework.conf import load_conf
 from vspec.framework.scheduler import simulate
 from vspec.invariants import check_invariants
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster, ObjectMeta, PriorityClass, Queue
 
 PRIORITY_LED = load_conf(
     {

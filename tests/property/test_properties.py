@@ -11,14 +11,14 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vspec.api.objects import Cluster
 from vspec.api.resource import Resource
 from vspec.errors import VspecError
-from vspec.framework.conf import SchedulerConf
 from vspec.framework.scheduler import simulate
 from vspec.fuzz import SEED_CONF, examine
 from vspec.invariants.history import allocatable, dims, request, taint_fails
-from vspec.spec.model import Spec
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.spec import Spec
 from vspec.strategies import (
     ClusterBounds,
     ConfSpace,
@@ -92,7 +92,7 @@ def outcome(conf: SchedulerConf, cluster: Cluster, spec: GeneratedSpec | Spec) -
 def test_written_specs_load_back_to_the_same_run(
     tmp_path_factory: pytest.TempPathFactory, case: GeneratedSpec
 ) -> None:
-    from vspec.spec.loader import load_file
+    from vspec.harness.loader import load_file
 
     path = tmp_path_factory.mktemp("doc") / "spec.yaml"
     path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")

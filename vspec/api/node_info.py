@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from vspec.api.objects import Node
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import REVOCABLE_ZONE_KEY, TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
+from vspec.model.objects import Node
 
 OVERSUBSCRIPTION_NODE = "volcano.sh/oversubscription"
 OVERSUBSCRIPTION_CPU = "volcano.sh/oversubscription-cpu"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vspec.api.objects import Queue
+from vspec.model.objects import Queue
 
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from enum import Enum
 from fractions import Fraction
 
-from vspec.api.quantity import milli_value, parse_quantity, value
 from vspec.errors import EngineError
+from vspec.model.quantity import milli_value, parse_quantity, value
 
 MIN_RESOURCE = 0.1
 CPU = "cpu"

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from vspec.api.objects import TASK_SPEC_KEY, Pod
 from vspec.api.resource import PODS, Resource
 from vspec.api.types import TaskStatus
+from vspec.model.objects import TASK_SPEC_KEY, Pod
 
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"

@@ -1,6 +1,6 @@
 """The scheduler cache: the cluster as Volcano's informers see it (``pkg/scheduler/cache``).
 
-A cache is built from the :class:`~vspec.api.objects.Cluster` model, snapshotted into
+A cache is built from the :class:`~vspec.model.objects.Cluster` model, snapshotted into
 each session, and receives the session's committed effects (binds and evictions), which
 vspec records instead of calling the API server.
 """
@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster, PriorityClass
 from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
-from vspec.framework.conf import SchedulerOptions
 from vspec.framework.log import Klog
+from vspec.model.conf import SchedulerOptions
+from vspec.model.objects import Cluster, PriorityClass
 
 
 @dataclass

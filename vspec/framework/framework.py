@@ -7,11 +7,11 @@ from datetime import datetime
 
 from vspec.framework.arguments import Arguments
 from vspec.framework.cache import SchedulerCache
-from vspec.framework.conf import SchedulerConf
 from vspec.framework.job_updater import update_all
 from vspec.framework.log import Klog
 from vspec.framework.registry import get_plugin
 from vspec.framework.session import SchedulerState, Session
+from vspec.model.conf import SchedulerConf
 
 
 def open_session(

@@ -10,24 +10,8 @@ one comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
-
-class Severity(Enum):
-    INFO = "I"
-    WARNING = "W"
-    ERROR = "E"
-
-
-@dataclass(frozen=True)
-class LogLine:
-    verbosity: int  # the V level; warnings and errors are 0
-    severity: Severity
-    text: str
-    cycle: int = 0
-
-    def __str__(self) -> str:
-        return self.text
+from vspec.model.result import LogLine, Severity
 
 
 @dataclass

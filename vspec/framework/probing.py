@@ -16,8 +16,8 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.unschedule_info import FitError
 from vspec.framework.session import Session
-from vspec.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.result import ProbeFailure
+from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.result import ProbeFailure
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
 T = TypeVar("T")

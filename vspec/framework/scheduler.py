@@ -16,19 +16,19 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from vspec.api.objects import DEFAULT_NOW, Cluster, Pod, PodGroup
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
 from vspec.errors import ConfError, PluginError, VspecError
 from vspec.framework.cache import SchedulerCache
-from vspec.framework.conf import SchedulerConf
 from vspec.framework.framework import close_session, open_session
 from vspec.framework.interface import Action
 from vspec.framework.log import Klog
 from vspec.framework.registry import action_names, get_action, plugin_names
 from vspec.framework.session import SchedulerState, Session
-from vspec.probes import Probe
-from vspec.result import (
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup
+from vspec.model.probes import Probe
+from vspec.model.result import (
     Bind,
     Eviction,
     PodGroupResult,

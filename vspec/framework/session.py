@@ -12,10 +12,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from vspec.api.corev1 import Condition
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
@@ -23,11 +21,13 @@ from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
 from vspec.errors import EngineError
 from vspec.framework.cache import SchedulerCache
-from vspec.framework.conf import Configuration, SchedulerOptions, Tier
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.session_plugins import SessionPlugins
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
+from vspec.model.conf import Configuration, SchedulerOptions, Tier
+from vspec.model.corev1 import Condition
+from vspec.model.objects import Cluster
 from vspec.util.node_memo import NodeMemo
 
 _ALLOCATE_FAILS = (

@@ -17,7 +17,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ValidateResult
-from vspec.framework.conf import Tier
+from vspec.model.conf import Tier
 
 CompareFn = Callable[[Any, Any], int]
 VictimCompareFn = Callable[[QueueInfo, QueueInfo, QueueInfo], int]

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from vspec.api.objects import Cluster
-from vspec.framework.conf import SchedulerConf
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
 from vspec.invariants.base import (
     Invariant,
@@ -23,7 +21,9 @@ from vspec.invariants.base import (
     selected,
     unknown_names,
 )
-from vspec.result import SimulationResult
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.result import SimulationResult
 
 __all__ = [
     "Invariant",

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vspec.api.objects import Cluster
-from vspec.framework.conf import SchedulerConf
-from vspec.result import SimulationResult
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.result import SimulationResult
 
 
 @dataclass(frozen=True)

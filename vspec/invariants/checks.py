@@ -34,7 +34,7 @@ from vspec.invariants.history import (
     taint_fails,
     unschedulable_fails,
 )
-from vspec.result import SimulationResult
+from vspec.model.result import SimulationResult
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
 

@@ -11,15 +11,15 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from vspec.api.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster, Node, Pod, PodGroup
 from vspec.api.resource import MIN_RESOURCE, Resource
 from vspec.api.task_info import TaskInfo, pod_resource_request, task_status_of
 from vspec.api.types import TaskStatus
-from vspec.framework.conf import PluginOption, SchedulerConf
-from vspec.result import Bind, Eviction, SimulationResult
+from vspec.model.conf import PluginOption, SchedulerConf
+from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
+from vspec.model.objects import Cluster, Node, Pod, PodGroup
+from vspec.model.result import Bind, Eviction, SimulationResult
 
 # Statuses whose pods hold node resources (NodeInfo.add_task: all but Pipelined and the
 # completed ones; Releasing pods hold theirs until they are gone).

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from vspec.api.corev1 import Taint, Toleration, TopologySpreadConstraint
-from vspec.api.objects import Node, Pod
 from vspec.api.types import Code, Status
 from vspec.k8s.labels import (
     RequiredNodeAffinity,
@@ -23,6 +21,8 @@ from vspec.k8s.labels import (
 )
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
 from vspec.k8s.podinfo import AffinityTerm, HostPort, PodInfo
+from vspec.model.corev1 import Taint, Toleration, TopologySpreadConstraint
+from vspec.model.objects import Node, Pod
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 ERR_REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"

@@ -12,14 +12,14 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from vspec.api.corev1 import (
+from vspec.model.corev1 import (
     LabelSelector,
     NodeAffinity,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     PreferredSchedulingTerm,
 )
-from vspec.api.objects import Node
+from vspec.model.objects import Node
 
 # Operators, as small ints so that matching is a chain of integer comparisons.
 IN: Final = 0

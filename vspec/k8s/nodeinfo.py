@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Cluster, Node
-from vspec.api.quantity import milli_value, value
 from vspec.api.task_info import TaskInfo
 from vspec.k8s.podinfo import CPU, DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
+from vspec.model.objects import Cluster, Node
+from vspec.model.quantity import milli_value, value
 
 
 class ImageStateSummary:

@@ -9,15 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from vspec.api.corev1 import (
-    Container,
-    PodAffinity,
-    PodAffinityTerm,
-    ResourceList,
-    WeightedPodAffinityTerm,
-)
-from vspec.api.objects import Pod
-from vspec.api.quantity import milli_value, value
 from vspec.k8s.labels import (
     NOT_IN,
     NOTHING,
@@ -27,6 +18,15 @@ from vspec.k8s.labels import (
     equals_requirement,
     selector_from_label_selector,
 )
+from vspec.model.corev1 import (
+    Container,
+    PodAffinity,
+    PodAffinityTerm,
+    ResourceList,
+    WeightedPodAffinityTerm,
+)
+from vspec.model.objects import Pod
+from vspec.model.quantity import milli_value, value
 
 CPU = "cpu"
 MEMORY = "memory"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from vspec.api.objects import Pod
+from vspec.model.objects import Pod
 
 BEST_EFFORT = "BestEffort"
 BURSTABLE = "Burstable"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from vspec.api.corev1 import Taint, Toleration
-from vspec.api.objects import Node, Pod
 from vspec.k8s.filters import (
     LABEL_HOSTNAME,
     PREFER_NO_SCHEDULE,
@@ -24,6 +22,8 @@ from vspec.k8s.filters import (
 from vspec.k8s.labels import RequiredNodeAffinity, SelectorError
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
 from vspec.k8s.podinfo import CPU, MEMORY, PodInfo, WeightedAffinityTerm
+from vspec.model.corev1 import Taint, Toleration
+from vspec.model.objects import Node, Pod
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0

@@ -12,12 +12,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, ClassVar
 
-from vspec.api.objects import Pod
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import Pod
 from vspec.plugins.util import format_tasks
 from vspec.util.go_time import parse_duration
 

@@ -30,7 +30,6 @@ from vspec.api.devices import (
 from vspec.api.devices.gpushare import GPUDevices, Modes
 from vspec.api.devices.vgpu import VGPUDevices, has_vgpu_request
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Pod
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError
@@ -38,6 +37,7 @@ from vspec.errors import PluginError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import Pod
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import ObjectMeta
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
@@ -33,6 +32,7 @@ from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import ObjectMeta
 from vspec.util.go_time import parse_duration
 
 if TYPE_CHECKING:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from vspec.api.corev1 import Condition
 from vspec.api.job_info import JobInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, ValidateResult, allocated_status
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.corev1 import Condition
 from vspec.plugins.util import format_tasks
 
 if TYPE_CHECKING:

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import QUEUE_NAME_ANNOTATION
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import QUEUE_NAME_ANNOTATION
 from vspec.util.scheduler_helper import go_float
 
 if TYPE_CHECKING:

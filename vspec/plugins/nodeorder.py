@@ -13,7 +13,6 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from vspec.api.corev1 import Toleration
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
@@ -39,6 +38,7 @@ from vspec.k8s.scores import (
     pod_topology_spread_pre_score,
     prefer_no_schedule_tolerations,
 )
+from vspec.model.corev1 import Toleration
 from vspec.util.scheduler_helper import go_map
 
 if TYPE_CHECKING:

@@ -25,9 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from vspec.api.corev1 import Container
 from vspec.api.node_info import NodeInfo
-from vspec.api.quantity import milli_value, parse_quantity, value
 from vspec.api.task_info import NUMA_POLICY_KEY, TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
@@ -37,6 +35,8 @@ from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.k8s.qos import GUARANTEED, pod_qos_class
+from vspec.model.corev1 import Container
+from vspec.model.quantity import milli_value, parse_quantity, value
 from vspec.plugins.process_state import process_memory
 
 if TYPE_CHECKING:

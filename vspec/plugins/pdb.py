@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from vspec.api.corev1 import parse_label_selector
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT
 from vspec.errors import SpecError
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.k8s.labels import Selector, SelectorError, selector_from_label_selector
+from vspec.model.corev1 import parse_label_selector
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -13,7 +13,6 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from vspec.api.corev1 import NodeSelectorTerm, Toleration
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
@@ -38,6 +37,7 @@ from vspec.k8s.filters import (
 from vspec.k8s.labels import RequiredNodeAffinity
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
 from vspec.k8s.podinfo import HostPort, PodInfo
+from vspec.model.corev1 import NodeSelectorTerm, Toleration
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

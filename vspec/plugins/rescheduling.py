@@ -16,13 +16,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import Node, Pod
-from vspec.api.quantity import milli_value, value
 from vspec.api.task_info import TaskInfo
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.k8s.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
+from vspec.model.objects import Node, Pod
+from vspec.model.quantity import milli_value, value
 from vspec.plugins.process_state import process_memory
 from vspec.plugins.usage import go_value
 from vspec.plugins.util import format_tasks

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from vspec.api.corev1 import ResourceList, parse_resource_list
 from vspec.api.job_info import JobInfo
 from vspec.api.types import PERMIT, REJECT
 from vspec.errors import SpecError
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.corev1 import ResourceList, parse_resource_list
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

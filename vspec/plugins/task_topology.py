@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import TASK_SPEC_KEY
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import TASK_SPEC_KEY
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

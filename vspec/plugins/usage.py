@@ -14,13 +14,13 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.node_info import NodeInfo
-from vspec.api.objects import NodeUsage
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.model.objects import NodeUsage
 from vspec.util.go_time import format_go_duration, format_go_time
 from vspec.util.scheduler_helper import go_float, go_map
 

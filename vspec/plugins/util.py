@@ -7,10 +7,10 @@ This module registers no plugin; the registry imports it like any other module o
 from __future__ import annotations
 
 from vspec.api.job_info import JobInfo
-from vspec.api.quantity import milli_value, value
 from vspec.api.resource import CPU, IGNORED_DEVICES, MEMORY, Resource, is_scalar_resource_name
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import allocated_status
+from vspec.model.quantity import milli_value, value
 
 
 def share(allocated: float, total: float) -> float:

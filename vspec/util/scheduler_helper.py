@@ -9,7 +9,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO
 from vspec.api.task_info import TaskInfo
-from vspec.framework.conf import SchedulerOptions
+from vspec.model.conf import SchedulerOptions
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from vspec.api.objects import Pod
+from vspec.model.objects import Pod
 
 GPU_SHARING_DEVICE = "GpuShare"
 VGPU_DEVICE = "hamivgpu"

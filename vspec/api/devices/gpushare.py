@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from vspec.api.devices import DeviceError, Logger
-from vspec.api.objects import Node, Pod
-from vspec.api.quantity import value
+from vspec.model.objects import Node, Pod
+from vspec.model.quantity import value
 
 GPU_MEMORY = "volcano.sh/gpu-memory"
 GPU_NUMBER = "volcano.sh/gpu-number"

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 from vspec.api.devices import DeviceError, Logger
-from vspec.api.objects import Node, Pod
+from vspec.model.objects import Node, Pod
 
 VGPU_MEMORY = "volcano.sh/vgpu-memory"
 VGPU_MEMORY_PERCENTAGE = "volcano.sh/vgpu-memory-percentage"

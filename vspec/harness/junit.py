@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
-from vspec.spec.report import failure_text
-from vspec.spec.runner import RunReport, SpecOutcome, Status, relative_path
+from vspec.harness.report import failure_text
+from vspec.harness.runner import RunReport, SpecOutcome, Verdict, relative_path
 
 # Characters XML 1.0 cannot carry, even escaped; a log line may hold any of them.
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -30,11 +30,11 @@ def write_junit(report: RunReport, path: Path) -> None:
 
 def junit_tree(report: RunReport) -> ET.Element:
     counts = report.counts()
-    skipped = counts[Status.SKIPPED] + counts[Status.XFAILED]
-    errors = counts[Status.ERROR] + len(report.problems)
+    skipped = counts[Verdict.SKIPPED] + counts[Verdict.XFAILED]
+    errors = counts[Verdict.ERROR] + len(report.problems)
     totals = {
         "tests": str(len(report.outcomes) + len(report.problems)),
-        "failures": str(counts[Status.FAILED]),
+        "failures": str(counts[Verdict.FAILED]),
         "errors": str(errors),
         "skipped": str(skipped),
         "time": f"{report.duration:.3f}",
@@ -78,15 +78,15 @@ def _testcase(outcome: SpecOutcome, root: Path) -> ET.Element:
     ET.SubElement(props, "property", {"name": "spec", "value": loc.file})
     ET.SubElement(props, "property", {"name": "seed", "value": str(outcome.seed)})
     first = _clean(outcome.messages[0]) if outcome.messages else ""
-    if outcome.status is Status.FAILED:
+    if outcome.status is Verdict.FAILED:
         failure = ET.SubElement(case, "failure", {"message": first})
         failure.text = _clean(failure_text(outcome))
-    elif outcome.status is Status.ERROR:
+    elif outcome.status is Verdict.ERROR:
         error = ET.SubElement(case, "error", {"message": first})
         error.text = _clean(failure_text(outcome, tracebacks=True))
-    elif outcome.status is Status.SKIPPED:
+    elif outcome.status is Verdict.SKIPPED:
         ET.SubElement(case, "skipped", {"type": "skip", "message": _clean(outcome.reason)})
-    elif outcome.status is Status.XFAILED:
+    elif outcome.status is Verdict.XFAILED:
         skipped = ET.SubElement(
             case, "skipped", {"type": "xfail", "message": _clean(outcome.reason)}
         )

@@ -33,7 +33,7 @@ from jsonschema.validators import extend
 
 from vspec.errors import SpecError
 from vspec.generate import generate_schema
-from vspec.spec.yamlload import Document, Key
+from vspec.harness.yamlload import Document, Key
 
 Kind = Literal["spec", "cluster", "schedulerConf", "schedulerConfigMap"]
 
@@ -56,7 +56,7 @@ _short.maxlist = _short.maxdict = 4
 
 @cache
 def _raw_schema() -> dict[str, Any]:
-    text = resources.files("vspec.spec").joinpath("schema.json").read_text(encoding="utf-8")
+    text = resources.files("vspec.harness").joinpath("schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     # The generate vocabulary is vspec.generate's: its schema is stated there, once.
     schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()

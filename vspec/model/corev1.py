@@ -13,7 +13,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from vspec.api.quantity import parse_quantity
+from vspec.model.quantity import parse_quantity
 
 ResourceList = dict[str, Fraction]
 

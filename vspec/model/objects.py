@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from vspec.api.corev1 import (
+from vspec.errors import Location
+from vspec.model.corev1 import (
     Affinity,
     Condition,
     Container,
@@ -21,7 +22,6 @@ from vspec.api.corev1 import (
     Toleration,
     TopologySpreadConstraint,
 )
-from vspec.errors import Location
 
 # Go's zero time: what Volcano's test builders leave in every creationTimestamp.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)

@@ -1,7 +1,7 @@
-"""Spec files -> :class:`vspec.spec.model.Spec` (see spec-format.md, the contract).
+"""Spec files -> :class:`vspec.model.spec.Spec` (see spec-format.md, the contract).
 
-A file is read once (:mod:`vspec.spec.yamlload`), each document is checked against the
-JSON Schema (:mod:`vspec.spec.schema`) and only then converted, so the converters here can
+A file is read once (:mod:`vspec.harness.yamlload`), each document is checked against the
+JSON Schema (:mod:`vspec.harness.schema`) and only then converted, so the converters here can
 trust shapes and types and only report what a schema cannot see: absurd quantities,
 impossible dates, objects defined twice, include cycles, missing files. Every error is a
 :class:`SpecError` at a file:line and key path; one bad spec of a multi-document file
@@ -22,8 +22,20 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from vspec.api.corev1 import Container, parse_affinity
-from vspec.api.objects import (
+from vspec.errors import ConfError, Location, SpecError
+from vspec.generate import generate_cluster
+from vspec.harness import manifests as mf
+from vspec.harness.plugin_dirs import load_plugins_dirs, spec_plugins_dirs
+from vspec.harness.schema import Kind, validate
+from vspec.harness.yamlload import At, Document, parse_documents, read_documents
+from vspec.model.conf import (
+    DEFAULT_SCHEDULER_CONF,
+    SchedulerConf,
+    SchedulerOptions,
+    load_conf,
+)
+from vspec.model.corev1 import Container, parse_affinity
+from vspec.model.objects import (
     DEFAULT_NOW,
     GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
@@ -38,26 +50,14 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.errors import ConfError, Location, SpecError
-from vspec.framework.conf import (
-    DEFAULT_SCHEDULER_CONF,
-    SchedulerConf,
-    SchedulerOptions,
-    load_conf,
-)
-from vspec.generate import generate_cluster
-from vspec.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.spec import manifests as mf
-from vspec.spec.model import (
+from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.spec import (
     Expect,
     LogsExpect,
     PodExpect,
     PodGroupExpect,
     Spec,
 )
-from vspec.spec.plugin_dirs import load_plugins_dirs, spec_plugins_dirs
-from vspec.spec.schema import Kind, validate
-from vspec.spec.yamlload import At, Document, parse_documents, read_documents
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 CONFIGMAP_KEY = "volcano-scheduler.conf"

@@ -18,7 +18,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from vspec.api.corev1 import (
+from vspec.harness.yamlload import At
+from vspec.model.corev1 import (
     Condition,
     Container,
     ContainerImage,
@@ -32,7 +33,7 @@ from vspec.api.corev1 import (
     parse_toleration,
     parse_topology_spread_constraint,
 )
-from vspec.api.objects import (
+from vspec.model.objects import (
     ZERO_TIME,
     KubeObject,
     Node,
@@ -42,8 +43,7 @@ from vspec.api.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.api.quantity import QuantityError, parse_quantity
-from vspec.spec.yamlload import At
+from vspec.model.quantity import QuantityError, parse_quantity
 
 DEFAULT_NAMESPACE = "default"
 _FRACTION = re.compile(r"\.(\d+)")

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from vspec.api.objects import DEFAULT_NOW, Cluster
 from vspec.errors import Location
-from vspec.framework.conf import SchedulerConf
-from vspec.probes import Probe
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import DEFAULT_NOW, Cluster
+from vspec.model.probes import Probe
 
 
 @dataclass

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from vspec.spec.runner import SpecOutcome, Status
+from vspec.harness.runner import SpecOutcome, Verdict
 
 # Summary order, as pytest prints it.
 _SUMMARY_ORDER = (
-    Status.FAILED,
-    Status.PASSED,
-    Status.SKIPPED,
-    Status.XFAILED,
-    Status.XPASSED,
-    Status.ERROR,
+    Verdict.FAILED,
+    Verdict.PASSED,
+    Verdict.SKIPPED,
+    Verdict.XFAILED,
+    Verdict.XPASSED,
+    Verdict.ERROR,
 )
 
 
@@ -47,13 +47,13 @@ def headline(outcome: SpecOutcome) -> str:
     return text
 
 
-def summary(counts: Counter[Status], duration: float) -> str:
+def summary(counts: Counter[Verdict], duration: float) -> str:
     """``1 failed, 3 passed, 1 skipped in 0.42s``; ``no specs ran`` when there were none."""
     parts = [f"{counts[s]} {_word(s, counts[s])}" for s in _SUMMARY_ORDER if counts.get(s, 0) > 0]
     return f"{', '.join(parts) or 'no specs ran'} in {duration:.2f}s"
 
 
-def _word(status: Status, n: int) -> str:
-    if status is Status.ERROR:
+def _word(status: Verdict, n: int) -> str:
+    if status is Verdict.ERROR:
         return "error" if n == 1 else "errors"
     return status.value

@@ -10,9 +10,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from vspec.probes import JobProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.result import SimulationResult
-from vspec.spec.model import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+from vspec.model.probes import JobProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.result import SimulationResult
+from vspec.model.spec import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
 
 
 def check(spec: Spec, result: SimulationResult) -> list[str]:

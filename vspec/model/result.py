@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
-from vspec.api.corev1 import Condition
-from vspec.api.objects import Cluster
-from vspec.framework.log import LogLine
+from vspec.model.corev1 import Condition
+from vspec.model.objects import Cluster
+
+
+class Severity(Enum):
+    INFO = "I"
+    WARNING = "W"
+    ERROR = "E"
+
+
+@dataclass(frozen=True)
+class LogLine:
+    verbosity: int  # the V level; warnings and errors are 0
+    severity: Severity
+    text: str
+    cycle: int = 0
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)

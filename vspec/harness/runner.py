@@ -21,20 +21,22 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from vspec.api.objects import Cluster
 from vspec.errors import Location, PluginError, SpecError, VspecError
-from vspec.framework.conf import SchedulerConf
+from vspec.harness.expect import check
+from vspec.harness.keyword import compile_keyword
 from vspec.invariants import check_invariants
-from vspec.probes import Probe
-from vspec.result import SimulationResult
-from vspec.spec.expect import check
-from vspec.spec.keyword import compile_keyword
-from vspec.spec.model import Spec
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.probes import Probe
+from vspec.model.result import SimulationResult
+from vspec.model.spec import Spec
 
 LOG_TAIL = 20  # captured log lines kept with a failure
 
 
-class Status(StrEnum):
+class Verdict(StrEnum):
+    """How one spec ended (named apart from ``api.types.Status``, Volcano's plugin status)."""
+
     PASSED = "passed"
     FAILED = "failed"
     ERROR = "error"
@@ -63,7 +65,7 @@ class Simulate(Protocol):
 class SpecOutcome:
     name: str
     location: Location
-    status: Status
+    status: Verdict
     messages: list[str] = field(default_factory=list)
     duration: float = 0.0
     seed: int = 0
@@ -76,7 +78,7 @@ class SpecOutcome:
 
     @property
     def failing(self) -> bool:
-        return self.status in (Status.FAILED, Status.ERROR)
+        return self.status in (Verdict.FAILED, Verdict.ERROR)
 
 
 @dataclass
@@ -87,7 +89,7 @@ class RunReport:
     duration: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM; the outcomes so far are kept
 
-    def counts(self) -> Counter[Status]:
+    def counts(self) -> Counter[Verdict]:
         return Counter(o.status for o in self.outcomes)
 
     @property
@@ -114,7 +116,7 @@ def execute(
     ``timeout`` (seconds) is enforced with SIGALRM, so only in the main thread on POSIX.
     """
     used_seed = spec.seed if seed is None else seed
-    outcome = SpecOutcome(spec.name, spec.location, Status.PASSED, seed=used_seed, tags=spec.tags)
+    outcome = SpecOutcome(spec.name, spec.location, Verdict.PASSED, seed=used_seed, tags=spec.tags)
     engine = simulate if simulate is not None else _engine()
     start = time.perf_counter()
     try:
@@ -150,7 +152,7 @@ def execute(
         outcome.traceback = traceback.format_exc()
     else:
         if messages:
-            outcome.status = Status.FAILED
+            outcome.status = Verdict.FAILED
             outcome.messages = messages
             outcome.log_tail = [line.text for line in result.logs[-LOG_TAIL:]]
             outcome.log_total = len(result.logs)
@@ -170,14 +172,14 @@ def run_spec(
         return SpecOutcome(
             spec.name,
             spec.location,
-            Status.SKIPPED,
+            Verdict.SKIPPED,
             seed=spec.seed if seed is None else seed,
             tags=spec.tags,
             reason=spec.skip,
         )
     outcome = execute(spec, seed=seed, simulate=simulate, timeout=timeout)
     if spec.xfail is not None and not outcome.invalid:
-        outcome.status = Status.XPASSED if outcome.status is Status.PASSED else Status.XFAILED
+        outcome.status = Verdict.XPASSED if outcome.status is Verdict.PASSED else Verdict.XFAILED
         outcome.reason = spec.xfail
     return outcome
 
@@ -195,7 +197,7 @@ def run_paths(
 
     A ``KeyboardInterrupt`` ends the run early with the outcomes so far (the spec that was
     running counts as an error), so a report can still be written.
-    Raises :class:`vspec.spec.keyword.KeywordError` for a malformed ``keyword``.
+    Raises :class:`vspec.harness.keyword.KeywordError` for a malformed ``keyword``.
     """
     select = compile_keyword(keyword or "")
     start = time.perf_counter()
@@ -221,7 +223,7 @@ def run_paths(
     except KeyboardInterrupt:
         report.interrupted = True
         if current is not None:
-            emit(SpecOutcome(current.name, current.location, Status.ERROR, ["interrupted"]))
+            emit(SpecOutcome(current.name, current.location, Verdict.ERROR, ["interrupted"]))
     report.duration = time.perf_counter() - start
     return report
 
@@ -231,7 +233,7 @@ def spec_files(
 ) -> list[tuple[Path, bool]]:
     """The files to load, each once, with whether the user named it (then it must hold a
     spec); a path that does not exist is recorded in ``problems`` and the others go on."""
-    from vspec.spec.loader import discover
+    from vspec.harness.loader import discover
 
     files: list[tuple[Path, bool]] = []
     seen: set[Path] = set()
@@ -256,7 +258,7 @@ def load_specs(
 ) -> tuple[list[Spec], list[SpecOutcome]]:
     """The specs of one file, and an error outcome for each invalid one; ``seed``
     overrides each spec's seed for its generated cluster, as for its run."""
-    from vspec.spec.loader import load_file
+    from vspec.harness.loader import load_file
 
     try:
         loaded = load_file(path, check_names=True, seed=seed)
@@ -277,7 +279,7 @@ def invalid_outcome(error: VspecError, path: Path) -> SpecOutcome:
     location = error.location or Location(str(path))
     name = f"invalid spec (line {location.line})" if location.line else "invalid spec"
     message = str(error) if error.location else f"{path}: {error}"
-    return SpecOutcome(name, location, Status.ERROR, [message], invalid=True)
+    return SpecOutcome(name, location, Verdict.ERROR, [message], invalid=True)
 
 
 def spec_keywords(spec: Spec, root: Path) -> list[str]:
@@ -300,7 +302,7 @@ def relative_path(file: str, root: Path) -> Path:
 
 
 def _crashed(outcome: SpecOutcome, exc: Exception, *, invalid: bool) -> None:
-    outcome.status = Status.ERROR
+    outcome.status = Verdict.ERROR
     outcome.invalid = invalid
     if isinstance(exc, VspecError):
         text = str(exc) if exc.location is not None else f"{outcome.location}: {exc}"

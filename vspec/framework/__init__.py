@@ -1,0 +1,1 @@
+"""The scheduling session (``pkg/scheduler/framework``): cache, session, statement, scheduler."""

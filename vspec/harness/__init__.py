@@ -1,0 +1,5 @@
+"""The spec harness: spec file -> model (loader) -> engine (runner) -> verdict (expect) -> report.
+
+Named apart from the YAML it runs: a *spec* is a test case in ``specs/``; this package is
+the code that loads, runs and reports them.
+"""

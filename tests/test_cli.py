@@ -250,12 +250,22 @@ class TestHangs:
         write(tmp_path / "b.yaml", spec("fine"))
         code, out, _ = run(capsys, "run", "--timeout", "0.2", tmp_path)
         assert code == 1
-        assert "SpecTimeout: timed out after 0.2s" in out
+        assert "\n  timed out after 0.2 s\n" in out  # and nothing else: no culprit, no panic
         assert "1 passed, 1 error" in out
+
+    @pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "-inf", "soon"])
+    def test_timeout_must_be_a_positive_finite_number(
+        self, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("fine"))
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", f"--timeout={value}", str(tmp_path)])
+        assert exit_.value.code == 2
+        assert "is not a positive number of seconds" in capsys.readouterr().err
 
     def test_sigterm_still_writes_the_junit_report(self, tmp_path: Path) -> None:
         write(tmp_path / "a.yaml", spec("fine"))
-        write(tmp_path / "b.yaml", spec("hangs", node="hang"))
+        write(tmp_path / "b.yaml", spec("hangs", node="hang", extra="seed: 7\n"))
         report = tmp_path / "r.xml"
         script = textwrap.dedent(
             f"""
@@ -283,6 +293,44 @@ class TestHangs:
         cases = {c.get("name"): c for c in ET.parse(report).getroot().iter("testcase")}
         assert list(cases["fine"]) == [cases["fine"].find("properties")]  # it passed
         assert cases["hangs"].find("error") is not None  # it was running
+        props = {p.get("name"): p.get("value") for p in cases["hangs"].iter("property")}
+        assert props["seed"] == "7"  # its own seed, to reproduce it
+
+
+class TestReports:
+    def test_unwritable_junit_path_is_an_error_before_any_spec_runs(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("fine"))
+        (tmp_path / "file").write_text("")
+        for target in (tmp_path / "file" / "r.xml", tmp_path):
+            code, out, err = run(capsys, "run", tmp_path / "a.yaml", "--junit-xml", target)
+            assert code == 2
+            assert f"{target}: --junit-xml: " in err and "Traceback" not in err
+            assert engine.seeds == [] and out == ""
+
+    def test_report_replaces_the_old_file_whole_or_not_at_all(
+        self,
+        tmp_path: Path,
+        engine: FakeEngine,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        write(tmp_path / "specs" / "a.yaml", spec("fine"))
+        report = tmp_path / "out" / "r.xml"
+        assert run(capsys, "run", tmp_path / "specs", "--junit-xml", report)[0] == 0
+        old = report.read_bytes()
+
+        def half_written(self: ET.ElementTree, out: Any, **_: Any) -> None:
+            out.write(b"<?xml")
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(ET.ElementTree, "write", half_written)
+        code, _, err = run(capsys, "run", tmp_path / "specs", "--junit-xml", report)
+        assert code == 2
+        assert "cannot write: No space left on device" in err
+        assert report.read_bytes() == old
+        assert [p.name for p in report.parent.iterdir()] == ["r.xml"]  # no temporary left
 
 
 class TestOtherCommands:

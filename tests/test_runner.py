@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 import pytest
 
-from vspec.errors import ConfError, Location, PluginError
+from vspec.errors import ConfError, EngineError, Location, PluginError, UserInterrupt
 from vspec.harness.keyword import KeywordError, compile_keyword
 from vspec.harness.report import failure_text, headline, summary
-from vspec.harness.runner import LOG_TAIL, RunReport, SpecOutcome, Verdict, execute, run_spec
+from vspec.harness.runner import (
+    LOG_TAIL,
+    RunReport,
+    SpecOutcome,
+    Verdict,
+    execute,
+    interrupts,
+    run_spec,
+)
 from vspec.invariants import catalogue
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
@@ -112,6 +123,81 @@ class TestExecute:
         outcome = execute(make_spec(), simulate=engine)
         assert outcome.invalid
         assert outcome.messages == ["specs/a.yaml:9: scheduler.actions: failed to find Action 'x'"]
+
+
+class Misbehaving:
+    """An engine whose plugin code does what real plugin code has done."""
+
+    def __init__(self, act: Callable[[], None]) -> None:
+        self.act = act
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> SimulationResult:
+        self.act()
+        return PASSING
+
+
+def swallow_exceptions() -> None:
+    while True:
+        try:
+            time.sleep(0.01)
+        except Exception:
+            continue
+
+
+def swallow_one_timeout() -> None:
+    try:
+        swallow_exceptions()
+    except BaseException:  # a bare except, once: the next alarm gets through
+        swallow_exceptions()
+
+
+def panic_on_anything() -> None:
+    try:
+        swallow_exceptions()
+    except BaseException as exc:
+        raise EngineError("runtime error: invalid memory address or nil pointer") from exc
+
+
+class TestGuard:
+    @pytest.mark.parametrize(
+        "act",
+        [swallow_exceptions, swallow_one_timeout, panic_on_anything],
+        ids=lambda f: f.__name__,
+    )
+    def test_over_time_is_timed_out_and_nothing_else(self, act: Callable[[], None]) -> None:
+        outcome = execute(make_spec(), simulate=Misbehaving(act), timeout=0.05)
+        assert outcome.status is Verdict.ERROR and not outcome.invalid
+        assert outcome.messages == ["timed out after 0.05 s"]
+        assert outcome.traceback == ""
+
+    def test_the_alarm_is_gone_after_the_spec(self) -> None:
+        before = signal.getsignal(signal.SIGALRM)
+        execute(make_spec(), simulate=Misbehaving(swallow_one_timeout), timeout=0.05)
+        assert signal.getsignal(signal.SIGALRM) is before
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+    def test_sys_exit_is_the_spec_error(self) -> None:
+        outcome = execute(make_spec(), simulate=Misbehaving(lambda: sys.exit(0)))
+        assert outcome.status is Verdict.ERROR
+        assert "SystemExit: 0" in outcome.messages[0]
+
+    def test_a_plugins_own_keyboard_interrupt_is_the_spec_error_under_interrupts(self) -> None:
+        def interrupt() -> None:
+            raise KeyboardInterrupt
+
+        with interrupts():
+            outcome = execute(make_spec(), simulate=Misbehaving(interrupt))
+        assert outcome.status is Verdict.ERROR
+        assert "KeyboardInterrupt" in outcome.messages[0]
+        with pytest.raises(KeyboardInterrupt):  # outside vspec run, it is the user's
+            execute(make_spec(), simulate=Misbehaving(interrupt))
+
+    def test_the_users_interrupt_goes_through(self) -> None:
+        def press_ctrl_c() -> None:
+            signal.raise_signal(signal.SIGINT)
+
+        with interrupts(), pytest.raises(UserInterrupt):
+            execute(make_spec(), simulate=Misbehaving(press_ctrl_c))
 
 
 class TestInvariants:

@@ -10,15 +10,16 @@ that needs them, so ``vspec --help`` starts at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from vspec.harness.runner import SpecOutcome
+    from vspec.harness.runner import RunReport, SpecOutcome
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -65,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--junit-xml", type=Path, metavar="FILE", help="write a JUnit XML report")
     run.add_argument("--seed", type=int, metavar="N", help="override every spec's seed")
     run.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="fail a spec that runs longer"
+        "--timeout", type=_seconds, metavar="SECONDS", help="fail a spec that runs longer"
     )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
     _plugins_dir_option(run)
@@ -90,6 +91,17 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(fuzz)
     fuzz.set_defaults(handler=_with_plugins(fuzz.get_default("handler")))
     return parser
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a positive, finite number of seconds (not -1, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
 
 
 def _with_plugins(
@@ -132,59 +144,107 @@ def _load_plugins(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from vspec.harness.keyword import KeywordError
-    from vspec.harness.report import failure_text, headline, summary
+    from vspec.errors import VspecError
+    from vspec.harness.keyword import KeywordError, compile_keyword
     from vspec.harness.runner import run_paths
 
     if not _load_plugins(args):
         return EXIT_USAGE
-    progress = _Progress(sys.stdout, verbose=args.verbose)
-    # A supervisor's SIGTERM (e.g. `timeout`) ends the run like Ctrl-C: the specs done so
-    # far are still reported, and written to the JUnit file.
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        report = run_paths(
-            args.paths,
-            keyword=args.keyword,
-            seed=args.seed,
-            timeout=args.timeout,
-            on_outcome=progress,
-        )
-    except KeywordError as exc:
+        compile_keyword(args.keyword or "")
+        if args.junit_xml is not None:
+            from vspec.harness.junit import check_writable
+
+            check_writable(args.junit_xml)
+    except (KeywordError, VspecError) as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    out = _Output(sys.stdout)
+    progress = _Progress(out, verbose=args.verbose)
+    # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
+    report = run_paths(
+        args.paths,
+        keyword=args.keyword,
+        seed=args.seed,
+        timeout=args.timeout,
+        on_outcome=progress,
+    )
     progress.end()
+    code = report.exit_code
+    try:
+        _print_report(report, out, verbose=args.verbose)
+    finally:
+        # Whatever happened to the terminal, the report file is written.
+        if args.junit_xml is not None:
+            from vspec.harness.junit import write_junit
 
-    failing = [o for o in report.outcomes if o.failing]
-    if failing:
-        print("\n=== failures ===")
-    for outcome in failing:
-        if outcome.invalid:
-            print("\n".join(outcome.messages))
-            continue
-        print(f"\n{headline(outcome)}")
-        text = failure_text(outcome, tracebacks=args.verbose)
-        print("\n".join(f"  {line}" if line else "" for line in text.splitlines()))
-    for problem in report.problems:
-        print(f"vspec: error: {problem}", file=sys.stderr)
-    if args.junit_xml is not None:
-        from vspec.harness.junit import write_junit
-
-        write_junit(report, args.junit_xml)
-    print(f"\n{summary(report.counts(), report.duration)}")
+            try:
+                write_junit(report, args.junit_xml)
+            except VspecError as exc:
+                print(f"vspec: error: {exc}", file=sys.stderr)
+                code = EXIT_USAGE
+    if out.failure is not None:
+        print(f"vspec: error: cannot write the output: {out.failure}", file=sys.stderr)
+        code = max(code, EXIT_FAILED)
     if report.interrupted:
         print("vspec: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return report.exit_code
+    return code
+
+
+def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:
+    from vspec.harness.report import failure_text, headline, summary
+
+    failing = [o for o in report.outcomes if o.failing]
+    if failing:
+        out.write("\n=== failures ===\n")
+    for outcome in failing:
+        if outcome.invalid:
+            out.write("\n".join(outcome.messages) + "\n")
+            continue
+        out.write(f"\n{headline(outcome)}\n")
+        text = failure_text(outcome, tracebacks=verbose)
+        out.write("\n".join(f"  {line}" if line else "" for line in text.splitlines()) + "\n")
+    for problem in report.problems:
+        print(f"vspec: error: {problem}", file=sys.stderr)
+    out.write(f"\n{summary(report.counts(), report.duration)}\n")
+    out.flush()
+
+
+class _Output:
+    """stdout that cannot end a run: a full disk or a reader that left (``| head``) stops
+    the output, remembered in ``failure``, and the specs and the report file go on."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.failure: str | None = None
+
+    def write(self, text: str) -> None:
+        if self.failure is None:
+            try:
+                self.stream.write(text)
+            except OSError as exc:
+                self._failed(exc)
+
+    def flush(self) -> None:
+        if self.failure is None:
+            try:
+                self.stream.flush()
+            except OSError as exc:
+                self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        self.failure = exc.strerror or str(exc)
+        # What is still buffered would fail again at exit, with a traceback.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
 
 
 class _Progress:
     """pytest-style progress: a line per file with a character per spec, or with ``-v``
     a line per spec."""
 
-    def __init__(self, out: TextIO, *, verbose: bool) -> None:
+    def __init__(self, out: _Output, *, verbose: bool) -> None:
         self.out = out
         self.verbose = verbose
         self.file: str | None = None

@@ -62,3 +62,25 @@ class PluginError(VspecError):
 
 class EngineError(VspecError):
     """The engine reached a state Volcano would panic on (e.g. an asserting Sub)."""
+
+
+class SpecTimeout(BaseException):
+    """A spec ran past its time limit.
+
+    Not an :class:`Exception` (as :class:`KeyboardInterrupt` is not), so an ``except
+    Exception:`` in engine or plugin code cannot swallow it and turn a hang into a verdict.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(timed_out(seconds))
+        self.seconds = seconds
+
+
+def timed_out(seconds: float) -> str:
+    """The one message of a spec stopped by its time limit."""
+    return f"timed out after {seconds:g} s"
+
+
+class UserInterrupt(KeyboardInterrupt):
+    """The user's own Ctrl-C or a supervisor's SIGTERM, as ``vspec run`` raises it; a
+    plain :class:`KeyboardInterrupt` raised by plugin code is that spec's error instead."""

@@ -92,7 +92,10 @@ def load_plugins_dir(directory: Path) -> None:
         sys.modules[name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            del sys.modules[name]
+            raise
+        except BaseException as exc:  # sys.exit() at import too: a plugin cannot end the run
             del sys.modules[name]  # a fixed module must import afresh next time
             raise SpecError(f"plugin module {path} failed to import: {exc}") from exc
     _loaded_dirs.add(directory)

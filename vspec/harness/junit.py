@@ -8,12 +8,15 @@ properties name the spec file and the seed that reproduces the run.
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import tempfile
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
+from vspec.errors import Location, SpecError
 from vspec.harness.report import failure_text
 from vspec.harness.runner import RunReport, SpecOutcome, Verdict, relative_path
 
@@ -21,11 +24,47 @@ from vspec.harness.runner import RunReport, SpecOutcome, Verdict, relative_path
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
+def check_writable(path: Path) -> None:
+    """Raise :class:`SpecError` unless a report can be written at ``path``: checked before
+    any spec runs, so a typo in the path does not cost a whole run."""
+    try:
+        if path.is_dir():
+            raise SpecError("is a directory", _where(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}."):
+            pass
+    except OSError as exc:
+        raise SpecError(f"cannot write there: {exc.strerror or exc}", _where(path)) from None
+
+
 def write_junit(report: RunReport, path: Path) -> None:
+    """Write the report beside ``path`` and rename it into place, so a reader (or the
+    next run) sees the previous file or the whole new one, never a partial one."""
     tree = ET.ElementTree(junit_tree(report))
     ET.indent(tree)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide it from readers
+            with os.fdopen(fd, "wb") as out:
+                tree.write(out, encoding="utf-8", xml_declaration=True)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise SpecError(f"cannot write: {exc.strerror or exc}", _where(path)) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _where(path: Path) -> Location:
+    return Location(str(path), key="--junit-xml")
 
 
 def junit_tree(report: RunReport) -> ET.Element:

@@ -19,9 +19,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from vspec.errors import Location, PluginError, SpecError, VspecError
+from vspec.errors import (
+    Location,
+    PluginError,
+    SpecError,
+    SpecTimeout,
+    UserInterrupt,
+    VspecError,
+    timed_out,
+)
 from vspec.harness.expect import check
 from vspec.harness.keyword import compile_keyword
 from vspec.invariants import check_invariants
@@ -32,6 +40,7 @@ from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 
 LOG_TAIL = 20  # captured log lines kept with a failure
+REFIRE = 0.1  # seconds between the alarms after a spec's time ran out
 
 
 class Verdict(StrEnum):
@@ -100,10 +109,6 @@ class RunReport:
         return 1 if any(o.failing for o in self.outcomes) else 0
 
 
-class SpecTimeout(Exception):
-    """A spec ran longer than its time limit: an engine that loops is that spec's error."""
-
-
 def execute(
     spec: Spec,
     *,
@@ -113,41 +118,29 @@ def execute(
 ) -> SpecOutcome:
     """Run ``spec`` and check its expectations; passed, failed or error (skip/xfail ignored).
 
-    ``timeout`` (seconds) is enforced with SIGALRM, so only in the main thread on POSIX.
+    Whatever the engine or a plugin raises, ``SystemExit`` and a plugin's own
+    ``KeyboardInterrupt`` included, is this spec's error; only the user's interrupt
+    goes through. ``timeout`` (seconds) is enforced with SIGALRM, so only in the main
+    thread on POSIX; a spec over its time is reported as timed out and nothing else.
     """
     used_seed = spec.seed if seed is None else seed
     outcome = SpecOutcome(spec.name, spec.location, Verdict.PASSED, seed=used_seed, tags=spec.tags)
     engine = simulate if simulate is not None else _engine()
     start = time.perf_counter()
+    deadline = _Deadline(timeout)
     try:
-        with _deadline(timeout):
-            result = engine(
-                spec.scheduler,
-                spec.cluster,
-                seed=used_seed,
-                now=spec.now,
-                cycles=spec.cycles,
-                verbosity=spec.verbosity,
-                probes=spec.probes,
-            )
-            messages = [
-                *check(spec, result),
-                *check_invariants(
-                    spec.scheduler,
-                    spec.cluster,
-                    result,
-                    requested=spec.expect.invariants,
-                    disabled=spec.expect.disabled_invariants,
-                    seed=used_seed,
-                    now=spec.now,
-                    cycles=spec.cycles,
-                    verbosity=spec.verbosity,
-                    engine=engine,
-                ),
-            ]
+        with deadline:
+            result, messages = _run_and_check(spec, engine, used_seed)
+    except SpecTimeout:
+        pass  # reported below, from the deadline itself
+    except KeyboardInterrupt as exc:
+        if _is_users(exc):
+            raise
+        _crashed(outcome, exc, invalid=False)
+        outcome.traceback = traceback.format_exc()
     except VspecError as exc:
         _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
-    except Exception as exc:  # an engine bug: that spec's error, the others still run
+    except BaseException as exc:  # an engine bug, a plugin's sys.exit: this spec's error
         _crashed(outcome, exc, invalid=False)
         outcome.traceback = traceback.format_exc()
     else:
@@ -156,8 +149,41 @@ def execute(
             outcome.messages = messages
             outcome.log_tail = [line.text for line in result.logs[-LOG_TAIL:]]
             outcome.log_total = len(result.logs)
+    if deadline.expired:
+        # Whatever the expiry unwound into (a plugin's handler, a panic), time ran out.
+        outcome.status, outcome.invalid, outcome.traceback = Verdict.ERROR, False, ""
+        outcome.messages = [timed_out(deadline.seconds)]
+        outcome.log_tail, outcome.log_total = [], 0
     outcome.duration = time.perf_counter() - start
     return outcome
+
+
+def _run_and_check(spec: Spec, engine: Simulate, seed: int) -> tuple[SimulationResult, list[str]]:
+    result = engine(
+        spec.scheduler,
+        spec.cluster,
+        seed=seed,
+        now=spec.now,
+        cycles=spec.cycles,
+        verbosity=spec.verbosity,
+        probes=spec.probes,
+    )
+    messages = [
+        *check(spec, result),
+        *check_invariants(
+            spec.scheduler,
+            spec.cluster,
+            result,
+            requested=spec.expect.invariants,
+            disabled=spec.expect.disabled_invariants,
+            seed=seed,
+            now=spec.now,
+            cycles=spec.cycles,
+            verbosity=spec.verbosity,
+            engine=engine,
+        ),
+    ]
+    return result, messages
 
 
 def run_spec(
@@ -210,20 +236,26 @@ def run_paths(
 
     current: Spec | None = None
     try:
-        for path, named in spec_files(paths, report.problems):
-            specs, errors = load_specs(path, named=named, problems=report.problems, seed=seed)
-            for error in errors:
-                emit(error)
-            for spec in specs:
-                if select(spec_keywords(spec, report.root)):
-                    current = spec
-                    outcome = run_spec(spec, seed=seed, simulate=simulate, timeout=timeout)
-                    current = None
-                    emit(outcome)
+        with interrupts():
+            for path, named in spec_files(paths, report.problems):
+                specs, errors = load_specs(path, named=named, problems=report.problems, seed=seed)
+                for error in errors:
+                    emit(error)
+                for spec in specs:
+                    if select(spec_keywords(spec, report.root)):
+                        current = spec
+                        outcome = run_spec(spec, seed=seed, simulate=simulate, timeout=timeout)
+                        current = None
+                        emit(outcome)
     except KeyboardInterrupt:
         report.interrupted = True
         if current is not None:
-            emit(SpecOutcome(current.name, current.location, Verdict.ERROR, ["interrupted"]))
+            used = current.seed if seed is None else seed
+            emit(
+                SpecOutcome(
+                    current.name, current.location, Verdict.ERROR, ["interrupted"], seed=used
+                )
+            )
     report.duration = time.perf_counter() - start
     return report
 
@@ -264,15 +296,23 @@ def load_specs(
         loaded = load_file(path, check_names=True, seed=seed)
     except VspecError as exc:
         return [], [invalid_outcome(exc, path)]
-    except Exception as exc:  # a loader bug must not stop the other files
-        outcome = invalid_outcome(VspecError(f"cannot load: {type(exc).__name__}: {exc}"), path)
-        outcome.traceback = traceback.format_exc()
-        return [], [outcome]
+    except KeyboardInterrupt as exc:
+        if _is_users(exc):
+            raise
+        return [], [_load_crash(exc, path)]
+    except BaseException as exc:  # a loader bug, a plugin module's sys.exit: not the others
+        return [], [_load_crash(exc, path)]
     if not loaded.is_spec_file:
         if named:
             problems.append(f"{path}: holds no spec (no YAML document with a top-level 'name')")
         return [], []
     return loaded.specs, [invalid_outcome(err, path) for err in loaded.errors]
+
+
+def _load_crash(exc: BaseException, path: Path) -> SpecOutcome:
+    outcome = invalid_outcome(VspecError(f"cannot load: {type(exc).__name__}: {exc}"), path)
+    outcome.traceback = traceback.format_exc()
+    return outcome
 
 
 def invalid_outcome(error: VspecError, path: Path) -> SpecOutcome:
@@ -301,7 +341,7 @@ def relative_path(file: str, root: Path) -> Path:
         return Path(path.name)
 
 
-def _crashed(outcome: SpecOutcome, exc: Exception, *, invalid: bool) -> None:
+def _crashed(outcome: SpecOutcome, exc: BaseException, *, invalid: bool) -> None:
     outcome.status = Verdict.ERROR
     outcome.invalid = invalid
     if isinstance(exc, VspecError):
@@ -334,30 +374,68 @@ def _culprit_where(plugin: str, cause: BaseException) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def _where(exc: Exception) -> str:
-    """`` (at vspec/plugins/drf.py:120)``: where the engine was when it raised (or, for a
-    timeout, when time ran out)."""
+def _where(exc: BaseException) -> str:
+    """`` (at vspec/plugins/drf.py:120)``: where the engine was when it raised."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
+class _Deadline:
+    """SIGALRM after ``seconds``, then again every :data:`REFIRE` seconds until the spec
+    ends: plugin code that swallows one :class:`SpecTimeout` (``except BaseException``)
+    meets the next. ``expired`` says whether time ran out, whatever was raised after."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds or 0.0
+        self.expired = False
+        self.armed = False
+        self.previous: Any = None
+
+    def __enter__(self) -> _Deadline:
+        usable = (
+            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        )
+        if self.seconds and usable:
+            self.previous = signal.signal(signal.SIGALRM, self._expire)
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, REFIRE)
+        return self
+
+    def _expire(self, _signum: int, _frame: object) -> None:
+        if self.armed:
+            self.expired = True
+            raise SpecTimeout(self.seconds)
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.armed:
+            self.armed = False  # first: an alarm still in flight now does nothing
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+
 @contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not seconds or not usable:
+def interrupts() -> Iterator[None]:
+    """Ctrl-C and SIGTERM (a supervisor's ``timeout``) raise :class:`UserInterrupt`
+    inside: the run stops and reports the specs done so far. In the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def expire(_signum: int, _frame: object) -> None:
-        raise SpecTimeout(f"timed out after {seconds:g}s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise UserInterrupt
+
+
+def _is_users(exc: KeyboardInterrupt) -> bool:
+    """The user's interrupt, not plugin code raising KeyboardInterrupt: under
+    :func:`interrupts` only :class:`UserInterrupt` is; elsewhere (pytest) any is."""
+    return isinstance(exc, UserInterrupt) or signal.getsignal(signal.SIGINT) is not _interrupt
 
 
 def _engine() -> Simulate:

@@ -32,14 +32,16 @@ from vspec.model.spec import Expect, Spec
 
 
 class FakeEngine:
-    """Stands in for ``vspec.simulate``: returns a fixed result or raises."""
+    """Stands in for the Python engine: returns a fixed result or raises."""
+
+    name = "fake"
 
     def __init__(self, result: SimulationResult | None = None, error: Exception | None = None):
         self.result = result or SimulationResult()
         self.error = error
         self.calls: list[dict[str, Any]] = []
 
-    def __call__(
+    def simulate(
         self,
         conf: SchedulerConf,
         cluster: Cluster,
@@ -83,7 +85,7 @@ class TestExecute:
     def test_pass_passes_the_spec_settings_to_the_engine(self) -> None:
         engine = FakeEngine(PASSING)
         spec = make_spec(seed=5, cycles=2, verbosity=4)
-        outcome = execute(spec, simulate=engine)
+        outcome = execute(spec, engine=engine)
         assert outcome.status is Verdict.PASSED
         assert outcome.messages == []
         assert outcome.seed == 5
@@ -91,11 +93,11 @@ class TestExecute:
 
     def test_seed_override(self) -> None:
         engine = FakeEngine(PASSING)
-        assert execute(make_spec(seed=5), seed=9, simulate=engine).seed == 9
+        assert execute(make_spec(seed=5), seed=9, engine=engine).seed == 9
         assert engine.calls[0]["seed"] == 9
 
     def test_failure_keeps_messages_and_the_last_log_lines(self) -> None:
-        outcome = execute(make_spec(), simulate=FakeEngine(FAILING))
+        outcome = execute(make_spec(), engine=FakeEngine(FAILING))
         assert outcome.status is Verdict.FAILED
         assert outcome.messages == ["bind c1/p1: expected n1, got n2"]
         assert outcome.log_tail == [f"line {i}" for i in range(30 - LOG_TAIL, 30)]
@@ -103,7 +105,7 @@ class TestExecute:
         assert not outcome.invalid
 
     def test_engine_crash_is_the_spec_error_with_its_location(self) -> None:
-        outcome = execute(make_spec(), simulate=FakeEngine(error=ZeroDivisionError("oops")))
+        outcome = execute(make_spec(), engine=FakeEngine(error=ZeroDivisionError("oops")))
         assert outcome.status is Verdict.ERROR
         assert not outcome.invalid
         [message] = outcome.messages
@@ -112,7 +114,7 @@ class TestExecute:
 
     def test_plugin_error_is_an_error_not_invalid(self) -> None:
         engine = FakeEngine(error=PluginError("gang", "raised"))
-        outcome = execute(make_spec(), simulate=engine)
+        outcome = execute(make_spec(), engine=engine)
         assert outcome.status is Verdict.ERROR
         assert outcome.messages == ["specs/a.yaml:4: name: plugin 'gang': raised"]
         assert not outcome.invalid
@@ -120,7 +122,7 @@ class TestExecute:
     def test_conf_error_from_the_engine_marks_the_spec_invalid(self) -> None:
         where = Location("specs/a.yaml", 9, key="scheduler.actions")
         engine = FakeEngine(error=ConfError("failed to find Action 'x'", where))
-        outcome = execute(make_spec(), simulate=engine)
+        outcome = execute(make_spec(), engine=engine)
         assert outcome.invalid
         assert outcome.messages == ["specs/a.yaml:9: scheduler.actions: failed to find Action 'x'"]
 
@@ -128,10 +130,12 @@ class TestExecute:
 class Misbehaving:
     """An engine whose plugin code does what real plugin code has done."""
 
+    name = "misbehaving"
+
     def __init__(self, act: Callable[[], None]) -> None:
         self.act = act
 
-    def __call__(self, *_args: Any, **_kwargs: Any) -> SimulationResult:
+    def simulate(self, *_args: Any, **_kwargs: Any) -> SimulationResult:
         self.act()
         return PASSING
 
@@ -165,19 +169,19 @@ class TestGuard:
         ids=lambda f: f.__name__,
     )
     def test_over_time_is_timed_out_and_nothing_else(self, act: Callable[[], None]) -> None:
-        outcome = execute(make_spec(), simulate=Misbehaving(act), timeout=0.05)
+        outcome = execute(make_spec(), engine=Misbehaving(act), timeout=0.05)
         assert outcome.status is Verdict.ERROR and not outcome.invalid
         assert outcome.messages == ["timed out after 0.05 s"]
         assert outcome.traceback == ""
 
     def test_the_alarm_is_gone_after_the_spec(self) -> None:
         before = signal.getsignal(signal.SIGALRM)
-        execute(make_spec(), simulate=Misbehaving(swallow_one_timeout), timeout=0.05)
+        execute(make_spec(), engine=Misbehaving(swallow_one_timeout), timeout=0.05)
         assert signal.getsignal(signal.SIGALRM) is before
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
     def test_sys_exit_is_the_spec_error(self) -> None:
-        outcome = execute(make_spec(), simulate=Misbehaving(lambda: sys.exit(0)))
+        outcome = execute(make_spec(), engine=Misbehaving(lambda: sys.exit(0)))
         assert outcome.status is Verdict.ERROR
         assert "SystemExit: 0" in outcome.messages[0]
 
@@ -186,24 +190,24 @@ class TestGuard:
             raise KeyboardInterrupt
 
         with interrupts():
-            outcome = execute(make_spec(), simulate=Misbehaving(interrupt))
+            outcome = execute(make_spec(), engine=Misbehaving(interrupt))
         assert outcome.status is Verdict.ERROR
         assert "KeyboardInterrupt" in outcome.messages[0]
         with pytest.raises(KeyboardInterrupt):  # outside vspec run, it is the user's
-            execute(make_spec(), simulate=Misbehaving(interrupt))
+            execute(make_spec(), engine=Misbehaving(interrupt))
 
     def test_the_users_interrupt_goes_through(self) -> None:
         def press_ctrl_c() -> None:
             signal.raise_signal(signal.SIGINT)
 
         with interrupts(), pytest.raises(UserInterrupt):
-            execute(make_spec(), simulate=Misbehaving(press_ctrl_c))
+            execute(make_spec(), engine=Misbehaving(press_ctrl_c))
 
 
 class TestInvariants:
     def test_violations_and_unknown_names_fail_the_spec(self) -> None:
         expect = Expect(bind_count=0, invariants=["no-such"], disabled_invariants=["nope"])
-        outcome = execute(make_spec(expect=expect), simulate=FakeEngine())
+        outcome = execute(make_spec(expect=expect), engine=FakeEngine())
         assert outcome.status is Verdict.FAILED
         assert [m.split(" (known")[0] for m in outcome.messages] == [
             "invariants: unknown invariant 'no-such'",
@@ -214,7 +218,7 @@ class TestInvariants:
         engine = FakeEngine(SimulationResult())
         others = [n for n in NO_INVARIANTS if n != "deterministic"]
         spec = make_spec(seed=4, expect=Expect(disabled_invariants=others))
-        outcome = execute(spec, simulate=engine)
+        outcome = execute(spec, engine=engine)
         assert outcome.status is Verdict.PASSED
         assert len(engine.calls) == 2  # the run and the `deterministic` invariant's re-run
         assert engine.calls[0] == engine.calls[1]
@@ -222,36 +226,36 @@ class TestInvariants:
     def test_a_disabled_invariant_is_not_checked(self) -> None:
         engine = FakeEngine(SimulationResult())
         spec = make_spec(expect=Expect(disabled_invariants=["deterministic"]))
-        assert execute(spec, simulate=engine).status is Verdict.PASSED
+        assert execute(spec, engine=engine).status is Verdict.PASSED
         assert len(engine.calls) == 1
 
 
 class TestSkipAndXfail:
     def test_skip_does_not_run(self) -> None:
         engine = FakeEngine(FAILING)
-        outcome = run_spec(make_spec(skip="not yet"), simulate=engine)
+        outcome = run_spec(make_spec(skip="not yet"), engine=engine)
         assert outcome.status is Verdict.SKIPPED
         assert outcome.reason == "not yet"
         assert engine.calls == []
 
     def test_xfail_that_fails_is_xfailed(self) -> None:
-        outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(FAILING))
+        outcome = run_spec(make_spec(xfail="bug 1"), engine=FakeEngine(FAILING))
         assert outcome.status is Verdict.XFAILED
         assert outcome.reason == "bug 1"
         assert not outcome.failing
 
     def test_xfail_that_crashes_is_xfailed(self) -> None:
         engine = FakeEngine(error=RuntimeError("x"))
-        assert run_spec(make_spec(xfail="bug"), simulate=engine).status is Verdict.XFAILED
+        assert run_spec(make_spec(xfail="bug"), engine=engine).status is Verdict.XFAILED
 
     def test_xfail_that_passes_is_xpassed(self) -> None:
-        outcome = run_spec(make_spec(xfail="bug 1"), simulate=FakeEngine(PASSING))
+        outcome = run_spec(make_spec(xfail="bug 1"), engine=FakeEngine(PASSING))
         assert outcome.status is Verdict.XPASSED
         assert not outcome.failing
 
     def test_xfail_never_excuses_an_invalid_spec(self) -> None:
         engine = FakeEngine(error=ConfError("bad"))
-        outcome = run_spec(make_spec(xfail="bug"), simulate=engine)
+        outcome = run_spec(make_spec(xfail="bug"), engine=engine)
         assert outcome.status is Verdict.ERROR
         assert outcome.invalid
 
@@ -280,7 +284,7 @@ class TestExitCode:
 
 class TestReport:
     def test_failure_text_lists_mismatches_then_log_tail(self) -> None:
-        outcome = execute(make_spec(), simulate=FakeEngine(FAILING))
+        outcome = execute(make_spec(), engine=FakeEngine(FAILING))
         text = failure_text(outcome)
         lines = text.splitlines()
         assert lines[0] == "bind c1/p1: expected n1, got n2"
@@ -288,7 +292,7 @@ class TestReport:
         assert lines[-1] == "  line 29"
 
     def test_headline_and_summary(self) -> None:
-        outcome = execute(make_spec(seed=3), simulate=FakeEngine(FAILING))
+        outcome = execute(make_spec(seed=3), engine=FakeEngine(FAILING))
         assert headline(outcome) == "FAILED specs/a.yaml:4 two jobs [seed 3]"
         counts = RunReport([outcome, outcome]).counts()
         assert summary(counts, 0.5) == "2 failed in 0.50s"

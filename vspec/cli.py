@@ -144,6 +144,7 @@ def _load_plugins(args: argparse.Namespace) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from vspec.engines import get_engine
     from vspec.errors import VspecError
     from vspec.harness.keyword import KeywordError, compile_keyword
     from vspec.harness.runner import run_paths
@@ -164,6 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
     report = run_paths(
         args.paths,
+        engine=get_engine(),
         keyword=args.keyword,
         seed=args.seed,
         timeout=args.timeout,

@@ -32,6 +32,7 @@ from vspec.errors import ConfError, SpecError, VspecError
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
 
 if TYPE_CHECKING:
+    from vspec.model.engine import Engine
     from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
@@ -184,22 +185,25 @@ def finding_type(kind: str) -> type[Finding]:
     return cls
 
 
-def examine(case: GeneratedSpec, disabled: tuple[str, ...] = ()) -> dict[str, list[str]]:
-    """Run one spec: its violated invariants, or ``crash-<plugin>`` when the engine raised.
+def examine(
+    case: GeneratedSpec, engine: Engine, disabled: tuple[str, ...] = ()
+) -> dict[str, list[str]]:
+    """Run one spec on ``engine``: its violated invariants, or ``crash-<plugin>`` when the
+    engine raised.
 
     Raises :class:`~vspec.errors.ConfError` for a conf Volcano would reject.
     """
-    from vspec.framework.scheduler import simulate
-
     try:
-        result = simulate(
+        result = engine.simulate(
             case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=case.verbosity
         )
     except ConfError:
         raise
     except VspecError as exc:
         return {f"crash-{_culprit(exc)}": [str(exc)]}
-    inputs = InvariantInputs(case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity)
+    inputs = InvariantInputs(
+        case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity, engine=engine
+    )
     return run_checks(inputs, result, disabled=disabled)
 
 
@@ -234,6 +238,7 @@ class FuzzReport:
 @dataclass
 class Fuzzer:
     space: FuzzSpace
+    engine: Engine
     out: Path = DEFAULT_OUT
     database: Path | None = DEFAULT_DATABASE
     # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
@@ -306,7 +311,7 @@ class Fuzzer:
             if stop_shrinking and time.perf_counter() > stop_shrinking[0]:
                 return
             try:
-                failures = examine(case, disabled)
+                failures = examine(case, self.engine, disabled)
             except ConfError:
                 assume(False)
                 return
@@ -413,6 +418,8 @@ def add_cli(subparsers: Any) -> None:
 
 
 def _fuzz_command(args: argparse.Namespace) -> int:
+    from vspec.engines import get_engine
+
     try:
         space = load_space(args.space)
     except VspecError as exc:
@@ -422,7 +429,7 @@ def _fuzz_command(args: argparse.Namespace) -> int:
     seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     print(f"vspec fuzz: space {args.space}, seed {seed_value}", file=sys.stderr)
     shrink = min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
-    fuzzer = Fuzzer(space, args.out, args.database, shrink_seconds=shrink)
+    fuzzer = Fuzzer(space, get_engine(), args.out, args.database, shrink_seconds=shrink)
     report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
     print(
         f"{report.examples} examples in {report.seconds:.1f}s ({report.rate:.1f}/s); "

@@ -26,12 +26,14 @@ if TYPE_CHECKING:
 
     from vspec.errors import Location
     from vspec.harness.runner import SpecOutcome
+    from vspec.model.engine import Engine
     from vspec.model.spec import Spec
 
 # vspec is imported only once a YAML file is collected: an installed plugin must not slow
 # down pytest runs that hold no spec.
 _SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.harness.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
+_ENGINE = pytest.StashKey["Engine"]()
 _PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
 
 
@@ -141,7 +143,7 @@ class SpecItem(pytest.Item):
     def runtest(self) -> None:
         from vspec.harness.runner import execute
 
-        outcome = execute(self.spec)
+        outcome = execute(self.spec, engine=_engine(self.config))
         if outcome.invalid:
             raise SpecInvalid(outcome)
         if outcome.failing:
@@ -181,6 +183,16 @@ class InvalidSpecItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, _line0(self.outcome.location), f"invalid spec: {self.name}"
+
+
+def _engine(config: pytest.Config) -> Engine:
+    """The one engine of this pytest run, made when the first spec runs."""
+    engine = config.stash.get(_ENGINE, None)
+    if engine is None:
+        from vspec.engines import get_engine
+
+        engine = config.stash[_ENGINE] = get_engine()
+    return engine
 
 
 def _line0(location: Location) -> int | None:

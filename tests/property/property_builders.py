@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from vspec.engines import get_engine
 from vspec.framework.scheduler import simulate
 from vspec.invariants import InvariantInputs, get
 from vspec.model.conf import load_conf
@@ -97,7 +98,7 @@ def run(
 ) -> tuple[InvariantInputs, SimulationResult]:
     c = load_conf(conf, default_plugin_flags=default_flags)
     result = simulate(c, world, seed=3, cycles=cycles, verbosity=verbosity)
-    return InvariantInputs(c, world, 3, None, cycles, verbosity), result
+    return InvariantInputs(c, world, 3, None, cycles, verbosity, engine=get_engine()), result
 
 
 def violations(name: str, inputs: InvariantInputs, result: SimulationResult) -> list[str]:

@@ -8,10 +8,19 @@ from pathlib import Path
 import pytest
 
 import vspec.invariants.checks as checks
+from vspec.engines import get_engine
 from vspec.errors import EngineError
 from vspec.framework.scheduler import simulate
 from vspec.invariants import check_invariants
+from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
+
+ENGINE = get_engine()
+
+
+def judge(spec: Spec, result: SimulationResult) -> list[str]:
+    return check_invariants(spec.scheduler, spec.cluster, result, engine=ENGINE, seed=spec.seed)
+
 
 FINDINGS = Path(__file__).resolve().parents[2] / "specs" / "findings"
 
@@ -26,9 +35,14 @@ def load(name: str) -> Spec:
 def test_drf_in_a_later_tier_preempts_for_a_lower_priority() -> None:
     spec = load("no-priority-inversion-drf-decides.yaml")
     result = simulate(spec.scheduler, spec.cluster, seed=spec.seed)
-    assert check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed) == []
+    assert judge(spec, result) == []
     [message] = check_invariants(
-        spec.scheduler, spec.cluster, result, requested=["no-priority-inversion"], seed=spec.seed
+        spec.scheduler,
+        spec.cluster,
+        result,
+        engine=ENGINE,
+        requested=["no-priority-inversion"],
+        seed=spec.seed,
     )
     assert "c1/high-w-0 (job c1/high, priority 100) was preempted" in message
 
@@ -38,9 +52,11 @@ def test_backfill_takes_pod_slots_promised_to_pipelined_tasks(
 ) -> None:
     spec = load("pipelined-consistent-backfill-takes-promised-pod-slots.yaml")
     result = simulate(spec.scheduler, spec.cluster, seed=spec.seed)
-    assert check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed) == []
+    assert judge(spec, result) == []
     monkeypatch.setattr(checks, "_unjudged_pipelined", lambda inputs: set())
-    [message] = check_invariants(spec.scheduler, spec.cluster, result, seed=spec.seed)
+    [message] = check_invariants(
+        spec.scheduler, spec.cluster, result, engine=ENGINE, seed=spec.seed
+    )
     assert message == (
         "invariant pipelined-consistent: node n1: pipelined c1/gang-w-0, c1/gang-w-1 need "
         "pods 3 with the tasks that keep their place, above allocatable pods 2"

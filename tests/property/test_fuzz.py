@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from vspec.engines import get_engine
 from vspec.errors import SpecError
 from vspec.framework.statement import Statement
 from vspec.fuzz import (
@@ -41,7 +42,9 @@ def test_finds_a_broken_engine_and_writes_a_reproducing_spec(
         disabled=("deterministic",),
     )
     progress = io.StringIO()
-    fuzzer = Fuzzer(space, tmp_path / "out", tmp_path / "db", progress, shrink_seconds=5)
+    fuzzer = Fuzzer(
+        space, get_engine(), tmp_path / "out", tmp_path / "db", progress, shrink_seconds=5
+    )
     report = fuzzer.run(seconds=None, examples=100, seed_value=1)
 
     assert report.examples > 0 and report.rate > 0
@@ -59,6 +62,7 @@ def test_finds_a_broken_engine_and_writes_a_reproducing_spec(
         spec.scheduler,
         spec.cluster,
         result,
+        engine=get_engine(),
         seed=spec.seed,
         cycles=spec.cycles,
         disabled=["deterministic"],
@@ -69,7 +73,7 @@ def test_finds_a_broken_engine_and_writes_a_reproducing_spec(
 
 def test_a_sound_engine_yields_no_finding(tmp_path: Path) -> None:
     space = FuzzSpace(ConfSpace(fixed=GANG), ClusterBounds(max_nodes=2, max_jobs=3), max_cycles=1)
-    report = Fuzzer(space, tmp_path / "out", None, None).run(
+    report = Fuzzer(space, get_engine(), tmp_path / "out", None, None).run(
         seconds=None, examples=20, seed_value=2
     )
     assert report.findings == {} and report.examples >= 20

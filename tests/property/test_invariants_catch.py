@@ -298,11 +298,12 @@ def test_conservation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_check_invariants_selects_requests_and_disables() -> None:
     inputs, result = run(GANG, gang_world())
-    assert check_invariants(inputs.conf, inputs.cluster, result, seed=3) == []
+    assert check_invariants(inputs.conf, inputs.cluster, result, engine=inputs.engine, seed=3) == []
     assert check_invariants(
         inputs.conf,
         inputs.cluster,
         result,
+        engine=inputs.engine,
         requested=["nonsense"],
         disabled=["deterministic"],
         seed=3,

@@ -13,6 +13,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from property_builders import node, pod, pod_group
 
+from vspec.engines import get_engine
 from vspec.framework.scheduler import simulate
 from vspec.invariants import check_invariants
 from vspec.model.conf import load_conf
@@ -81,6 +82,7 @@ def test_priority_led_preemption_never_evicts_an_outranking_job(
         PRIORITY_LED,
         cluster,
         result,
+        engine=get_engine(),
         requested=["no-priority-inversion"],
         disabled=["deterministic"],
         seed=seed,

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vspec.api.resource import Resource
+from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.scheduler import simulate
 from vspec.fuzz import SEED_CONF, examine
@@ -45,12 +46,12 @@ CORE_ACTIONS = ("print", "enqueue", "allocate", "backfill")
 
 @given(specs(ConfSpace(fixed=SEED_CONF)))
 def test_seed_configuration_keeps_every_invariant(case: GeneratedSpec) -> None:
-    assert examine(case) == {}
+    assert examine(case, get_engine()) == {}
 
 
 @given(specs(ConfSpace(actions=CORE_ACTIONS, plugins=CORE_PLUGINS), ClusterBounds(max_jobs=4)))
 def test_core_configurations_keep_every_invariant(case: GeneratedSpec) -> None:
-    assert examine(case) == {}
+    assert examine(case, get_engine()) == {}
 
 
 @given(generate_params(max_nodes=20, max_jobs=20), st.integers(0, 1000))
@@ -74,7 +75,7 @@ def test_generator_is_deterministic_and_never_overcommits(params: dict, seed: in
 @given(generated_clusters(max_nodes=5, max_jobs=5))
 def test_generated_clusters_run(cluster: object) -> None:
     case = GeneratedSpec(dict(SEED_CONF), cluster)  # type: ignore[arg-type]
-    assert examine(case) == {}
+    assert examine(case, get_engine()) == {}
 
 
 def outcome(conf: SchedulerConf, cluster: Cluster, spec: GeneratedSpec | Spec) -> object:

@@ -16,10 +16,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from vspec.errors import (
     Location,
@@ -33,9 +32,7 @@ from vspec.errors import (
 from vspec.harness.expect import check
 from vspec.harness.keyword import compile_keyword
 from vspec.invariants import check_invariants
-from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
-from vspec.model.probes import Probe
+from vspec.model.engine import Engine
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 
@@ -52,22 +49,6 @@ class Verdict(StrEnum):
     SKIPPED = "skipped"
     XFAILED = "xfailed"
     XPASSED = "xpassed"
-
-
-class Simulate(Protocol):
-    """The engine's entry point, :func:`vspec.framework.scheduler.simulate`."""
-
-    def __call__(
-        self,
-        conf: SchedulerConf,
-        cluster: Cluster,
-        *,
-        seed: int = ...,
-        now: datetime | None = ...,
-        cycles: int = ...,
-        verbosity: int = ...,
-        probes: Sequence[Probe] = ...,
-    ) -> SimulationResult: ...
 
 
 @dataclass
@@ -112,11 +93,12 @@ class RunReport:
 def execute(
     spec: Spec,
     *,
+    engine: Engine,
     seed: int | None = None,
-    simulate: Simulate | None = None,
     timeout: float | None = None,
 ) -> SpecOutcome:
-    """Run ``spec`` and check its expectations; passed, failed or error (skip/xfail ignored).
+    """Run ``spec`` on ``engine`` and check its expectations: passed, failed or error
+    (skip and xfail are :func:`run_spec`'s).
 
     Whatever the engine or a plugin raises, ``SystemExit`` and a plugin's own
     ``KeyboardInterrupt`` included, is this spec's error; only the user's interrupt
@@ -125,7 +107,6 @@ def execute(
     """
     used_seed = spec.seed if seed is None else seed
     outcome = SpecOutcome(spec.name, spec.location, Verdict.PASSED, seed=used_seed, tags=spec.tags)
-    engine = simulate if simulate is not None else _engine()
     start = time.perf_counter()
     deadline = _Deadline(timeout)
     try:
@@ -158,8 +139,8 @@ def execute(
     return outcome
 
 
-def _run_and_check(spec: Spec, engine: Simulate, seed: int) -> tuple[SimulationResult, list[str]]:
-    result = engine(
+def _run_and_check(spec: Spec, engine: Engine, seed: int) -> tuple[SimulationResult, list[str]]:
+    result = engine.simulate(
         spec.scheduler,
         spec.cluster,
         seed=seed,
@@ -189,8 +170,8 @@ def _run_and_check(spec: Spec, engine: Simulate, seed: int) -> tuple[SimulationR
 def run_spec(
     spec: Spec,
     *,
+    engine: Engine,
     seed: int | None = None,
-    simulate: Simulate | None = None,
     timeout: float | None = None,
 ) -> SpecOutcome:
     """Run ``spec`` honouring ``skip`` and ``xfail`` (an invalid spec is never excused)."""
@@ -203,7 +184,7 @@ def run_spec(
             tags=spec.tags,
             reason=spec.skip,
         )
-    outcome = execute(spec, seed=seed, simulate=simulate, timeout=timeout)
+    outcome = execute(spec, engine=engine, seed=seed, timeout=timeout)
     if spec.xfail is not None and not outcome.invalid:
         outcome.status = Verdict.XPASSED if outcome.status is Verdict.PASSED else Verdict.XFAILED
         outcome.reason = spec.xfail
@@ -213,9 +194,9 @@ def run_spec(
 def run_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
+    engine: Engine,
     keyword: str | None = None,
     seed: int | None = None,
-    simulate: Simulate | None = None,
     timeout: float | None = None,
     on_outcome: Callable[[SpecOutcome], None] | None = None,
 ) -> RunReport:
@@ -244,7 +225,7 @@ def run_paths(
                 for spec in specs:
                     if select(spec_keywords(spec, report.root)):
                         current = spec
-                        outcome = run_spec(spec, seed=seed, simulate=simulate, timeout=timeout)
+                        outcome = run_spec(spec, engine=engine, seed=seed, timeout=timeout)
                         current = None
                         emit(outcome)
     except KeyboardInterrupt:
@@ -436,9 +417,3 @@ def _is_users(exc: KeyboardInterrupt) -> bool:
     """The user's interrupt, not plugin code raising KeyboardInterrupt: under
     :func:`interrupts` only :class:`UserInterrupt` is; elsewhere (pytest) any is."""
     return isinstance(exc, UserInterrupt) or signal.getsignal(signal.SIGINT) is not _interrupt
-
-
-def _engine() -> Simulate:
-    from vspec.framework.scheduler import simulate
-
-    return simulate

@@ -8,7 +8,7 @@ definitions are in :mod:`vspec.invariants.checks` and docs/invariants.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
 
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
@@ -22,6 +22,7 @@ from vspec.invariants.base import (
     unknown_names,
 )
 from vspec.model.conf import SchedulerConf
+from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 
@@ -42,22 +43,21 @@ def check_invariants(
     cluster_before: Cluster,
     result: SimulationResult,
     *,
+    engine: Engine,
     requested: Iterable[str] = (),
     disabled: Iterable[str] = (),
     seed: int = 0,
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
-    engine: Callable[..., SimulationResult] | None = None,
 ) -> list[str]:
     """The violations of ``result`` as ``invariant <name>: <message>`` lines.
 
-    ``seed``, ``now``, ``cycles``, ``verbosity`` and ``engine`` (the simulate function,
-    default vspec's) must be those of the run: the ``deterministic`` invariant re-runs it,
-    ``logprint-correct`` needs the verbosity.
+    ``engine``, ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run:
+    the ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
     An unknown name in ``requested`` or ``disabled`` is itself reported.
     """
-    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine)
+    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
     found = run_checks(inputs, result, requested=requested, disabled=disabled)
     return [
         f"invariants: {m}" if name == "unknown" else f"invariant {name}: {m}"

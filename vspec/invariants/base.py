@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from vspec.model.conf import SchedulerConf
+from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 
@@ -22,17 +22,11 @@ class InvariantInputs:
     now: datetime | None = None
     cycles: int = 1
     verbosity: int = 3
-    # The engine that produced the result (``simulate``'s signature); ``deterministic``
-    # re-runs it. None: vspec.framework.scheduler.simulate.
-    engine: Callable[..., SimulationResult] | None = None
+    # The engine that produced the result; ``deterministic`` re-runs it.
+    engine: Engine = field(kw_only=True)
 
     def rerun(self) -> SimulationResult:
-        engine: Callable[..., Any] | None = self.engine
-        if engine is None:
-            from vspec.framework.scheduler import simulate
-
-            engine = simulate
-        result: SimulationResult = engine(
+        return self.engine.simulate(
             self.conf,
             self.cluster,
             seed=self.seed,
@@ -40,7 +34,6 @@ class InvariantInputs:
             cycles=self.cycles,
             verbosity=self.verbosity,
         )
-        return result
 
 
 @dataclass(frozen=True)

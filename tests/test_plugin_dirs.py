@@ -13,7 +13,8 @@ import pytest
 from vspec.cli import main
 from vspec.errors import SpecError
 from vspec.harness.loader import load_file
-from vspec.harness.plugin_dirs import ProjectSettings, load_plugins_dirs, project_settings
+from vspec.harness.plugin_dirs import load_plugins_dirs
+from vspec.harness.settings import ProjectSettings, project_settings
 
 pytestmark = pytest.mark.usefixtures("isolated_registry")
 
@@ -216,7 +217,7 @@ def test_pyproject_setting_from_a_subdirectory(
     write(project / "pyproject.toml", f"[tool.vspec]\nplugins-dir = {setting}\n")
     monkeypatch.chdir(project / "specs")
     assert project_settings() == ProjectSettings(
-        (project / "plugins",), (project / "pyproject.toml")
+        (project / "plugins",), source=project / "pyproject.toml"
     )
     code, out, _ = run(capsys, "run", "a.yaml")
     assert code == 0 and "1 passed" in out
@@ -236,12 +237,12 @@ def test_pyproject_mistakes_are_reported(project: Path, capsys: pytest.CaptureFi
     ):
         project_settings()
     write(pyproject, "[tool.vspec]\nplugins-dir = 3\n")
-    code, _, err = run(capsys, "run", "specs")
+    code, out, _ = run(capsys, "run", "specs")
     assert code == 2
-    assert err == (
-        f"vspec: error: {pyproject}: tool.vspec.plugins-dir: "
+    assert (
+        f"{pyproject}: tool.vspec.plugins-dir: "
         "plugins-dir must be a directory or a list of directories\n"
-    )
+    ) in out
 
 
 def test_pytest_plugin_reads_the_pyproject_setting(
@@ -257,9 +258,10 @@ def test_pytest_plugin_reads_the_pyproject_setting(
 
 def test_pytest_plugin_reports_a_broken_plugins_dir(pytester: pytest.Pytester) -> None:
     write(pytester.path / "pyproject.toml", '[tool.vspec]\nplugins-dir = "missing"\n')
+    write(pytester.path / "a.yaml", spec())
     result = pytester.runpytest("-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*vspec: *pyproject.toml: tool.vspec.plugins-dir: *missing*"])
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*pyproject.toml: tool.vspec.plugins-dir: *missing*"])
 
 
 # -- unknown names and plugins that raise ---------------------------------------------------

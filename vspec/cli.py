@@ -110,7 +110,7 @@ def _with_plugins(
     """Load the plugins dirs first, so user plugins and actions join the fuzzed space."""
 
     def run(args: argparse.Namespace) -> int:
-        return handler(args) if _load_plugins(args) else EXIT_USAGE
+        return handler(args) if _load_plugins(args, project=True) else EXIT_USAGE
 
     return run
 
@@ -124,18 +124,22 @@ def _plugins_dir_option(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="import the plugins and actions of every *.py in DIR (repeatable); "
-        "[tool.vspec] plugins-dir in pyproject.toml is imported too",
+        "a spec's project's [tool.vspec] plugins-dir is imported too",
     )
 
 
-def _load_plugins(args: argparse.Namespace) -> bool:
-    """Import the pyproject's and the command line's plugins dirs, before any spec is
-    read; False (after saying why) when one cannot be imported."""
+def _load_plugins(args: argparse.Namespace, *, project: bool = False) -> bool:
+    """Import the command line's plugins dirs, before any spec is read, and with
+    ``project`` those of the current directory's pyproject (for the commands that read no
+    spec; a spec's own project is read by the loader); False (after saying why) when one
+    cannot be imported."""
     from vspec.errors import VspecError
-    from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, project_settings
+    from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins
+    from vspec.harness.settings import project_settings
 
     try:
-        load_project_plugins(project_settings())
+        if project:
+            load_project_plugins(project_settings())
         load_plugins_dirs(args.plugins_dirs, origin="--plugins-dir")
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
@@ -305,7 +309,7 @@ def _schema(_args: argparse.Namespace) -> int:
 def _plugins(args: argparse.Namespace) -> int:
     from vspec.errors import VspecError
 
-    if not _load_plugins(args):
+    if not _load_plugins(args, project=True):
         return EXIT_USAGE
 
     try:

@@ -7,9 +7,10 @@ same list. A spec's tags become markers; ``skip`` and ``xfail`` become pytest's 
 A failure shows the spec's mismatches and last log lines, not a Python traceback; an
 invalid spec is an item that fails alone with its located message.
 
-The plugins dirs of ``[tool.vspec] plugins-dir`` (pyproject.toml) are imported when pytest
-starts, as ``vspec run`` does, and vspec's Hypothesis profiles (``dev``, ``fuzz``) are
-registered when one is asked for, so ``--hypothesis-profile=fuzz`` works from anywhere.
+A spec's project settings (``[tool.vspec]`` of the nearest pyproject.toml above it:
+plugins dirs, cluster mode) are read by the loader, as for ``vspec run``, and vspec's
+Hypothesis profiles (``dev``, ``fuzz``) are registered when one is asked for, so
+``--hypothesis-profile=fuzz`` works from anywhere.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ def pytest_configure(config: pytest.Config) -> None:
     """Before Hypothesis' plugin loads ``--hypothesis-profile``, and before any spec file
     is collected."""
     _register_profiles(config)
-    _load_project_plugins(config)
 
 
 def _register_profiles(config: pytest.Config) -> None:
@@ -56,16 +56,6 @@ def _register_profiles(config: pytest.Config) -> None:
         from vspec.strategies import register_profiles
 
         register_profiles()
-
-
-def _load_project_plugins(config: pytest.Config) -> None:
-    from vspec.errors import VspecError
-    from vspec.harness.plugin_dirs import load_project_plugins, project_settings
-
-    try:
-        load_project_plugins(project_settings(config.invocation_params.dir))
-    except VspecError as exc:
-        raise pytest.UsageError(f"vspec: {exc}") from None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SpecFile | None:

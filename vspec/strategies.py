@@ -445,9 +445,11 @@ class GeneratedSpec:
         )
 
     def document(self, **extra: Any) -> dict[str, Any]:
-        """The spec as a YAML-ready mapping in the spec format (compact objects)."""
+        """The spec as a YAML-ready mapping in the spec format (compact objects). In
+        ``bare`` cluster mode: the generated cluster is what the engine ran, nothing added."""
         doc: dict[str, Any] = {"name": self.name, **extra}
         doc.update(
+            clusterMode="bare",
             seed=self.seed,
             cycles=self.cycles,
             verbosity=self.verbosity,

@@ -28,8 +28,7 @@ FINDINGS = Path(__file__).resolve().parents[2] / "specs" / "findings"
 def load(name: str) -> Spec:
     from vspec.harness.loader import load_file
 
-    [spec] = load_file(FINDINGS / name).specs
-    return spec
+    return load_file(FINDINGS / name).specs[0]  # a second spec may show it as deployed
 
 
 def test_drf_in_a_later_tier_preempts_for_a_lower_priority() -> None:

@@ -25,8 +25,10 @@ from typing import Any, Literal
 from vspec.errors import ConfError, Location, SpecError
 from vspec.generate import generate_cluster
 from vspec.harness import manifests as mf
-from vspec.harness.plugin_dirs import load_plugins_dirs, spec_plugins_dirs
+from vspec.harness.deployment import deploy
+from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
+from vspec.harness.settings import project_settings
 from vspec.harness.yamlload import At, Document, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
@@ -52,6 +54,7 @@ from vspec.model.objects import (
 )
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.spec import (
+    ClusterMode,
     Expect,
     LogsExpect,
     PodExpect,
@@ -162,16 +165,21 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
 
 
 def load_cluster_file(
-    path: Path, *, options: SchedulerOptions | None = None, seed: int = 0
+    path: Path,
+    *,
+    options: SchedulerOptions | None = None,
+    seed: int = 0,
+    cluster_mode: ClusterMode | None = None,
 ) -> Cluster:
     """A cluster file (the keys of ``cluster``, includes resolved) as a :class:`Cluster`,
-    with the contract's defaults applied (``seed`` expands its ``generate``); raises
-    :class:`SpecError` (:class:`InvalidFile` for schema errors) when invalid."""
+    with the contract's defaults applied (``seed`` expands its ``generate``) in
+    ``cluster_mode`` (default: the file's project setting); raises :class:`SpecError`
+    (:class:`InvalidFile` for schema errors) when invalid."""
     context = _Context(None)
     doc = context.cluster_document(Path(path), None)
     builder = _ClusterBuilder(context, options or SchedulerOptions(), seed)
     builder.section(At(doc), (Path(path).resolve(),))
-    return builder.finish()
+    return builder.finish(cluster_mode or project_settings(Path(path)).cluster_mode)
 
 
 def load_scheduler_conf(
@@ -318,6 +326,8 @@ def _spec(doc: Document, context: _Context) -> Spec:
     _check(doc, "spec")
     data: dict[str, Any] = doc.data
     root = At(doc)
+    settings = project_settings(Path(doc.file))
+    load_project_plugins(settings)
     plugins_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
     load_plugins_dirs(
         plugins_dirs,
@@ -326,9 +336,10 @@ def _spec(doc: Document, context: _Context) -> Spec:
     )
     scheduler = _scheduler(root / "scheduler", context)
     seed = int(data.get("seed", 0)) if context.seed is None else context.seed
+    cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
     builder.section(root / "cluster", (Path(doc.file).resolve(),))
-    cluster = builder.finish()
+    cluster = builder.finish(cluster_mode)
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None
     return Spec(
         name=data["name"],
@@ -346,6 +357,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
         cycles=int(data.get("cycles", 1)),
         verbosity=int(data.get("verbosity", 3)),
         plugins_dirs=plugins_dirs,
+        cluster_mode=cluster_mode,
     )
 
 
@@ -550,10 +562,13 @@ class _ClusterBuilder:
         self.define(obj.kind, obj.meta, at)
         self.cluster.objects.append(obj)
 
-    def finish(self) -> Cluster:
-        """Apply the defaults that need the whole cluster: the implicit queue and pod
-        priorities from their classes."""
-        if not self.queues_declared:
+    def finish(self, mode: ClusterMode) -> Cluster:
+        """Apply the defaults that need the whole cluster: what a deployed Volcano adds
+        and refuses (in ``bare`` mode only the implicit queue when none is declared) and
+        pod priorities from their classes."""
+        if mode == "deployed":
+            deploy(self.cluster, self.options)
+        elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
         _resolve_pod_priorities(self.cluster)
         return self.cluster

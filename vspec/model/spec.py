@@ -5,11 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from vspec.errors import Location
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster
 from vspec.model.probes import Probe
+
+# What the scheduler sees besides the declared objects (vspec.harness.deployment).
+ClusterMode = Literal["deployed", "bare"]
 
 
 @dataclass
@@ -66,6 +70,7 @@ class Spec:
     cycles: int = 1
     verbosity: int = 3
     plugins_dirs: tuple[Path, ...] = ()  # pluginsDir, imported when the spec was loaded
+    cluster_mode: ClusterMode = "deployed"  # what was added to the declared cluster
 
     @property
     def nodeid(self) -> str:

@@ -1,0 +1,122 @@
+"""Project settings: ``[tool.vspec]`` of the nearest ``pyproject.toml`` above a spec.
+
+Found from the spec file, never from the working directory, so a spec behaves the same
+whether it is run from its project's root, from a subdirectory or from elsewhere, by
+``vspec run`` or by pytest. :func:`project_settings` is the one lookup: every reader of
+``[tool.vspec]`` (plugins dirs, the cluster mode, invariant settings, the runner) asks it
+with the path of the spec (or the directory) at hand.
+
+A setting is declared once in :data:`SETTINGS` with its checker, so a misspelled key or a
+value of the wrong type is a located error in the ``pyproject.toml``, not a silent
+default.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, cast
+
+from vspec.errors import Location, SpecError
+from vspec.model.spec import ClusterMode
+
+PYPROJECT = "pyproject.toml"
+CLUSTER_MODES: tuple[ClusterMode, ...] = ("deployed", "bare")
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    """``[tool.vspec]`` of one ``pyproject.toml`` (or the defaults when there is none)."""
+
+    plugins_dirs: tuple[Path, ...] = ()  # relative entries resolved against the pyproject
+    cluster_mode: ClusterMode = "deployed"
+    source: Path | None = None  # the pyproject.toml they were read from
+    table: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as written
+
+    def location(self, key: str) -> Location | None:
+        """Where ``key`` is set, for an error about its value."""
+        if self.source is None:
+            return None
+        return Location(str(self.source), key=f"tool.vspec.{key}")
+
+
+Check = Callable[[Any, Path], Any]
+
+
+def _plugins_dirs(raw: Any, pyproject: Path) -> tuple[Path, ...]:
+    dirs = [raw] if isinstance(raw, str) else raw
+    if not isinstance(dirs, list) or not all(isinstance(d, str) and d for d in dirs):
+        raise ValueError("plugins-dir must be a directory or a list of directories")
+    return tuple(pyproject.parent / d for d in dirs)
+
+
+def _cluster_mode(raw: Any, _pyproject: Path) -> ClusterMode:
+    if raw not in CLUSTER_MODES:
+        raise ValueError(f"cluster-mode must be one of {', '.join(CLUSTER_MODES)}, got {raw!r}")
+    return cast(ClusterMode, raw)
+
+
+# key -> (ProjectSettings field, checker). Another setting is one more line here.
+SETTINGS: dict[str, tuple[str, Check]] = {
+    "plugins-dir": ("plugins_dirs", _plugins_dirs),
+    "cluster-mode": ("cluster_mode", _cluster_mode),
+}
+
+
+def project_settings(start: Path | None = None) -> ProjectSettings:
+    """The settings of the nearest ``pyproject.toml`` holding a ``[tool.vspec]`` table
+    above ``start``: a spec file, or a directory (default: the current directory, for the
+    commands that read no spec). None found is the defaults. Raises :class:`SpecError` at
+    the pyproject for an unreadable file, an unknown key or a bad value."""
+    here = (start or Path.cwd()).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        path = directory / PYPROJECT
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        settings = _read(path, stat.st_mtime_ns, stat.st_size)
+        if settings is not None:
+            return settings
+    return ProjectSettings()
+
+
+@lru_cache(maxsize=256)
+def _read(path: Path, _mtime_ns: int, _size: int) -> ProjectSettings | None:
+    """The settings of one pyproject (None: it has no ``[tool.vspec]``). Cached while the
+    file is unchanged: every spec of a suite asks, and most share one pyproject."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"cannot read: {exc}", Location(str(path))) from None
+    table = data.get("tool", {}).get("vspec")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise SpecError("[tool.vspec] must be a table", Location(str(path), key="tool.vspec"))
+    return _settings(table, path)
+
+
+def _settings(table: dict[str, Any], path: Path) -> ProjectSettings:
+    values: dict[str, Any] = {}
+    for key, raw in table.items():
+        if key not in SETTINGS:
+            raise SpecError(_unknown(key), Location(str(path), key="tool.vspec"))
+        name, check = SETTINGS[key]
+        try:
+            values[name] = check(raw, path)
+        except ValueError as exc:
+            raise SpecError(str(exc), Location(str(path), key=f"tool.vspec.{key}")) from None
+    return ProjectSettings(**values, source=path, table=dict(table))
+
+
+def _unknown(key: str) -> str:
+    hint = difflib.get_close_matches(key, list(SETTINGS), n=1)
+    more = f" (did you mean {hint[0]!r}?)" if hint else f" (known: {', '.join(SETTINGS)})"
+    return f"unknown setting {key!r}{more}"

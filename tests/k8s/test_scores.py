@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 from k8s_builders import k8s_node, k8s_pod, node_info, snapshot
 
+from vspec.golang import go_div, go_round
 from vspec.k8s.nodeinfo import image_state_summaries
 from vspec.k8s.podinfo import PodInfo
 from vspec.k8s.scores import (
     balanced_allocation,
     default_normalize_score,
-    go_div,
-    go_round,
     image_locality,
     inter_pod_affinity_pre_score,
     inter_pod_affinity_score,

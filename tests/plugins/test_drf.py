@@ -12,10 +12,11 @@ from vspec.api.resource import Resource
 from vspec.errors import EngineError
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
+from vspec.golang import parse_go_float
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster, Pod, Queue
-from vspec.plugins.drf import DrfPlugin, calculate_share, parse_go_float, resource_saturated
-from vspec.plugins.util import share
+from vspec.plugins._util import share
+from vspec.plugins.drf import DrfPlugin, calculate_share, resource_saturated
 
 FLAGS = {"name": "drf", "enableJobOrder": True, "enablePreemptable": True}
 HDRF = {**FLAGS, "enableHierarchy": True, "enableQueueOrder": True, "enableReclaimable": True}

@@ -193,7 +193,7 @@ def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
         best = scores[max(scores)]
         return best[next(calls) % len(best)]
 
-    monkeypatch.setattr("vspec.actions.allocate.select_best_node", alternate)
+    monkeypatch.setattr("vspec.actions._common.select_best_node", alternate)
     inputs, result = run(ALLOCATE, world())
     assert violations("deterministic", inputs, result) == [
         "a second run with seed 3 gives different binds",

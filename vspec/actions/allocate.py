@@ -7,6 +7,7 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
+from vspec.actions._common import ErrorCacheAction, choose_node
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
@@ -19,9 +20,9 @@ from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.util.node_memo import NodeMemo
-from vspec.util.predicate_helper import ErrorCacheAction, PredicateFn, PredicateHelper
+from vspec.util.predicate_helper import PredicateFn, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
-from vspec.util.scheduler_helper import job_valid_for, prioritize_nodes, select_best_node
+from vspec.util.scheduler_helper import job_valid_for
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -32,15 +33,6 @@ def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
         status = Status(Code.Unschedulable, insufficient_resource_reason(short))
         return FitError.with_status(task, node.name, status)
     return ssn.predicate_for_allocate_action(task, node)
-
-
-def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
-    """One node: take it; several: score them, BestNode, then SelectBestNode."""
-    if len(nodes) == 1:
-        return nodes[0]
-    scores = prioritize_nodes(ssn, task, nodes)
-    best = ssn.best_node_fn(task, scores)
-    return best if best is not None else select_best_node(ssn, scores)
 
 
 @register_action

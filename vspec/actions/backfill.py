@@ -7,7 +7,7 @@ no node (or fails PrePredicate) ends the whole action (quirk kept).
 
 from __future__ import annotations
 
-from vspec.actions.allocate import choose_node
+from vspec.actions._common import ErrorCacheAction, choose_node
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
@@ -16,7 +16,7 @@ from vspec.api.unschedule_info import FitErrors
 from vspec.errors import EngineError
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
-from vspec.util.predicate_helper import ErrorCacheAction, PredicateHelper
+from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 

@@ -26,17 +26,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from vspec.actions._common import (
+    PREEMPT_NEVER,
+    ErrorCacheAction,
+    JobHeaps,
+    TaskHeaps,
+    pending_task_heap,
+)
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
-from vspec.api.types import TaskStatus, preemptable_status
+from vspec.api.types import preemptable_status
 from vspec.errors import VspecError
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.util.predicate_helper import ErrorCacheAction, PredicateHelper
+from vspec.framework.victims import build_victims_priority_queue
+from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import (
     job_valid_for,
@@ -44,20 +52,8 @@ from vspec.util.scheduler_helper import (
     sort_nodes,
     validate_victims,
 )
-from vspec.util.victims import build_victims_priority_queue
-
-PREEMPT_NEVER = "Never"
 
 TaskFilter = Callable[[TaskInfo], bool]
-JobHeaps = dict[str, PriorityQueue[JobInfo]]  # queue -> its starving jobs in JobOrder
-TaskHeaps = dict[str, PriorityQueue[TaskInfo]]  # job -> its pending tasks in TaskOrder
-
-
-def pending_task_heap(ssn: Session, job: JobInfo) -> PriorityQueue[TaskInfo]:
-    """The job's Pending tasks that are not scheduling-gated, in TaskOrder."""
-    return PriorityQueue(
-        ssn.task_order_fn, (t for t in job.tasks_in(TaskStatus.Pending) if not t.sch_gated)
-    )
 
 
 def may_be_preempted_by(preemptor: TaskInfo, task: TaskInfo) -> bool:

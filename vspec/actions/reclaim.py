@@ -19,7 +19,7 @@ Quirks of v1.11.0 kept here (each is marked where it happens):
 
 from __future__ import annotations
 
-from vspec.actions.preempt import PREEMPT_NEVER, JobHeaps, TaskHeaps, pending_task_heap
+from vspec.actions._common import PREEMPT_NEVER, JobHeaps, TaskHeaps, pending_task_heap
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
@@ -30,9 +30,9 @@ from vspec.errors import VspecError
 from vspec.framework.interface import Action
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
+from vspec.framework.victims import build_victims_priority_queue
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for, validate_victims
-from vspec.util.victims import build_victims_priority_queue
 
 
 def collect_reclaimers(ssn: Session) -> tuple[PriorityQueue[QueueInfo], JobHeaps, TaskHeaps]:

@@ -14,9 +14,9 @@ from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
+from vspec.golang import parse_duration
 from vspec.model.corev1 import Condition
 from vspec.model.objects import ZERO_TIME, PodGroup
-from vspec.util.go_time import parse_duration
 
 SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"

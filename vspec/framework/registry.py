@@ -55,9 +55,12 @@ def register_action(cls: A) -> A:
 
 
 def _import_package(package: str) -> None:
+    """Import each action or plugin module; ``_``-prefixed modules are the helpers they
+    share, not extensions."""
     pkg = importlib.import_module(package)
-    for info in pkgutil.iter_modules(pkg.__path__, prefix=f"{package}."):
-        importlib.import_module(info.name)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")
 
 
 def load_builtins() -> None:

@@ -24,6 +24,7 @@ from vspec.framework.cache import SchedulerCache
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.session_plugins import SessionPlugins
+from vspec.framework.statement import Statement
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
 from vspec.model.conf import Configuration, SchedulerOptions, Tier
 from vspec.model.corev1 import Condition
@@ -249,6 +250,3 @@ class Session(SessionPlugins):
 
     def __repr__(self) -> str:
         return f"Session({self.uid}: {len(self.jobs)} jobs, {len(self.nodes)} nodes)"
-
-
-from vspec.framework.statement import Statement  # noqa: E402  (cycle: Statement needs Session)

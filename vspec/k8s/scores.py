@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from vspec.golang import go_div, go_round
 from vspec.k8s.filters import (
     LABEL_HOSTNAME,
     PREFER_NO_SCHEDULE,
@@ -37,20 +38,6 @@ _BALANCED_RESOURCES = (CPU, MEMORY, GPU)
 
 class ScoreError(Exception):
     """A Kubernetes scorer failed: Volcano drops this node's (or the batch's) score."""
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division (truncates toward zero)."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def go_round(x: float) -> int:
-    """``math.Round``: half away from zero."""
-    r = math.floor(abs(x))
-    if abs(x) - r >= 0.5:
-        r += 1
-    return int(r if x >= 0 else -r)
 
 
 # -- NodeResourcesFit and BalancedAllocation -------------------------------------------------

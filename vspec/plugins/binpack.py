@@ -13,7 +13,7 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
-from vspec.util.scheduler_helper import go_float
+from vspec.golang import go_float
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

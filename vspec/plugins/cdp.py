@@ -17,9 +17,9 @@ from vspec.api.types import PERMIT
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
+from vspec.golang import parse_duration
 from vspec.model.objects import Pod
-from vspec.plugins.util import format_tasks
-from vspec.util.go_time import parse_duration
+from vspec.plugins._util import format_tasks
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -10,7 +10,6 @@ and decides reclaims.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -24,8 +23,8 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
-from vspec.plugins.util import format_tasks, share
-from vspec.util.scheduler_helper import go_float
+from vspec.golang import go_float, parse_go_float
+from vspec.plugins._util import format_tasks, share
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -33,17 +32,8 @@ if TYPE_CHECKING:
 SHARE_DELTA = 0.000001
 HIERARCHY_FLAG = "hierarchy"
 
+
 # strconv.ParseFloat's decimal syntax (plus inf/nan); Python's float() is laxer.
-_GO_FLOAT = re.compile(
-    r"^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)$", re.IGNORECASE
-)
-
-
-def parse_go_float(text: str) -> float:
-    """``strconv.ParseFloat``, whose error Volcano ignores: unparsable text is 0."""
-    return float(text) if _GO_FLOAT.match(text) else 0.0
-
-
 @dataclass
 class DrfAttr:
     share: float = 0.0

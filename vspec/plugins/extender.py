@@ -32,8 +32,8 @@ from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.golang import parse_duration
 from vspec.model.objects import ObjectMeta
-from vspec.util.go_time import parse_duration
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

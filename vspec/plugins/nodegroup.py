@@ -17,8 +17,8 @@ from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.golang import go_float
 from vspec.model.objects import QUEUE_NAME_ANNOTATION
-from vspec.util.scheduler_helper import go_float
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -18,6 +18,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.golang import go_map
 from vspec.k8s.filters import PREFER_NO_SCHEDULE
 from vspec.k8s.labels import PreferredSchedulingTerms
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
@@ -39,7 +40,6 @@ from vspec.k8s.scores import (
     prefer_no_schedule_tolerations,
 )
 from vspec.model.corev1 import Toleration
-from vspec.util.scheduler_helper import go_map
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

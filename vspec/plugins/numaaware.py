@@ -34,10 +34,11 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
+from vspec.golang import go_insertion_sort
 from vspec.k8s.qos import GUARANTEED, pod_qos_class
 from vspec.model.corev1 import Container
 from vspec.model.quantity import milli_value, parse_quantity, value
-from vspec.plugins.process_state import process_memory
+from vspec.plugins._process_state import process_memory
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -338,19 +339,6 @@ class CPUAccumulator:
 
         cores = go_insertion_sort(details.cores(), less)
         return [cpu for core in cores for cpu in sorted(details.cpus_in_cores(core))]
-
-
-def go_insertion_sort(items: list[int], less: Callable[[int, int], bool]) -> list[int]:
-    """Go's ``sort.Slice`` for short slices (insertion sort). The kubelet's comparators
-    here are not strict orders, so the algorithm decides the result; above 12 items Go
-    switches to pdqsort and vspec's order may differ."""
-    out = list(items)
-    for i in range(1, len(out)):
-        j = i
-        while j > 0 and less(out[j], out[j - 1]):
-            out[j], out[j - 1] = out[j - 1], out[j]
-            j -= 1
-    return out
 
 
 def take_by_topology(topo: CPUDetails, available: CPUSet, count: int, log: Klog) -> CPUSet | None:

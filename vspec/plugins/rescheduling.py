@@ -20,14 +20,12 @@ from vspec.api.task_info import TaskInfo
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
+from vspec.golang import go_float, go_value, parse_duration
 from vspec.k8s.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from vspec.model.objects import Node, Pod
 from vspec.model.quantity import milli_value, value
-from vspec.plugins.process_state import process_memory
-from vspec.plugins.usage import go_value
-from vspec.plugins.util import format_tasks
-from vspec.util.go_time import parse_duration
-from vspec.util.scheduler_helper import go_float
+from vspec.plugins._process_state import process_memory
+from vspec.plugins._util import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

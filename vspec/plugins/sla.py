@@ -8,7 +8,6 @@ session's clock (``ssn.now``).
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,20 +15,12 @@ from vspec.api.job_info import JobInfo
 from vspec.api.types import ABSTAIN, PERMIT
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.util.go_time import format_go_duration, parse_duration
+from vspec.golang import format_go_duration, go_duration_error, parse_duration
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 JOB_WAITING_TIME = "sla-waiting-time"
-_BARE_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")
-
-
-def go_duration_error(text: str) -> str:
-    """The message of Go's ``time.ParseDuration`` error for ``text``."""
-    if _BARE_NUMBER.match(text) and text.lstrip("+-") != "0":
-        return f'time: missing unit in duration "{text}"'
-    return f'time: invalid duration "{text}"'
 
 
 @register_plugin

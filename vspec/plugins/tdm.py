@@ -25,9 +25,9 @@ from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.plugins.process_state import process_memory
-from vspec.plugins.util import format_tasks
-from vspec.util.go_time import parse_duration
+from vspec.golang import parse_duration
+from vspec.plugins._process_state import process_memory
+from vspec.plugins._util import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

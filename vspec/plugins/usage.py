@@ -8,10 +8,9 @@ Metrics older than five minutes (or missing) switch the plugin off for that node
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
@@ -20,9 +19,8 @@ from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.golang import format_go_duration, format_go_time, go_divide, go_float, go_map, go_value
 from vspec.model.objects import NodeUsage
-from vspec.util.go_time import format_go_duration, format_go_time
-from vspec.util.scheduler_helper import go_float, go_map
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -34,25 +32,6 @@ MAX_NODE_SCORE = 100
 NODE_USAGE_CPU_EXTEND = "the CPU load of the node exceeds the upper limit."
 NODE_USAGE_MEMORY_EXTEND = "the memory load of the node exceeds the upper limit."
 _NO_USAGE = NodeUsage()
-
-
-def go_value(value: Any) -> str:
-    """Go's ``%v`` of a decoded YAML value (maps with sorted keys)."""
-    if isinstance(value, Mapping):
-        body = " ".join(f"{k}:{go_value(v)}" for k, v in sorted(value.items(), key=str))
-        return f"map[{body}]"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float):
-        return go_float(value)
-    return str(value)
-
-
-def go_divide(numerator: float, denominator: float) -> float:
-    """Float division as Go does it: by zero gives +-Inf, or NaN for 0/0."""
-    if denominator:
-        return numerator / denominator
-    return math.copysign(math.inf, numerator) if numerator else math.nan
 
 
 def node_usage(node: NodeInfo) -> NodeUsage:

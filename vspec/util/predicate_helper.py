@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.unschedule_info import FitErrors
-from vspec.framework.arguments import Arguments
-from vspec.framework.interface import Action, ArgumentSpec
 from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
@@ -86,32 +84,3 @@ class PredicateHelper:
             found.append(node)
         state.last_processed_node_index = (offset + processed) % total
         return found, fe
-
-
-PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
-
-
-class ErrorCacheAction(Action):
-    """An action that reads ``predicateErrorCacheEnable`` (allocate, backfill, preempt).
-
-    Volcano's actions are process-wide singletons: a value once read persists across
-    sessions, and a configuration without the key keeps it.
-    """
-
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(
-            PREDICATE_ERROR_CACHE_KEY,
-            "bool",
-            "true",
-            "reuse a task role's node errors within a job turn",
-        ),
-    )
-
-    def __init__(self) -> None:
-        self.enable_predicate_error_cache = True
-
-    def read_error_cache_flag(self, ssn: Session) -> None:
-        raw = next((c.arguments for c in ssn.configurations if c.name == self.name), {})
-        self.enable_predicate_error_cache = Arguments(raw, ssn.log).get_bool(
-            PREDICATE_ERROR_CACHE_KEY, self.enable_predicate_error_cache
-        )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO
 from vspec.api.task_info import TaskInfo
+from vspec.golang import go_map
 from vspec.model.conf import SchedulerOptions
 
 if TYPE_CHECKING:
@@ -81,24 +81,6 @@ def prioritize_nodes(
             f"{go_map(node_scores)}",
         )
     return scores
-
-
-def go_map(values: dict[str, float]) -> str:
-    """Go's ``%v`` of a map: keys sorted, ``map[k:v ...]``."""
-    return "map[" + " ".join(f"{k}:{go_float(v)}" for k, v in sorted(values.items())) + "]"
-
-
-def go_float(value: float) -> str:
-    """Go's ``%v`` of a float64 (shortest repr, no trailing ``.0``)."""
-    if math.isfinite(value) and value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        sign = exp[0] if exp[0] in "+-" else "+"
-        digits = exp.lstrip("+-").rjust(2, "0")
-        return f"{mantissa}e{sign}{digits}"
-    return text
 
 
 def sort_nodes(scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:

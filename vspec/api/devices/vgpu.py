@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 from vspec.api.devices import DeviceError, Logger
+from vspec.golang import go_atoi
 from vspec.model.objects import Node, Pod
 
 VGPU_MEMORY = "volcano.sh/vgpu-memory"
@@ -79,13 +80,6 @@ def _as_int64(q: Fraction | None) -> int | None:
     return None if q is None or q.denominator != 1 else q.numerator
 
 
-def _go_atoi(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        return 0
-
-
 def decode_node_devices(text: str) -> dict[int, VGPUDevice] | None:
     """The register annotation: one ``uuid,count,memory,type,health`` per ``:`` field;
     a card's id is its field position."""
@@ -101,8 +95,8 @@ def decode_node_devices(text: str) -> dict[int, VGPUDevice] | None:
         devices[index] = VGPUDevice(
             index,
             items[0],
-            _go_atoi(items[1]),
-            _go_atoi(items[2]),
+            go_atoi(items[1]),
+            go_atoi(items[2]),
             items[3],
             items[4] in ("1", "t", "T", "true", "TRUE", "True"),
         )
@@ -119,7 +113,7 @@ def decode_pod_devices(text: str) -> list[list[ContainerDevice]]:
                 items = part.split(",")
                 if len(items) >= 4:
                     devices.append(
-                        ContainerDevice(items[0], items[1], _go_atoi(items[2]), _go_atoi(items[3]))
+                        ContainerDevice(items[0], items[1], go_atoi(items[2]), go_atoi(items[3]))
                     )
         containers.append(devices)
     return containers

@@ -2,7 +2,7 @@
 lastRescheduleTime): in Volcano it lives as long as the scheduler process, so here it
 lives in the :class:`~vspec.framework.session.SchedulerState` that outlives sessions.
 
-This module registers no plugin.
+Not a plugin: the leading underscore keeps the registry from importing it as one.
 """
 
 from __future__ import annotations

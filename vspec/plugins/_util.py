@@ -1,7 +1,6 @@
 """Helpers several plugins share (``plugins/util/util.go``, ``api/helpers/helpers.go``).
 
-This module registers no plugin; the registry imports it like any other module of
-:mod:`vspec.plugins`, which is harmless.
+Not a plugin: the leading underscore keeps the registry from importing it as one.
 """
 
 from __future__ import annotations

@@ -1,0 +1,70 @@
+"""What several actions share: the ``predicateErrorCacheEnable`` base, choosing one node
+of the feasible ones, and preempt's pending-work heaps that reclaim walks too.
+
+In Volcano each action is a package of its own and repeats these lines; here they live
+once, below the actions, so that no action imports another. Not an action: the leading
+underscore keeps the registry from importing it as one.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from vspec.api.job_info import JobInfo
+from vspec.api.node_info import NodeInfo
+from vspec.api.task_info import TaskInfo
+from vspec.api.types import TaskStatus
+from vspec.framework.arguments import Arguments
+from vspec.framework.interface import Action, ArgumentSpec
+from vspec.framework.session import Session
+from vspec.util.priority_queue import PriorityQueue
+from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
+
+PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
+
+
+class ErrorCacheAction(Action):
+    """An action that reads ``predicateErrorCacheEnable`` (allocate, backfill, preempt).
+
+    Volcano's actions are process-wide singletons: a value once read persists across
+    sessions, and a configuration without the key keeps it.
+    """
+
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
+        ArgumentSpec(
+            PREDICATE_ERROR_CACHE_KEY,
+            "bool",
+            "true",
+            "reuse a task role's node errors within a job turn",
+        ),
+    )
+
+    def __init__(self) -> None:
+        self.enable_predicate_error_cache = True
+
+    def read_error_cache_flag(self, ssn: Session) -> None:
+        raw = next((c.arguments for c in ssn.configurations if c.name == self.name), {})
+        self.enable_predicate_error_cache = Arguments(raw, ssn.log).get_bool(
+            PREDICATE_ERROR_CACHE_KEY, self.enable_predicate_error_cache
+        )
+
+
+def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
+    """One node: take it; several: score them, BestNode, then SelectBestNode."""
+    if len(nodes) == 1:
+        return nodes[0]
+    scores = prioritize_nodes(ssn, task, nodes)
+    best = ssn.best_node_fn(task, scores)
+    return best if best is not None else select_best_node(ssn, scores)
+
+
+PREEMPT_NEVER = "Never"
+JobHeaps = dict[str, PriorityQueue[JobInfo]]  # queue -> its starving jobs in JobOrder
+TaskHeaps = dict[str, PriorityQueue[TaskInfo]]  # job -> its pending tasks in TaskOrder
+
+
+def pending_task_heap(ssn: Session, job: JobInfo) -> PriorityQueue[TaskInfo]:
+    """The job's Pending tasks that are not scheduling-gated, in TaskOrder."""
+    return PriorityQueue(
+        ssn.task_order_fn, (t for t in job.tasks_in(TaskStatus.Pending) if not t.sch_gated)
+    )

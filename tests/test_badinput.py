@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from vspec.errors import SpecError
+from vspec.errors import VspecError, each_error
 from vspec.harness.loader import load_file
 
 CORPUS = Path(__file__).parent / "badinput"
@@ -45,7 +45,7 @@ def corpus() -> list[Path]:
 
 @dataclass
 class Measured:
-    errors: list[SpecError]
+    errors: list[VspecError]
     seconds: float
     peak_bytes: int
 
@@ -71,6 +71,7 @@ def measure_load(path: Path, *, memory: bool = True) -> Measured:
 def assert_refused(path: Path, want: Expected, *, memory: bool = True) -> None:
     measured = measure_load(path, memory=memory)
     assert measured.errors, f"{path.name}: no error"
+    measured.errors = [e for error in measured.errors for e in each_error(error)]
     for error in measured.errors:
         assert error.location is not None and error.location.line > 0, f"unlocated: {error}"
     hits = [

@@ -63,12 +63,14 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
 
 
 def spec(name: str, bind_to: str = "n1", *, node: str = "n1", extra: str = "") -> str:
+    """A spec whose first node is ``node`` (where the fake engine binds), with n1 and n2
+    declared too, so ``bind_to`` can name either."""
+    spare = ", ".join(f"{{name: {n}}}" for n in ("n1", "n2") if n != node)
     return textwrap.dedent(
         f"""\
         name: {name}
         cluster:
-          nodes:
-          - {{name: {node}, allocatable: {{cpu: 2}}}}
+          nodes: [{{name: {node}, allocatable: {{cpu: 2}}}}, {spare}]
           pods:
           - {{name: p1, requests: {{cpu: 1}}}}
         expect:
@@ -195,9 +197,24 @@ class TestRunOptions:
         code, out, _ = run(capsys, "run", "-k", "waits or prio", tmp_path)
         assert code == 1
         assert "1 failed, 1 passed" in out
-        code, out, _ = run(capsys, "run", "-k", "not (gang or prio)", tmp_path)
-        assert code == 0
+
+    def test_k_matching_nothing_is_2_naming_the_expression(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("gang waits", extra="tags: [gang]\n"))
+        code, out, err = run(capsys, "run", "-k", "not gang", tmp_path)
+        assert code == 2
         assert "no specs ran" in out
+        assert "-k 'not gang' matches none of the 1 specs" in err
+
+    def test_misspelled_name_is_one_invalid_spec_not_a_file_passed_over(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "a.yaml", spec("fine").replace("name: fine", "nmae: fine"))
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 2
+        assert "unknown key 'nmae' (did you mean 'name'?)" in out
+        assert "1 error in" in out  # one spec, one item, however many keys are wrong
 
     def test_bad_k_expression_is_2(
         self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
@@ -229,7 +246,7 @@ class TestRunOptions:
         self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
     ) -> None:
         write(tmp_path / "suite" / "actions" / "allocate" / "01-x.yaml", spec("one"))
-        write(tmp_path / "suite" / "plugins" / "gang" / "01-y.yaml", spec("two", bind_to="n9"))
+        write(tmp_path / "suite" / "plugins" / "gang" / "01-y.yaml", spec("two", bind_to="n2"))
         report = tmp_path / "out" / "junit.xml"
         code, _, _ = run(capsys, "run", tmp_path / "suite", "--junit-xml", report)
         assert code == 1

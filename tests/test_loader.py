@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vspec.errors import SpecError
+from vspec.errors import SpecError, each_error
 from vspec.harness.loader import (
     InvalidFile,
     discover,
@@ -44,7 +44,7 @@ def load_one(tmp_path: Path, text: str, name: str = "spec.yaml") -> Spec:
 def load_errors(tmp_path: Path, text: str, name: str = "spec.yaml") -> list[str]:
     loaded = load_file(write(tmp_path, name, text))
     assert loaded.errors, "expected errors"
-    return [str(e) for e in loaded.errors]
+    return [str(e) for error in loaded.errors for e in each_error(error)]
 
 
 Q = Fraction
@@ -971,7 +971,7 @@ def test_object_defined_twice_names_both_places(tmp_path: Path) -> None:
 def test_invalid_included_file_reports_its_own_errors(tmp_path: Path) -> None:
     write(tmp_path, "c.yaml", "nodes:\n- {name: n1, alocatable: {cpu: 1}}\n- {name: 3}\n")
     loaded = load_file(write(tmp_path, "s.yaml", "name: x\ncluster: {include: [c.yaml]}\n"))
-    assert [str(e) for e in loaded.errors] == [
+    assert [str(e) for error in loaded.errors for e in each_error(error)] == [
         f"{tmp_path / 'c.yaml'}:2:14: nodes[0].alocatable: unknown key 'alocatable' "
         "(did you mean 'allocatable'?)",
         f"{tmp_path / 'c.yaml'}:3:10: nodes[1].name: 3 is not a name (non-empty, without '/' "
@@ -1002,6 +1002,13 @@ def test_expect_keys_and_locations(tmp_path: Path) -> None:
         tmp_path,
         """
         name: x
+        cluster:
+          nodes: [{name: n1}, {name: n2}]
+          podGroups: [{name: pg1, namespace: c1}, {name: pg2, namespace: c1},
+                      {name: pg3, namespace: c1}]
+          pods: [{name: p1, namespace: c1}, {name: p2, namespace: c1}, {name: p3, namespace: c1},
+                 {name: p4, namespace: c1}, {name: p5, namespace: c1},
+                 {name: preemptee1, namespace: c1}]
         expect:
           binds: {c1/p1: n1, c1/p2: n2}
           bindsInclude: {c1/p1: n1}
@@ -1041,9 +1048,9 @@ def test_expect_keys_and_locations(tmp_path: Path) -> None:
     assert expect.invariants == ["gang-atomicity", "no-overcommit"]
     assert expect.disabled_invariants == []
     lines = {key: loc.line for key, loc in expect.locations.items()}
-    assert lines["binds"] == 3 and lines["binds.c1/p2"] == 3 and lines["bindCount"] == 5
-    assert lines["podGroups.c1/pg1.phase"] == 10 and lines["pods.c1/p4.node"] == 13
-    assert lines["logs.contains[0]"] == 16 and lines["invariants[1]"] == 19
+    assert lines["binds"] == 9 and lines["binds.c1/p2"] == 9 and lines["bindCount"] == 11
+    assert lines["podGroups.c1/pg1.phase"] == 16 and lines["pods.c1/p4.node"] == 19
+    assert lines["logs.contains[0]"] == 22 and lines["invariants[1]"] == 25
     assert expect.locations["binds.c1/p2"].key == 'expect.binds["c1/p2"]'
 
 
@@ -1064,6 +1071,11 @@ def test_probes(tmp_path: Path) -> None:
         tmp_path,
         """
         name: x
+        cluster:
+          nodes: [{name: n1}, {name: n2}, {name: n3}]
+          podGroups: [{name: pg1, namespace: c1}, {name: pg2, namespace: c1}]
+          pods: [{name: p1, namespace: c1}, {name: p2, namespace: c1}, {name: p3, namespace: c1},
+                 {name: p9, namespace: c1}]
         probes:
         - task: c1/p1
           predicates: {n1: true, n2: "node(s) didn't match", n3: false}
@@ -1093,7 +1105,7 @@ def test_probes(tmp_path: Path) -> None:
         0.01,
     )
     assert isinstance(task.scores and task.scores["n1"], float)
-    assert task.location is not None and task.location.line == 3
+    assert task.location is not None and task.location.line == 8
     assert job == JobProbe("c1/pg1", True, False, False, True, "not enough")
     assert preempt == VictimProbe("preemptor", "c1/p9", ["c1/p1", "c1/p2"], ["c1/p1"])
     assert reclaim == VictimProbe("reclaimer", "c1/p9", ["c1/p3"], [])

@@ -44,12 +44,12 @@ def pytest_unconfigure(config):
 
 
 def spec(name: str, bind_to: str = "n1", extra: str = "", node: str = "n1") -> str:
+    spare = ", ".join(f"{{name: {n}}}" for n in ("n1", "n2") if n != node)
     return textwrap.dedent(
         f"""\
         name: {name}
         cluster:
-          nodes:
-          - {{name: {node}, allocatable: {{cpu: 2}}}}
+          nodes: [{{name: {node}, allocatable: {{cpu: 2}}}}, {spare}]
           pods:
           - {{name: p1, requests: {{cpu: 1}}}}
         expect:
@@ -125,6 +125,18 @@ def test_invalid_spec_fails_alone_with_its_location(suite: pytest.Pytester) -> N
     result = suite.runpytest()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([f"*{bad.name}:3*bindz*"])
+
+
+def test_misspelled_name_fails_as_one_item(suite: pytest.Pytester) -> None:
+    suite.makefile(".yaml", a=spec("typo").replace("name: typo", "Name: typo"))
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*unknown key 'Name' (did you mean 'name'?)*"])
+
+
+def test_k_matching_nothing_exits_5(suite: pytest.Pytester) -> None:
+    suite.makefile(".yaml", a=spec("good"))
+    assert suite.runpytest("-k", "nothing").ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 def test_named_file_without_spec_is_a_collection_error(suite: pytest.Pytester) -> None:

@@ -48,6 +48,22 @@ class SpecError(VspecError):
     """The spec (or a file it includes) is invalid: exit code 2."""
 
 
+class InvalidFile(SpecError):
+    """Several errors of one file or document; ``errors`` holds each, located. One
+    invalid spec is one such error, however many keys are wrong in it."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        super().__init__(first.message + more, first.location)
+        self.errors = errors
+
+
+def each_error(error: VspecError) -> list[VspecError]:
+    """The errors one error stands for: an :class:`InvalidFile`'s, else itself."""
+    return list(error.errors) if isinstance(error, InvalidFile) else [error]
+
+
 class ConfError(SpecError):
     """The scheduler configuration is invalid, as Volcano would reject it."""
 

@@ -22,9 +22,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from vspec.errors import ConfError, Location, SpecError
+from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
 from vspec.harness import manifests as mf
+from vspec.harness.declared import undeclared
 from vspec.harness.deployment import deploy
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
@@ -63,18 +64,10 @@ from vspec.model.spec import (
 )
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+# Top-level keys of a spec that no cluster file, conf or manifest has.
+SPEC_ONLY_KEYS = frozenset({"cluster", "expect", "probes", "scheduler"})
 CONFIGMAP_KEY = "volcano-scheduler.conf"
 KUBELET_MAX_PODS = Fraction(110)  # what a kubelet reports as allocatable pods by default
-
-
-class InvalidFile(SpecError):
-    """Several errors of one file or document; ``errors`` holds each, located."""
-
-    def __init__(self, errors: list[SpecError]) -> None:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-        super().__init__(first.message + more, first.location)
-        self.errors = errors
 
 
 @dataclass
@@ -136,7 +129,7 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
         load.errors.append(exc)
         load.is_spec_file = True
         return load
-    load.is_spec_file = any(isinstance(d.data, dict) and "name" in d.data for d in documents)
+    load.is_spec_file = any(_meant_as_spec(d.data) for d in documents)
     if not load.is_spec_file:
         return load
     context = _Context(None, check_names=check_names, seed=seed)
@@ -146,10 +139,7 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
             continue  # an empty document, e.g. after a trailing ---
         try:
             spec = _spec(doc, context)
-        except InvalidFile as exc:
-            load.errors.extend(exc.errors)
-            continue
-        except SpecError as exc:
+        except SpecError as exc:  # InvalidFile too: one invalid spec is one error
             load.errors.append(exc)
             continue
         first = names.setdefault(spec.name, spec.location)
@@ -162,6 +152,12 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
             continue
         load.specs.append(spec)
     return load
+
+
+def _meant_as_spec(data: Any) -> bool:
+    """A document with a top-level ``name``, or with a key only a spec has: one whose
+    ``name`` is misspelled or missing is an invalid spec, never "not a spec"."""
+    return isinstance(data, dict) and ("name" in data or not SPEC_ONLY_KEYS.isdisjoint(data))
 
 
 def load_cluster_file(
@@ -340,6 +336,9 @@ def _spec(doc: Document, context: _Context) -> Spec:
     builder = _ClusterBuilder(context, scheduler.options, seed)
     builder.section(root / "cluster", (Path(doc.file).resolve(),))
     cluster = builder.finish(cluster_mode)
+    missing = undeclared(cluster, root)
+    if missing:
+        raise InvalidFile(missing)
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None
     return Spec(
         name=data["name"],

@@ -27,6 +27,7 @@ from vspec.errors import (
     SpecTimeout,
     UserInterrupt,
     VspecError,
+    each_error,
     timed_out,
 )
 from vspec.harness.expect import check
@@ -216,6 +217,7 @@ def run_paths(
             on_outcome(outcome)
 
     current: Spec | None = None
+    loaded = selected = 0
     try:
         with interrupts():
             for path, named in spec_files(paths, report.problems):
@@ -223,7 +225,9 @@ def run_paths(
                 for error in errors:
                     emit(error)
                 for spec in specs:
+                    loaded += 1
                     if select(spec_keywords(spec, report.root)):
+                        selected += 1
                         current = spec
                         outcome = run_spec(spec, engine=engine, seed=seed, timeout=timeout)
                         current = None
@@ -237,6 +241,8 @@ def run_paths(
                     current.name, current.location, Verdict.ERROR, ["interrupted"], seed=used
                 )
             )
+    if keyword and not selected and not report.interrupted:
+        report.problems.append(f"-k {keyword!r} matches none of the {loaded} specs")
     report.duration = time.perf_counter() - start
     return report
 
@@ -299,8 +305,8 @@ def _load_crash(exc: BaseException, path: Path) -> SpecOutcome:
 def invalid_outcome(error: VspecError, path: Path) -> SpecOutcome:
     location = error.location or Location(str(path))
     name = f"invalid spec (line {location.line})" if location.line else "invalid spec"
-    message = str(error) if error.location else f"{path}: {error}"
-    return SpecOutcome(name, location, Verdict.ERROR, [message], invalid=True)
+    messages = [str(e) if e.location else f"{path}: {e}" for e in each_error(error)]
+    return SpecOutcome(name, location, Verdict.ERROR, messages, invalid=True)
 
 
 def spec_keywords(spec: Spec, root: Path) -> list[str]:

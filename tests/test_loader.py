@@ -1048,9 +1048,9 @@ def test_expect_keys_and_locations(tmp_path: Path) -> None:
     assert expect.invariants == ["gang-atomicity", "no-overcommit"]
     assert expect.disabled_invariants == []
     lines = {key: loc.line for key, loc in expect.locations.items()}
-    assert lines["binds"] == 9 and lines["binds.c1/p2"] == 9 and lines["bindCount"] == 11
-    assert lines["podGroups.c1/pg1.phase"] == 16 and lines["pods.c1/p4.node"] == 19
-    assert lines["logs.contains[0]"] == 22 and lines["invariants[1]"] == 25
+    assert lines["binds"] == 10 and lines["binds.c1/p2"] == 10 and lines["bindCount"] == 12
+    assert lines["podGroups.c1/pg1.phase"] == 17 and lines["pods.c1/p4.node"] == 20
+    assert lines["logs.contains[0]"] == 23 and lines["invariants[1]"] == 26
     assert expect.locations["binds.c1/p2"].key == 'expect.binds["c1/p2"]'
 
 

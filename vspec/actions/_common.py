@@ -52,10 +52,14 @@ class ErrorCacheAction(Action):
 def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
     """One node: take it; several: score them, BestNode, then SelectBestNode."""
     if len(nodes) == 1:
+        ssn.recorder.chose(ssn, task, nodes[0])
         return nodes[0]
     scores = prioritize_nodes(ssn, task, nodes)
     best = ssn.best_node_fn(task, scores)
-    return best if best is not None else select_best_node(ssn, scores)
+    if best is None:
+        best = select_best_node(ssn, scores)
+    ssn.recorder.chose(ssn, task, best)
+    return best
 
 
 PREEMPT_NEVER = "Never"

@@ -151,6 +151,7 @@ class Allocate(ErrorCacheAction):
         all_nodes = ssn.node_list
         while not tasks.empty():
             task = tasks.pop()
+            ssn.recorder.attempt(ssn, task)
             if not ssn.allocatable(queue, task):
                 log.v(
                     3,

@@ -33,6 +33,7 @@ class Backfill(ErrorCacheAction):
         predicate = ssn.predicate_for_allocate_action
         for task in self._pick_up_pending_tasks(ssn):
             job = ssn.jobs[task.job]
+            ssn.recorder.attempt(ssn, task)
             helper = PredicateHelper()
             fe = FitErrors()
             try:

@@ -201,6 +201,7 @@ class Preempt(ErrorCacheAction):
         helper: PredicateHelper,
     ) -> bool:
         """Try to make room for ``preemptor`` on one node and pipeline it there."""
+        ssn.recorder.attempt(ssn, preemptor)
         error = self._candidate_error(ssn, preemptor)
         if error is not None:
             ssn.log.v(
@@ -253,6 +254,7 @@ class Preempt(ErrorCacheAction):
         preemptees = [task.clone() for task in node.tasks.values() if accept(task)]
         victims = ssn.preemptable(preemptor, preemptees)
         error = validate_victims(preemptor, node, victims)
+        ssn.recorder.victims(ssn, preemptor, node, preemptees, victims, error)
         if error is not None:
             log.v(3, f"No validated victims on Node <{node.name}>: {error}")
             return False

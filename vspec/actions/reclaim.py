@@ -109,6 +109,7 @@ class Reclaim(Action):
     def _may_reclaim(ssn: Session, queue: QueueInfo, task: TaskInfo) -> bool:
         """Preemptive and PrePredicate; a refusal drops the queue (quirk kept)."""
         log = ssn.log
+        ssn.recorder.attempt(ssn, task)
         if not ssn.preemptive(queue, task):
             log.v(
                 3,
@@ -165,6 +166,7 @@ class Reclaim(Action):
             return False
         victims = ssn.reclaimable(task, reclaimees)
         error = validate_victims(task, node, victims)
+        ssn.recorder.victims(ssn, task, node, reclaimees, victims, error)
         if error is not None:
             log.v(3, f"No validated victims on Node <{node.name}>: {error}")
             return False

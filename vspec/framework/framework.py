@@ -9,6 +9,7 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.job_updater import update_all
 from vspec.framework.log import Klog
+from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import get_plugin
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
@@ -23,10 +24,19 @@ def open_session(
     now: datetime,
     uid: str,
     state: SchedulerState | None = None,
+    recorder: Recorder = NO_RECORDER,
 ) -> Session:
     """Snapshot the cache, then build and open every configured plugin in tier order."""
     ssn = Session(
-        uid, cache, conf.tiers, conf.configurations, log=log, rng=rng, now=now, state=state
+        uid,
+        cache,
+        conf.tiers,
+        conf.configurations,
+        log=log,
+        rng=rng,
+        now=now,
+        state=state,
+        recorder=recorder,
     )
     ssn.enabled_actions = frozenset(conf.actions)
     # JobValid runs here in Volcano before any plugin registered, so it never filters
@@ -41,6 +51,7 @@ def open_session(
             plugin = builder(Arguments(option.arguments, log))
             ssn.plugins[plugin.name] = plugin
             plugin.on_session_open(ssn)
+    recorder.session_opened(ssn)
     return ssn
 
 

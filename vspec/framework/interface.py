@@ -9,8 +9,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
 
@@ -45,6 +46,56 @@ class EventHandler:
     deallocate_func: EventFn | None = None
 
 
+@dataclass(frozen=True)
+class QueueShares:
+    """How a plugin that divides the cluster between queues sees one queue in this
+    session (what ``vspec explain`` shows as the queue's state). None: unlimited."""
+
+    deserved: Resource
+    allocated: Resource
+    capability: Resource | None
+    real_capability: Resource | None  # capability cut by the other queues' guarantees
+    guarantee: Resource
+    request: Resource
+    share: float
+
+    @classmethod
+    def of(cls, attr: _QueueAttr) -> QueueShares:
+        """A copy of a plugin's per-queue attributes (``queueAttr``)."""
+        return cls(
+            deserved=attr.deserved.clone(),
+            allocated=attr.allocated.clone(),
+            capability=None if attr.capability is None else attr.capability.clone(),
+            real_capability=None if attr.real_capability is None else attr.real_capability.clone(),
+            guarantee=attr.guarantee.clone(),
+            request=attr.request.clone(),
+            share=attr.share,
+        )
+
+
+class _QueueAttr(Protocol):
+    @property
+    def deserved(self) -> Resource: ...
+
+    @property
+    def allocated(self) -> Resource: ...
+
+    @property
+    def capability(self) -> Resource | None: ...
+
+    @property
+    def real_capability(self) -> Resource | None: ...
+
+    @property
+    def guarantee(self) -> Resource: ...
+
+    @property
+    def request(self) -> Resource: ...
+
+    @property
+    def share(self) -> float: ...
+
+
 class Plugin(ABC):
     """A scheduler plugin: built from its arguments once per session.
 
@@ -63,6 +114,11 @@ class Plugin(ABC):
 
     def on_session_close(self, ssn: Session) -> None:  # noqa: B027 - optional hook
         """Most plugins have nothing to do at close."""
+
+    def queue_shares(self, queue_uid: str) -> QueueShares | None:
+        """A plugin that keeps per-queue quotas says how it sees ``queue_uid``, so that a
+        user can read why a queue is overused; the others keep none."""
+        return None
 
 
 class Action(ABC):

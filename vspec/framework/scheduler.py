@@ -23,6 +23,7 @@ from vspec.framework.cache import SchedulerCache
 from vspec.framework.framework import close_session, open_session
 from vspec.framework.interface import Action
 from vspec.framework.log import Klog
+from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import action_names, get_action, plugin_names
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
@@ -95,8 +96,10 @@ def simulate(
     cycles: int = 1,
     verbosity: int = 3,
     probes: Sequence[Probe] = (),
+    recorder: Recorder = NO_RECORDER,
 ) -> SimulationResult:
-    """Run ``cycles`` scheduling sessions and return what happened.
+    """Run ``cycles`` scheduling sessions and return what happened; ``recorder`` is
+    told why (``vspec explain``) and never changes what happens.
 
     Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises,
     :class:`vspec.errors.EngineError` where Volcano would panic.
@@ -129,6 +132,7 @@ def simulate(
                 rng,
                 start + cycle * SCHEDULE_PERIOD,
                 state,
+                recorder,
                 last=cycle == cycles - 1,
             )
     except VspecError:
@@ -148,21 +152,33 @@ def _run_once(
     rng: random.Random,
     now: datetime,
     state: SchedulerState,
+    recorder: Recorder,
     *,
     last: bool,
 ) -> Cluster:
     log.v(4, "Start scheduling ...")
     cache = SchedulerCache(cluster, conf.options, log)
-    ssn = open_session(cache, conf, log=log, rng=rng, now=now, uid=_session_uid(rng), state=state)
+    ssn = open_session(
+        cache,
+        conf,
+        log=log,
+        rng=rng,
+        now=now,
+        uid=_session_uid(rng),
+        state=state,
+        recorder=recorder,
+    )
     for action in actions:
         title = action.name.capitalize()
         log.v(5, f"Enter {title} ...")
+        recorder.action_started(ssn, action.name)
         action.initialize()
         action.execute(ssn)
         action.uninitialize()
         log.v(5, f"Leaving {title} ...")
     if last:
         _capture_session_state(ssn, cluster, result)
+    recorder.session_closing(ssn)
     close_session(ssn)
     log.v(4, "End scheduling ...")
     for task, node in cache.effects.binds:

@@ -23,6 +23,7 @@ from vspec.errors import EngineError
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
+from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.session_plugins import SessionPlugins
 from vspec.framework.statement import Statement
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
@@ -80,6 +81,7 @@ class Session(SessionPlugins):
         rng: random.Random,
         now: datetime,
         state: SchedulerState | None = None,
+        recorder: Recorder = NO_RECORDER,
     ) -> None:
         self.tiers = tiers
         super().__init__()
@@ -90,6 +92,8 @@ class Session(SessionPlugins):
         self.rng = rng
         self.now = now
         self.state = state or SchedulerState()
+        # Told of each decision; the default keeps nothing (see vspec.framework.recorder).
+        self.recorder = recorder
         # conf.EnabledActionMap: the configured action names (allocate reads it).
         self.enabled_actions: frozenset[str] = frozenset()
         self.options: SchedulerOptions = cache.options

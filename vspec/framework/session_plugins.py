@@ -188,6 +188,27 @@ class SessionPlugins:
         """vspec extension: what the ``print`` action calls (the seed's logprint hook)."""
         self._add("print", name, fn)
 
+    def wrap_fns(
+        self,
+        kind: str,
+        wrap: Callable[[str, Any], Any],
+        node_local: Callable[[NodeLocalKeyFn], NodeLocalKeyFn] | None = None,
+    ) -> None:
+        """Replace each registered ``kind`` function by ``wrap(plugin, fn)``, and each
+        node-local declaration by ``node_local(declared)``: how a recorder watches the
+        plugins (its wrappers must call ``fn`` exactly as given) without a hook in
+        every dispatcher."""
+        fns = self._fns[kind]
+        for name, fn in fns.items():
+            fns[name] = wrap(name, fn)
+        self._chains.pop(kind, None)
+        self._flats.pop(kind, None)
+        if node_local is not None and kind in self._node_local:
+            declared = self._node_local[kind]
+            for name, key_fn in declared.items():
+                declared[name] = node_local(key_fn)
+            self._node_local_flats.pop(kind, None)
+
     def plugin_enabled(self, plugin: str, flag: str) -> bool:
         """A flag of the first tier entry of ``plugin`` (how drf and capacity read
         ``enableHierarchy``, which Volcano never defaults)."""

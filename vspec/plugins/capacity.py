@@ -20,7 +20,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.errors import EngineError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin, QueueShares
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
 from vspec.plugins._util import format_tasks, running_job_reservation, share
@@ -137,6 +137,10 @@ class CapacityPlugin(Plugin):
         self.total_resource = Resource()
         self.total_guarantee = Resource()
         self.queue_opts: dict[str, QueueAttr] = {}
+
+    def queue_shares(self, queue_uid: str) -> QueueShares | None:
+        attr = self.queue_opts.get(queue_uid)
+        return None if attr is None else QueueShares.of(attr)
 
     # -- session open ------------------------------------------------------------------
     def hierarchy_enabled(self, ssn: Session) -> bool:

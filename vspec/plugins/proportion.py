@@ -16,7 +16,7 @@ from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin, QueueShares
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
@@ -105,6 +105,10 @@ class ProportionPlugin(Plugin):
             self._account_job(ssn, job)
         self._compute_deserved(log)
         self._register(ssn)
+
+    def queue_shares(self, queue_uid: str) -> QueueShares | None:
+        attr = self.queue_opts.get(queue_uid)
+        return None if attr is None else QueueShares.of(attr)
 
     # -- attributes --------------------------------------------------------------------------
     def _account_job(self, ssn: Session, job: JobInfo) -> None:

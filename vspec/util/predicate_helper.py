@@ -58,7 +58,8 @@ class PredicateHelper:
         found: list[NodeInfo] = []
         start = offset % total
         processed = total
-        for index, node in enumerate(nodes[start:] + nodes[:start]):
+        ordered = nodes[start:] + nodes[:start]
+        for index, node in enumerate(ordered):
             if verbose:
                 log.v(
                     4,
@@ -83,4 +84,5 @@ class PredicateHelper:
                 break  # Volcano cancels the workers once one node too many fits
             found.append(node)
         state.last_processed_node_index = (offset + processed) % total
+        ssn.recorder.predicated(ssn, task, ordered, processed, found, fe)
         return found, fe

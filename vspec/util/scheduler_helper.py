@@ -66,6 +66,7 @@ def prioritize_nodes(
         if type(exc).__module__.startswith("vspec.errors"):
             raise
         ssn.log.error(f"Error in Calculating batch Priority for the node, err {exc}")
+        ssn.recorder.scored(ssn, task, scores)
         return scores
     verbose = ssn.log.enabled(5)
     node_scores: dict[str, float] = {}
@@ -80,6 +81,7 @@ def prioritize_nodes(
             f"Prioritize nodeScoreMap for task<{task.namespace}/{task.name}> is: "
             f"{go_map(node_scores)}",
         )
+    ssn.recorder.scored(ssn, task, scores)
     return scores
 
 

@@ -72,6 +72,19 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(run)
     run.set_defaults(handler=_run)
 
+    explain = commands.add_parser("explain", help="say why each task of a spec ended where it did")
+    explain.add_argument("spec", type=Path, metavar="SPEC", help="a spec file")
+    explain.add_argument("--task", metavar="NS/NAME", help="explain this task only")
+    explain.add_argument("--job", metavar="NS/NAME", help="explain the tasks of this job")
+    explain.add_argument("--cycle", type=int, metavar="N", help="only cycle N (0-based)")
+    explain.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default) or json"
+    )
+    explain.add_argument("-k", dest="keyword", metavar="EXPR", help="select specs of the file")
+    explain.add_argument("--seed", type=int, metavar="N", help="override the spec's seed")
+    _plugins_dir_option(explain)
+    explain.set_defaults(handler=_explain)
+
     validate = commands.add_parser("validate", help="check specs without running them")
     validate.add_argument("paths", nargs="+", metavar="PATH")
     _plugins_dir_option(validate)
@@ -272,6 +285,56 @@ class _Progress:
     def end(self) -> None:
         if self.file is not None:
             self.out.write("\n")
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    from vspec.errors import SpecError, VspecError
+    from vspec.explain.run import Selection, explain_spec
+    from vspec.explain.text import render
+    from vspec.harness.keyword import KeywordError, compile_keyword
+    from vspec.harness.runner import load_specs, spec_keywords
+
+    if not _load_plugins(args):
+        return EXIT_USAGE
+    if args.spec.is_dir() or not args.spec.exists():
+        print(f"vspec: error: {args.spec}: not a spec file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        select = compile_keyword(args.keyword or "")
+    except KeywordError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    problems: list[str] = []
+    specs, errors = load_specs(args.spec, named=True, problems=problems, seed=args.seed)
+    for error in errors:
+        print("\n".join(error.messages), file=sys.stderr)
+    for problem in problems:
+        print(f"vspec: error: {problem}", file=sys.stderr)
+    if errors or problems:
+        return EXIT_USAGE
+    selection = Selection(task=args.task, job=args.job, cycle=args.cycle)
+    documents = []
+    code = EXIT_OK
+    for spec in specs:
+        if not select(spec_keywords(spec, args.spec.resolve().parent)):
+            continue
+        try:
+            explanation, _ = explain_spec(spec, selection, seed=args.seed)
+        except VspecError as exc:
+            where = "" if exc.location is not None else f"{spec.location}: "
+            print(f"vspec: error: {where}{exc}", file=sys.stderr)
+            code = EXIT_USAGE if isinstance(exc, SpecError) else EXIT_FAILED
+            continue
+        if args.format == "json":
+            documents.append(dataclasses.asdict(explanation))
+        else:
+            print(render(explanation))
+    if args.format == "json":
+        print(json.dumps(documents, indent=2))
+    return code
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vspec.framework import scheduler
+from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
@@ -18,6 +19,9 @@ class PythonEngine:
     """:class:`vspec.model.engine.Engine` over :func:`vspec.framework.scheduler.simulate`."""
 
     name: str = "python"
+    # Told why each decision was taken (``vspec explain``, the HTML report); never
+    # changes what is decided.
+    recorder: Recorder = NO_RECORDER
 
     def simulate(
         self,
@@ -32,5 +36,12 @@ class PythonEngine:
     ) -> SimulationResult:
         # Looked up per call, not bound at import: tests stand a fake in for the scheduler.
         return scheduler.simulate(
-            conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes
+            conf,
+            cluster,
+            seed=seed,
+            now=now,
+            cycles=cycles,
+            verbosity=verbosity,
+            probes=probes,
+            recorder=self.recorder,
         )

@@ -46,6 +46,37 @@ def check_expect(expect: Expect, result: SimulationResult) -> list[str]:
     return out
 
 
+def named_tasks(expect: Expect) -> list[str]:
+    """The tasks (``namespace/name``) an expectation is about, in the order written."""
+    names = [*(expect.binds or {}), *(expect.binds_include or {}), *expect.pods]
+    return list(dict.fromkeys(names))
+
+
+def named_jobs(expect: Expect) -> list[str]:
+    return list(dict.fromkeys([*(expect.pipelined or {}), *expect.pod_groups]))
+
+
+EXPLAIN_HINTS = 3  # at most this many "vspec explain" pointers under a failure
+
+
+def explain_hints(spec: Spec, messages: list[str]) -> list[str]:
+    """Where to read why: a ``vspec explain`` command for each task (else job) that an
+    expectation names and a mismatch mentions."""
+    file = spec.location.file
+    unexpected = [m.split()[2] for m in messages if m.startswith("unexpected bind ")]
+    tasks = dict.fromkeys([*named_tasks(spec.expect), *unexpected])
+    commands = [
+        f"vspec explain {file} --{kind} {name}"
+        for kind, names in (("task", tasks), ("job", named_jobs(spec.expect)))
+        for name in names
+        if any(f" {name} " in f" {m} ".replace(":", " ") for m in messages)
+    ]
+    hints = [f"run `{command}` for why" for command in commands[:EXPLAIN_HINTS]]
+    if len(commands) > EXPLAIN_HINTS:
+        hints.append(f"(and {len(commands) - EXPLAIN_HINTS} more: `vspec explain {file}`)")
+    return hints
+
+
 def _binds(expected: dict[str, str], actual: dict[str, str], *, exact: bool) -> list[str]:
     out: list[str] = []
     for task, node in expected.items():

@@ -23,7 +23,7 @@ _SUMMARY_ORDER = (
 
 def failure_text(outcome: SpecOutcome, *, tracebacks: bool = False) -> str:
     """The mismatches, one a line, then the captured log lines that preceded the end."""
-    lines = list(outcome.messages)
+    lines = [*outcome.messages, *outcome.hints]
     if outcome.log_tail:
         shown = len(outcome.log_tail)
         lines.append("")

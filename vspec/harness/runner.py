@@ -30,7 +30,7 @@ from vspec.errors import (
     each_error,
     timed_out,
 )
-from vspec.harness.expect import check
+from vspec.harness.expect import check, explain_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.invariants import check_invariants
 from vspec.model.engine import Engine
@@ -66,6 +66,7 @@ class SpecOutcome:
     log_tail: list[str] = field(default_factory=list)  # kept only when the spec fails
     log_total: int = 0
     traceback: str = ""  # an unexpected exception's traceback, for ``-v``
+    hints: list[str] = field(default_factory=list)  # `vspec explain` commands for a failure
 
     @property
     def failing(self) -> bool:
@@ -129,6 +130,7 @@ def execute(
         if messages:
             outcome.status = Verdict.FAILED
             outcome.messages = messages
+            outcome.hints = explain_hints(spec, messages)
             outcome.log_tail = [line.text for line in result.logs[-LOG_TAIL:]]
             outcome.log_total = len(result.logs)
     if deadline.expired:

@@ -1,0 +1,233 @@
+"""``vspec explain``'s terminal form: a few lines per task and a compact node table.
+
+Nodes that failed the same way are one row (``n3, n4 +97``), and only the best scored
+nodes are listed, so a 1,000-node cluster still reads on one screen; the JSON form has
+every node.
+"""
+
+from __future__ import annotations
+
+from vspec.explain.records import (
+    Attempt,
+    Check,
+    Explanation,
+    Gang,
+    NodeVerdict,
+    QueueState,
+    TaskExplanation,
+    VictimSearch,
+    Vote,
+)
+
+FEASIBLE_ROWS = 10  # scored nodes listed before "... N more fit"
+NAMES_PER_ROW = 3  # node names shown in a row of alike nodes
+CELL = 64  # a reason is cut to this width
+
+
+def render(explanation: Explanation) -> str:
+    where = f"{explanation.file}:{explanation.line}" if explanation.line else explanation.file
+    lines = [f"== {where} {explanation.spec} [seed {explanation.seed}] =="]
+    if not explanation.tasks:
+        lines.append("no task matches (none was pending, or the name is not in the spec)")
+    for te in explanation.tasks:
+        lines.append("")
+        lines.extend(task_lines(te))
+    return "\n".join(lines)
+
+
+def task_lines(te: TaskExplanation) -> list[str]:
+    where = f" on {te.node}" if te.node else ""
+    lines = [
+        f"{te.task}  cycle {te.cycle}  {te.status}{where}  (job {te.job}, queue {te.queue})",
+        f"  why: {te.summary}",
+    ]
+    if te.gang is not None:
+        lines.extend(_gang_lines(te.gang))
+    for queue in te.queues:
+        lines.extend(_queue_lines(queue))
+    for attempt in te.attempts:
+        lines.extend(_attempt_lines(attempt))
+    return lines
+
+
+def quantity(resource: str, value: float | None) -> str:
+    """``4``, ``1.5``, ``8Gi``; ``-`` for unlimited."""
+    if value is None:
+        return "-"
+    if resource in ("memory", "ephemeral-storage") and value >= 1024:
+        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if value >= size:
+                return f"{_num(value / size)}{unit}"
+    return _num(value)
+
+
+def _num(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+
+
+def _votes(votes: list[Vote]) -> str:
+    return ", ".join(f"{v.plugin} {v.vote}" for v in votes) or "none asked"
+
+
+def _gang_lines(gang: Gang) -> list[str]:
+    states = [
+        "valid" if gang.valid else "not valid",
+        "ready" if gang.is_ready else "not ready",
+        "pipelined" if gang.is_pipelined else "not pipelined",
+    ]
+    lines = [
+        f"  gang: phase {gang.phase or '-'}, minAvailable {gang.min_available}, ready "
+        f"{gang.ready}, pipelined {gang.pipelined}, pending {gang.pending}: {', '.join(states)}"
+    ]
+    if any(r.min_available for r in gang.roles):
+        rows = [["role", "min", "ready", "pipelined", "pending"]]
+        rows += [
+            [r.role or "-", str(r.min_available), str(r.ready), str(r.pipelined), str(r.pending)]
+            for r in gang.roles
+        ]
+        lines.extend(table(rows, indent=4))
+    for question, votes in gang.votes.items():
+        lines.append(f"    {question}: {_votes(votes)}")
+    return lines
+
+
+def _queue_lines(queue: QueueState) -> list[str]:
+    lines = [
+        f"  queue {queue.queue} ({queue.plugin}): share {queue.share:.2f}, "
+        f"overused: {_votes(queue.overused)}"
+    ]
+    rows = [["resource", "deserved", "allocated", "capability", "guarantee", "request", ""]]
+    for r in queue.resources:
+        rows.append(
+            [
+                r.resource,
+                quantity(r.resource, r.deserved),
+                quantity(r.resource, r.allocated),
+                quantity(r.resource, r.real_capability),
+                quantity(r.resource, r.guarantee),
+                quantity(r.resource, r.request),
+                "at deserved" if r.at_deserved else "",
+            ]
+        )
+    if len(rows) > 1:
+        lines.extend(table(rows, indent=4))
+    return lines
+
+
+def _attempt_lines(attempt: Attempt) -> list[str]:
+    head = f"  {attempt.action}, cycle {attempt.cycle}:"
+    if attempt.queue_votes:
+        head += f" queue: {_votes(attempt.queue_votes)};"
+    examined = len(attempt.nodes)
+    if examined:
+        head += f" {examined} node(s) examined, {len(attempt.feasible) or _fits(attempt)} fit"
+        if attempt.not_examined:
+            head += f" ({attempt.not_examined} left unexamined: enough fit)"
+        head += ";"
+    if attempt.chosen is not None:
+        head += f" chose {attempt.chosen}"
+        if attempt.tied:
+            head += f" (tied: {', '.join(attempt.tied)})"
+    lines = [head.rstrip(";")]
+    if attempt.nodes:
+        lines.extend(table(_node_rows(attempt), indent=4))
+    for search in attempt.victims:
+        lines.append(_victim_line(search))
+    return lines
+
+
+def _fits(attempt: Attempt) -> int:
+    return sum(1 for row in attempt.nodes if row.fits)
+
+
+def _node_rows(attempt: Attempt) -> list[list[str]]:
+    checks = _columns([c.plugin for row in attempt.nodes for c in row.checks])
+    scores = _columns([p for row in attempt.nodes for p in row.scores])
+    header = ["node", "fits", *checks, *scores]
+    if any(row.total is not None for row in attempt.nodes):
+        header.append("total")
+    scored = [row for row in attempt.nodes if row.total is not None or row.scores]
+    scored.sort(key=lambda row: -(row.total or 0.0))
+    shown = scored[:FEASIBLE_ROWS]
+    chosen = next((row for row in scored if row.node == attempt.chosen), None)
+    if chosen is not None and chosen not in shown:
+        shown.append(chosen)
+    rows = [header]
+    for row in shown:
+        rows.append(_row_cells(row, checks, scores, len(header), attempt))
+    if len(scored) > len(shown):
+        rows.append([f"... {len(scored) - len(shown)} more scored nodes"])
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for row in attempt.nodes:
+        if row.total is None and not row.scores:
+            cells = tuple(_row_cells(row, checks, scores, len(header), attempt)[1:])
+            groups.setdefault(cells, []).append(row.node)
+    for cells, names in groups.items():
+        rows.append([_names(names), *cells])
+    return rows
+
+
+def _row_cells(
+    row: NodeVerdict, checks: list[str], scores: list[str], width: int, attempt: Attempt
+) -> list[str]:
+    by_plugin = {c.plugin: c for c in row.checks}
+    cells = [row.node, "yes" if row.fits else "no"]
+    cells += [_check_cell(by_plugin.get(p)) for p in checks]
+    cells += [_num(row.scores[p]) if p in row.scores else "-" for p in scores]
+    if len(cells) < width:
+        cells.append("-" if row.total is None else _num(row.total))
+    if row.node == attempt.chosen:
+        cells.append("<- chosen")
+    return cells
+
+
+def _check_cell(check: Check | None) -> str:
+    if check is None:
+        return "-"
+    if check.passed:
+        return "ok"
+    text = "; ".join(check.reasons) or check.code or "failed"
+    if check.cached:
+        text = f"cached: {text}"
+    return text if len(text) <= CELL else text[: CELL - 3] + "..."
+
+
+def _victim_line(search: VictimSearch) -> str:
+    votes = "; ".join(
+        f"tier {v.tier} {v.plugin} {v.vote} [{', '.join(v.victims)}]" for v in search.votes
+    )
+    text = (
+        f"    victims on {search.node}: candidates [{', '.join(search.candidates)}]; "
+        f"{votes or 'no plugin voted'}; agreed [{', '.join(search.victims)}]"
+    )
+    if search.error:
+        text += f"; {search.error}"
+    return text
+
+
+def _columns(names: list[str]) -> list[str]:
+    """In order of appearance, the action's own check first."""
+    unique = list(dict.fromkeys(names))
+    return sorted(unique, key=lambda name: not name.startswith("("))
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:NAMES_PER_ROW])
+    more = len(names) - NAMES_PER_ROW
+    return f"{shown} +{more}" if more > 0 else shown
+
+
+def table(rows: list[list[str]], *, indent: int) -> list[str]:
+    """Left-aligned columns; a short row (a note) is printed as it is."""
+    width = max(len(r) for r in rows)
+    full = [r for r in rows if len(r) >= width - 1]
+    sizes = [max((len(r[i]) for r in full if i < len(r)), default=0) for i in range(width)]
+    pad = " " * indent
+    out = []
+    for r in rows:
+        if len(r) == 1:
+            out.append(pad + r[0])
+            continue
+        cells = [cell.ljust(sizes[i]) for i, cell in enumerate(r)]
+        out.append((pad + "  ".join(cells)).rstrip())
+    return out

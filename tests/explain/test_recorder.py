@@ -9,10 +9,11 @@ import pytest
 
 from vspec.explain.recorder import ExplainRecorder
 from vspec.framework.scheduler import simulate
-from vspec.model.result import SimulationResult
 from vspec.harness.loader import discover, load_file
+from vspec.harness.plugin_dirs import load_project_plugins
+from vspec.harness.settings import project_settings
+from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
-from vspec.harness.plugin_dirs import load_project_plugins, project_settings
 
 REPO = Path(__file__).resolve().parents[2]
 ROOTS = [REPO / "specs", REPO / "examples" / "specs", REPO.parent / "shared" / "conformance"]

@@ -35,6 +35,9 @@ class PythonEngine:
         probes: Sequence[Probe] = (),
     ) -> SimulationResult:
         # Looked up per call, not bound at import: tests stand a fake in for the scheduler.
+        # A recorder is handed on only when one was asked for, so that a stand-in
+        # without the parameter still serves every other front-end.
+        extra = {} if self.recorder is NO_RECORDER else {"recorder": self.recorder}
         return scheduler.simulate(
             conf,
             cluster,
@@ -43,5 +46,5 @@ class PythonEngine:
             cycles=cycles,
             verbosity=verbosity,
             probes=probes,
-            recorder=self.recorder,
+            **extra,
         )

@@ -290,8 +290,79 @@ def test_plugin_that_raises_is_that_specs_error_with_its_name(
     assert "1 passed, 1 error" in out
     assert (
         "specs/b.yaml:1:1: plugin 'exploding_plugin': ZeroDivisionError: integer division or "
-        f"modulo by zero (registered as 'exploding'; at {module}:15)"
+        "modulo by zero (registered as 'exploding'; "
+        f"in Exploding.on_session_open.<locals>.order at {module}:15)"
     ) in out
+
+
+# A bug in a predicate or a score is not Volcano's `error` return: before GoError, a
+# KeyError here read "fit failed: 'typo'" and the spec failed as unschedulable (issue 14.2).
+BUGGY = '''
+from typing import ClassVar
+
+from vspec.extension import GoError, NodeInfo, Plugin, Session, TaskInfo, register_plugin
+
+
+class NoN1(GoError):
+    """What the Go predicate would return for n1."""
+
+
+@register_plugin
+class Buggy(Plugin):
+    name: ClassVar[str] = "buggy"
+
+    def on_session_open(self, ssn: Session) -> None:
+        def predicate(task: TaskInfo, node: NodeInfo) -> None:
+            if node.name == "{reject}":
+                raise {raised}  # predicate's line
+
+        def score(task: TaskInfo, node: NodeInfo) -> float:
+            return {score}  # score's line
+
+        ssn.add_predicate_fn(self.name, predicate)
+        ssn.add_node_order_fn(self.name, score)
+'''
+
+
+@pytest.mark.parametrize(
+    ("raised", "score", "error", "callback"),
+    [
+        ('{}["typo"]', "0.0", "KeyError: 'typo'", "predicate"),
+        ("NoN1('unused')", "node.no_such_field", "AttributeError: ", "score"),
+    ],
+)
+def test_a_python_exception_in_a_callback_fails_the_spec_naming_plugin_callback_and_line(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    raised: str,
+    score: str,
+    error: str,
+    callback: str,
+) -> None:
+    reject = "n1" if callback == "predicate" else "none"  # scores need two feasible nodes
+    text = BUGGY.format(reject=reject, raised=raised, score=score)
+    module = write(project / "more" / "buggy.py", text)
+    lines = module.read_text().splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if f"# {callback}'s line" in t)
+    write(project / "specs" / "b.yaml", spec("buggy", plugin="buggy"))
+    code, out, _ = run(capsys, "run", "--plugins-dir", "more", "specs/b.yaml")
+    assert code == 1
+    assert "1 error" in out and "fit failed" not in out
+    assert f"specs/b.yaml:1:1: plugin 'buggy': {error}" in out
+    assert f"in Buggy.on_session_open.<locals>.{callback} at {module}:{line})" in out
+
+
+def test_a_go_error_from_a_user_predicate_rejects_the_node(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        project / "more" / "buggy.py",
+        BUGGY.format(reject="n1", raised="NoN1('n1 is taken')", score="0.0"),
+    )
+    write(project / "specs" / "b.yaml", spec("rejects n1", plugin="buggy"))
+    code, out, _ = run(capsys, "run", "--plugins-dir", "more", "specs/b.yaml")
+    assert code == 0, out
+    assert "1 passed" in out
 
 
 def test_a_user_plugin_replaces_the_built_in_of_its_name(project: Path) -> None:

@@ -3,11 +3,21 @@
 Everything a user can cause (a bad spec, a bad conf, a plugin that raises) is a
 :class:`VspecError`, so the CLI and the pytest plugin can print it without a traceback.
 Errors found in a file carry a :class:`Location` so the message names file, line and key.
+
+:class:`GoError` is the other branch: not a failure of the run but an ``error`` value
+Volcano's Go code returns and acts on (a predicate that fails, a score that is dropped).
+Only a ``GoError`` is turned into scheduling behaviour; any other exception raised in
+plugin or action code is a bug, and the run names the code that raised it
+(:func:`culprit`).
 """
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
+
+# Where actions and plugins live: the built-in packages and the modules of a plugins dir.
+EXTENSION_PACKAGES = ("vspec.actions.", "vspec.plugins.", "vspec_user_plugins.")
 
 
 @dataclass(frozen=True)
@@ -68,12 +78,74 @@ class ConfError(SpecError):
     """The scheduler configuration is invalid, as Volcano would reject it."""
 
 
-class PluginError(VspecError):
-    """A plugin or action raised inside a session; names the plugin."""
+class GoError(Exception):
+    """An ``error`` value a Go function returns, raised where the Go code returns it.
 
-    def __init__(self, plugin: str, message: str, location: Location | None = None) -> None:
+    Subclasses model Volcano's and Kubernetes' errors (``FitError``, ``PreFilterError``,
+    ``ScoreError``, ``DeviceError`` ...); the session turns them into what Volcano does
+    with the error. A user plugin raises ``FitError`` (or another ``GoError``) to reject
+    a node; a ``KeyError`` in its code fails the spec instead of rejecting the node.
+    """
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The plugin or action code an exception came from.
+
+    ``callback`` is the function of the module that vspec called (a registered session
+    function, ``on_session_open``, ``execute``), ``file``/``line`` the innermost line of
+    the module in the traceback: the line to look at.
+    """
+
+    module: str
+    callback: str
+    file: str
+    line: int
+
+    @property
+    def name(self) -> str:
+        """The module's own name (``vspec.plugins.drf`` -> ``drf``)."""
+        return self.module.rsplit(".", 1)[-1]
+
+
+def culprit(exc: BaseException) -> Culprit | None:
+    """The action or plugin whose code raised ``exc``, from its traceback; None when no
+    action or plugin module is in it (the engine's own code raised).
+
+    The ``_``-prefixed helper modules of actions/ and plugins/ are passed over, so a
+    helper's line is blamed on the plugin that called it.
+    """
+    frames = [
+        (frame, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if _is_extension(str(frame.f_globals.get("__name__", "")))
+    ]
+    if not frames:
+        return None
+    last_frame, last_line = frames[-1]
+    module = str(last_frame.f_globals["__name__"])
+    entry = next(frame for frame, _ in frames if frame.f_globals["__name__"] == module)
+    return Culprit(module, entry.f_code.co_qualname, last_frame.f_code.co_filename, last_line)
+
+
+def _is_extension(module: str) -> bool:
+    return module.startswith(EXTENSION_PACKAGES) and not module.rsplit(".", 1)[-1].startswith("_")
+
+
+class PluginError(VspecError):
+    """A plugin or action raised inside a session; names the plugin and, when the engine
+    found it, the code that raised (:attr:`culprit`)."""
+
+    def __init__(
+        self,
+        plugin: str,
+        message: str,
+        location: Location | None = None,
+        culprit: Culprit | None = None,
+    ) -> None:
         super().__init__(f"plugin {plugin!r}: {message}", location)
         self.plugin = plugin
+        self.culprit = culprit
 
 
 class EngineError(VspecError):

@@ -14,6 +14,7 @@ from vspec.api.resource import INFINITY, ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ABSTAIN, PERMIT, REJECT, Code, Status, TaskStatus, ValidateResult
 from vspec.api.unschedule_info import FitError
+from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import Action, ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.registry import register_action, register_plugin
@@ -36,6 +37,7 @@ __all__ = [
     "Event",
     "EventHandler",
     "FitError",
+    "GoError",
     "JobInfo",
     "NodeInfo",
     "NodeLocalKeyFn",

@@ -22,13 +22,12 @@ import hashlib
 import random
 import sys
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from vspec.errors import ConfError, SpecError, VspecError
+from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
 
 if TYPE_CHECKING:
@@ -208,17 +207,12 @@ def examine(
 
 
 def _culprit(exc: VspecError) -> str:
-    """The plugin or action that raised: named by a PluginError, else the last plugin or
-    action module in the traceback (an EngineError raised where Volcano panics)."""
-    plugin = getattr(exc, "plugin", None)
-    if isinstance(plugin, str):
-        return plugin
-    name = "engine"
-    for frame, _ in traceback.walk_tb(exc.__traceback__):
-        module = str(frame.f_globals.get("__name__", ""))
-        if module.startswith(("vspec.plugins.", "vspec.actions.")):
-            name = module.rsplit(".", 1)[-1]
-    return name
+    """The plugin or action that raised: named by a PluginError, else the one whose code
+    raised an EngineError (where Volcano panics), else "engine"."""
+    if isinstance(exc, PluginError):
+        return exc.plugin
+    found = culprit(exc)
+    return found.name if found is not None else "engine"
 
 
 # -- the run ---------------------------------------------------------------------------------------

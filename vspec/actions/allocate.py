@@ -15,7 +15,7 @@ from vspec.api.resource import ZERO
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource_reason
-from vspec.errors import EngineError
+from vspec.errors import EngineError, GoError
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
@@ -169,9 +169,7 @@ class Allocate(ErrorCacheAction):
             log.v(3, f"There are <{len(ssn.nodes)}> nodes for Job <{job.namespace}/{job.name}>")
             try:
                 ssn.pre_predicate_fn(task)
-            except Exception as err:
-                if type(err).__module__.startswith("vspec.errors"):
-                    raise
+            except GoError as err:
                 log.v(3, f"PrePredicate for task {task.namespace}/{task.name} failed for: {err}")
                 fit_errors = FitErrors()
                 for node in all_nodes:

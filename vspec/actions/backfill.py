@@ -13,7 +13,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.api.unschedule_info import FitErrors
-from vspec.errors import EngineError
+from vspec.errors import EngineError, GoError
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.predicate_helper import PredicateHelper
@@ -38,9 +38,7 @@ class Backfill(ErrorCacheAction):
             fe = FitErrors()
             try:
                 ssn.pre_predicate_fn(task)
-            except Exception as err:
-                if type(err).__module__.startswith("vspec.errors"):
-                    raise
+            except GoError as err:
                 log.v(
                     3,
                     f"PrePredicate for task {task.namespace}/{task.name} failed in backfill "

@@ -39,7 +39,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import preemptable_status
-from vspec.errors import VspecError
+from vspec.errors import GoError
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
@@ -231,9 +231,7 @@ class Preempt(ErrorCacheAction):
             return "not eligible to preempt other tasks due to preemptionPolicy is Never"
         try:
             ssn.pre_predicate_fn(preemptor)
-        except VspecError:
-            raise
-        except Exception as exc:  # any plugin error rejects the task, as in Volcano
+        except GoError as exc:  # any error PrePredicate returns rejects the task
             return f"PrePredicate for task {preemptor.namespace}/{preemptor.name} failed for: {exc}"
         return None
 

@@ -26,7 +26,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
-from vspec.errors import VspecError
+from vspec.errors import GoError
 from vspec.framework.interface import Action
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
@@ -119,9 +119,7 @@ class Reclaim(Action):
             return False
         try:
             ssn.pre_predicate_fn(task)
-        except VspecError:
-            raise
-        except Exception as exc:  # any plugin error rejects the task, as in Volcano
+        except GoError as exc:  # any error PrePredicate returns rejects the task
             log.v(3, f"PrePredicate for task {task.namespace}/{task.name} failed for: {exc}")
             return False
         return True

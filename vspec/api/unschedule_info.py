@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from vspec.api.types import Code, Status
+from vspec.errors import GoError
 
 NODE_POD_NUMBER_EXCEEDED = "node(s) pod number exceeded"
 NODE_RESOURCE_FIT_FAILED = "node(s) resource fit failed"
@@ -20,7 +21,7 @@ def histogram(reasons: Iterable[str]) -> list[str]:
     return sorted(f"{n} {reason}" for reason, n in Counter(reasons).items())
 
 
-class FitError(Exception):
+class FitError(GoError):
     """Why one task does not fit one node: a set of statuses."""
 
     def __init__(

@@ -15,6 +15,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.unschedule_info import FitError
+from vspec.errors import GoError
 from vspec.framework.session import Session
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.result import ProbeFailure
@@ -84,9 +85,7 @@ def _pre_predicate_error(ssn: Session, task: TaskInfo) -> str | None:
     """Actions run PrePredicate before predicates (it fills the K8s cycle state)."""
     try:
         ssn.pre_predicate_fn(task)
-    except Exception as exc:
-        if type(exc).__module__.startswith("vspec.errors"):
-            raise
+    except GoError as exc:
         return str(exc)
     return None
 
@@ -101,11 +100,7 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
                 ssn.predicate_fn(task, _node(ssn, name))
         except FitError as fe:
             error = str(fe)
-        except LookupError:
-            raise
-        except Exception as exc:
-            if type(exc).__module__.startswith("vspec.errors"):
-                raise
+        except GoError as exc:
             error = str(exc)
         if expected is True and error is not None:
             out.add(f"predicates.{name}", f"expected to pass, failed: {error}")

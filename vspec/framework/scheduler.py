@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import difflib
 import random
-import sys
 import traceback
 import uuid
 from collections.abc import Sequence
@@ -18,13 +17,19 @@ from datetime import datetime, timedelta
 
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
-from vspec.errors import ConfError, PluginError, VspecError
+from vspec.errors import ConfError, PluginError, VspecError, culprit
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.framework import close_session, open_session
 from vspec.framework.interface import Action
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
-from vspec.framework.registry import action_names, get_action, plugin_names
+from vspec.framework.registry import (
+    action_names,
+    get_action,
+    plugin_names,
+    registered_actions,
+    registered_plugins,
+)
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup
@@ -71,16 +76,24 @@ def _build_actions(conf: SchedulerConf) -> list[Action]:
     return actions
 
 
-def _culprit(exc: BaseException) -> str:
-    """The registered action or plugin whose code raised, found from the traceback."""
-    modules = {m for m in sys.modules if m.startswith(("vspec.actions.", "vspec.plugins."))}
-    modules |= {m for m in sys.modules if m.startswith("vspec_user_plugins.")}
-    name = "engine"
-    for frame, _ in traceback.walk_tb(exc.__traceback__):
-        module = frame.f_globals.get("__name__", "")
-        if module in modules:
-            name = module.rsplit(".", 1)[-1]
-    return name
+def plugin_error(exc: Exception) -> PluginError:
+    """``exc``, raised by engine or plugin code, as the run's error: named after the action
+    or plugin whose code raised (else "engine"), with the names it registered, the
+    callback vspec called and the line that raised."""
+    found = culprit(exc)
+    text = f"{type(exc).__name__}: {exc}"
+    if found is None:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        return PluginError("engine", text + where)
+    names = [
+        e.name for e in (*registered_plugins(), *registered_actions()) if e.module == found.module
+    ]
+    parts = []
+    if names and names != [found.name]:
+        parts.append(f"registered as {', '.join(repr(n) for n in names)}")
+    parts.append(f"in {found.callback} at {found.file}:{found.line}")
+    return PluginError(found.name, f"{text} ({'; '.join(parts)})", culprit=found)
 
 
 def _session_uid(rng: random.Random) -> str:
@@ -138,7 +151,7 @@ def simulate(
     except VspecError:
         raise
     except Exception as exc:
-        raise PluginError(_culprit(exc), f"{type(exc).__name__}: {exc}") from exc
+        raise plugin_error(exc) from exc
     result.cluster = cluster
     return result
 

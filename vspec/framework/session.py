@@ -19,7 +19,7 @@ from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
-from vspec.errors import EngineError
+from vspec.errors import EngineError, GoError
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
@@ -135,15 +135,13 @@ class Session(SessionPlugins):
 
     # -- predicates as actions use them --------------------------------------------------------
     def _predicate_error(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
-        """``PredicateFn`` with a plain error wrapped as a FitError with code Error."""
+        """``PredicateFn`` with another GoError wrapped as a FitError with code Error."""
         try:
             for fn in self._flat("predicate"):
                 fn(task, node)
         except FitError as fe:
             return fe
-        except Exception as exc:
-            if type(exc).__module__.startswith("vspec.errors"):
-                raise
+        except GoError as exc:  # an error the Go predicate returns; anything else is a bug
             return FitError.of(task, node.name, str(exc))
         return None
 

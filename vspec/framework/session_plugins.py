@@ -21,7 +21,7 @@ from vspec.model.conf import Tier
 
 CompareFn = Callable[[Any, Any], int]
 VictimCompareFn = Callable[[QueueInfo, QueueInfo, QueueInfo], int]
-PredicateFn = Callable[[TaskInfo, NodeInfo], None]  # raises FitError (or any error) to reject
+PredicateFn = Callable[[TaskInfo, NodeInfo], None]  # raises FitError (or another GoError) to reject
 PrePredicateFn = Callable[[TaskInfo], None]
 BestNodeFn = Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]
 NodeOrderFn = Callable[[TaskInfo, NodeInfo], float]

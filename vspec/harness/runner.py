@@ -22,7 +22,6 @@ from typing import Any
 
 from vspec.errors import (
     Location,
-    PluginError,
     SpecError,
     SpecTimeout,
     UserInterrupt,
@@ -335,32 +334,9 @@ def _crashed(outcome: SpecOutcome, exc: BaseException, *, invalid: bool) -> None
     outcome.invalid = invalid
     if isinstance(exc, VspecError):
         text = str(exc) if exc.location is not None else f"{outcome.location}: {exc}"
-        if isinstance(exc, PluginError) and exc.__cause__ is not None:
-            text += _culprit_where(exc.plugin, exc.__cause__)
     else:
         text = f"{outcome.location}: {type(exc).__name__}: {exc}{_where(exc)}"
     outcome.messages = [text]
-
-
-def _culprit_where(plugin: str, cause: BaseException) -> str:
-    """`` (plugin 'dedicated-nodes' at examples/plugins/dedicated_nodes.py:57)``: the
-    engine names the culprit by its module; this adds the names it registered and the
-    line of its own code that raised."""
-    from vspec.framework.registry import registered_actions, registered_plugins
-
-    modules = {f"vspec.plugins.{plugin}", f"vspec.actions.{plugin}", f"vspec_user_plugins.{plugin}"}
-    names = [e.name for e in (*registered_plugins(), *registered_actions()) if e.module in modules]
-    frames = [
-        f"{frame.f_code.co_filename}:{line}"
-        for frame, line in traceback.walk_tb(cause.__traceback__)
-        if frame.f_globals.get("__name__") in modules
-    ]
-    parts = []
-    if names and names != [plugin]:
-        parts.append(f"registered as {', '.join(repr(n) for n in names)}")
-    if frames:
-        parts.append(f"at {frames[-1]}")
-    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _where(exc: BaseException) -> str:

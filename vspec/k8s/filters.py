@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from vspec.api.types import Code, Status
+from vspec.errors import GoError
 from vspec.k8s.labels import (
     RequiredNodeAffinity,
     Selector,
@@ -46,7 +47,7 @@ _DO_NOT_SCHEDULE_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
 TopologyPair = tuple[str, str]
 
 
-class PreFilterError(Exception):
+class PreFilterError(GoError):
     """A PreFilter failure other than Skip (Volcano: "plugin <n> pre-predicates failed <msg>")."""
 
 

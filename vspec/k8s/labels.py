@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
+from vspec.errors import GoError
 from vspec.model.corev1 import (
     LabelSelector,
     NodeAffinity,
@@ -37,7 +38,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 NODE_NAME_FIELD = "metadata.name"
 
 
-class SelectorError(ValueError):
+class SelectorError(GoError, ValueError):
     """A selector Kubernetes would refuse to parse."""
 
 

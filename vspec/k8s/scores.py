@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from vspec.errors import GoError
 from vspec.golang import go_div, go_round
 from vspec.k8s.filters import (
     LABEL_HOSTNAME,
@@ -36,7 +37,7 @@ _CPU_MEMORY = (CPU, MEMORY)
 _BALANCED_RESOURCES = (CPU, MEMORY, GPU)
 
 
-class ScoreError(Exception):
+class ScoreError(GoError):
     """A Kubernetes scorer failed: Volcano drops this node's (or the batch's) score."""
 
 

@@ -11,6 +11,8 @@ import math
 import re
 from fractions import Fraction
 
+from vspec.errors import GoError
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
     "n": Fraction(1, 10**9),
@@ -31,7 +33,7 @@ _QUANTITY = re.compile(
 MAX_QUANTITY = Fraction(10**24)
 
 
-class QuantityError(ValueError):
+class QuantityError(GoError, ValueError):
     """Not a Kubernetes quantity."""
 
 

@@ -18,7 +18,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_max
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
-from vspec.errors import EngineError
+from vspec.errors import EngineError, GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin, QueueShares
 from vspec.framework.registry import register_plugin
@@ -33,7 +33,7 @@ MAX_FLOAT = sys.float_info.max  # Go's math.MaxFloat64: "no limit" in a capabili
 NOT_READY = "Capacity plugin failed to check queue's hierarchical structure!"
 
 
-class HierarchyError(Exception):
+class HierarchyError(GoError):
     """The queue tree is inconsistent; every capacity function then refuses."""
 
 

@@ -29,6 +29,7 @@ from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, Code, Status
 from vspec.api.unschedule_info import FitError
+from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
@@ -57,7 +58,7 @@ DEFAULT_TIMEOUT = timedelta(seconds=1)
 Json = dict[str, Any]
 
 
-class ExtenderError(Exception):
+class ExtenderError(GoError):
     """The extender could not be asked, or did not answer 200 with JSON."""
 
 

@@ -29,7 +29,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import NUMA_POLICY_KEY, TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
-from vspec.errors import SpecError
+from vspec.errors import GoError, SpecError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
@@ -54,7 +54,7 @@ CPUSet = frozenset[int]
 ResNumaSets = dict[str, CPUSet]
 
 
-class CPUSetError(ValueError):
+class CPUSetError(GoError, ValueError):
     """Not a Linux cpuset list (``0-3,8``)."""
 
 

@@ -17,6 +17,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError
+from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.registry import register_plugin
@@ -71,7 +72,7 @@ _NO_SKIPS: frozenset[str] = frozenset()
 _ABORT_CODES = frozenset({Code.UnschedulableAndUnresolvable, Code.Error, Code.Wait, Code.Skip})
 
 
-class PrePredicateError(Exception):
+class PrePredicateError(GoError):
     """A PreFilter failed: the task is not tried on any node."""
 
 

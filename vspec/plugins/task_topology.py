@@ -19,6 +19,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
+from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
@@ -45,7 +46,7 @@ AFFINITY_PRIORITY = {
 }
 
 
-class TopologyError(Exception):
+class TopologyError(GoError):
     """An annotation names a role the job does not have, or names one twice."""
 
 

@@ -22,6 +22,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError
+from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
@@ -42,7 +43,7 @@ _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")  # Go layout "15:04"
 _INT = re.compile(r"^[+-]?\d+$")
 
 
-class RevocableZoneError(Exception):
+class RevocableZoneError(GoError):
     """A zone is unknown, malformed or outside its window."""
 
 

@@ -8,6 +8,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO
 from vspec.api.task_info import TaskInfo
+from vspec.errors import GoError
 from vspec.golang import go_map
 from vspec.model.conf import SchedulerOptions
 
@@ -55,16 +56,12 @@ def prioritize_nodes(
             order_scores[node.name] = score
             if memo is not None:
                 memo[node.name] = (node.version, score)
-        except Exception as exc:
-            if type(exc).__module__.startswith("vspec.errors"):
-                raise
+        except GoError as exc:
             ssn.log.error(f"Error in Calculating Priority for the node:{exc}")
     scores: dict[float, list[NodeInfo]] = {}
     try:
         batch = ssn.batch_node_order_fn(task, nodes)
-    except Exception as exc:
-        if type(exc).__module__.startswith("vspec.errors"):
-            raise
+    except GoError as exc:
         ssn.log.error(f"Error in Calculating batch Priority for the node, err {exc}")
         ssn.recorder.scored(ssn, task, scores)
         return scores

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
+from vspec.errors import GoError
 from vspec.model.objects import Pod
 
 GPU_SHARING_DEVICE = "GpuShare"
@@ -27,7 +28,7 @@ class Logger(Protocol):
     def error(self, text: str) -> None: ...
 
 
-class DeviceError(Exception):
+class DeviceError(GoError):
     """The pod cannot be given devices on this node."""
 
 

@@ -1,16 +1,20 @@
 """Cluster modes: what ``deployed`` adds and refuses (vspec.harness.deployment), ``bare`` as
 Volcano's unit tests, and the mode chosen per spec or per project from the spec's own
-pyproject, whatever the working directory."""
+pyproject, whatever the working directory; Volcano Job manifests (vspec.harness.vcjob)
+and manifest files of mixed kinds (vspec.harness.kinds)."""
 
 from __future__ import annotations
 
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from vspec.cli import main
+from vspec.engines import get_engine
 from vspec.harness.loader import load_file
+from vspec.harness.runner import execute
 from vspec.model.spec import Spec
 
 
@@ -190,4 +194,238 @@ def test_bad_cluster_mode_setting_is_located(tmp_path: Path) -> None:
     assert errors(tmp_path, "name: x\n") == [
         f"{pyproject}: tool.vspec.cluster-mode: cluster-mode must be one of deployed, bare, "
         "got 'cloud'"
+    ]
+
+
+# -- Volcano Job manifests ------------------------------------------------------------------
+
+JOB = """\
+name: x
+MODE
+cluster:
+  queues: [{name: research}]
+  priorityClasses: [{name: high, value: 10}, {name: top, value: 20}]
+  jobs:
+  - apiVersion: batch.volcano.sh/v1alpha1
+    kind: Job
+    metadata:
+      name: tf
+      namespace: ml
+      annotations: {volcano.sh/preemptable: "false", other: kept-on-the-group}
+      labels: {team: a}
+    spec:
+      queue: research
+      priorityClassName: high
+      tasks:
+      - name: ps
+        replicas: 1
+        template:
+          metadata: {annotations: {note: x}}
+          spec:
+            priorityClassName: top
+            containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+      - name: worker
+        replicas: 3
+        minAvailable: 1
+        topologyPolicy: single-numa-node
+        template:
+          metadata: {labels: {role: w}}
+          spec:
+            nodeSelector: {zone: a}
+            tolerations: [{key: k, operator: Exists, effect: NoSchedule}]
+            containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]
+"""
+
+
+def test_the_job_controllers_pod_group(tmp_path: Path) -> None:
+    [pg] = load(tmp_path, JOB.replace("MODE", "")).cluster.pod_groups
+    assert (pg.meta.key, pg.queue, pg.priority_class_name, pg.phase) == (
+        "ml/tf",
+        "research",
+        "high",
+        "",
+    )
+    # The webhook: job minAvailable = sum of the tasks' (ps 1 + worker 1).
+    assert (pg.min_member, pg.min_task_member) == (2, {"ps": 1, "worker": 1})
+    # calcPGMinResources: the first two pods by task priority: ps (class top), a worker.
+    assert pg.min_resources == {"cpu": 3, "memory": 2**30, "pods": 2}
+    assert pg.meta.annotations == {"volcano.sh/preemptable": "false", "other": "kept-on-the-group"}
+    assert pg.meta.labels == {"team": "a"}
+
+
+def test_the_job_controllers_pods_are_held_until_the_group_leaves_pending(tmp_path: Path) -> None:
+    cluster = load(tmp_path, JOB.replace("MODE", "")).cluster
+    assert cluster.pods == []
+    ps, *workers = cluster.held_pods
+    assert [p.meta.key for p in cluster.held_pods] == [
+        "ml/tf-ps-0",
+        "ml/tf-worker-0",
+        "ml/tf-worker-1",
+        "ml/tf-worker-2",
+    ]
+    assert (ps.scheduler_name, ps.priority_class_name, ps.priority) == ("volcano", "top", 20)
+    w = workers[1]
+    assert (w.priority_class_name, w.priority, w.node_selector) == ("high", 10, {"zone": "a"})
+    assert [t.key for t in w.tolerations] == ["k"]
+    assert w.containers[0].requests == {"cpu": Fraction(2)}
+    assert w.meta.labels == {
+        "role": "w",
+        "volcano.sh/task-index": "1",
+        "volcano.sh/job-name": "tf",
+        "volcano.sh/task-spec": "worker",
+        "volcano.sh/job-namespace": "ml",
+        "volcano.sh/queue-name": "research",
+    }
+    assert w.meta.annotations == {
+        "volcano.sh/task-index": "1",
+        "volcano.sh/task-spec": "worker",
+        "scheduling.k8s.io/group-name": "tf",
+        "volcano.sh/job-name": "tf",
+        "volcano.sh/queue-name": "research",
+        "volcano.sh/job-version": "0",
+        "volcano.sh/template-uid": "tf-worker",
+        "volcano.sh/job-retry-count": "0",
+        "volcano.sh/numa-topology-policy": "single-numa-node",
+        "volcano.sh/preemptable": "false",
+    }
+    assert ps.meta.annotations["note"] == "x"
+
+
+def test_a_fresh_job_binds_in_its_second_cycle(tmp_path: Path) -> None:
+    text = JOB.replace("MODE", "cycles: CYCLES").replace(
+        "  queues: [{name: research}]\n",
+        "  queues: [{name: research}]\n  nodes: [{name: n1, allocatable: {cpu: 16, memory: 16Gi}, "
+        "labels: {zone: a}}]\n",
+    )
+    text += "expect:\n  bindCount: BINDS\n  podGroups: {ml/tf: {phase: PHASE}}\n"
+    for cycles, binds, phase in (("1", "0", "Inqueue"), ("2", "4", "Running")):
+        spec = text.replace("CYCLES", cycles).replace("BINDS", binds).replace("PHASE", phase)
+        outcome = execute(load(tmp_path, spec, f"c{cycles}.yaml"), engine=get_engine())
+        assert outcome.messages == []
+
+
+def test_bare_mode_converts_the_job_as_written(tmp_path: Path) -> None:
+    cluster = load(tmp_path, JOB.replace("MODE", "clusterMode: bare")).cluster
+    [pg] = cluster.pod_groups
+    assert (pg.min_member, pg.min_task_member) == (0, {"ps": 1, "worker": 1})
+    assert cluster.held_pods[0].scheduler_name == ""
+
+
+def test_a_dumped_job_adds_only_what_is_missing(tmp_path: Path) -> None:
+    """kubectl output holds the Job, its PodGroup (named <job>-<uid>) and pods."""
+    text = """\
+        name: x
+        cluster:
+          podGroups:
+          - apiVersion: scheduling.volcano.sh/v1beta1
+            kind: PodGroup
+            metadata: {name: j-u1, namespace: ns}
+            spec: {minMember: 1, queue: default}
+            status: {phase: Running}
+          pods:
+          - {name: j-t-0, namespace: ns, podGroup: j-u1, nodeName: n, phase: Running}
+          jobs:
+          - apiVersion: batch.volcano.sh/v1alpha1
+            kind: Job
+            metadata: {name: j, namespace: ns, uid: u1}
+            spec:
+              minAvailable: 2
+              tasks: [{name: t, replicas: 2, template: {spec: {containers: [{name: c}]}}}]
+        """
+    cluster = load(tmp_path, text).cluster
+    [pg] = cluster.pod_groups
+    assert (pg.meta.name, pg.min_member, pg.phase) == ("j-u1", 2, "Running")
+    # The group is out of Pending: the missing pod is created at once.
+    assert [p.meta.key for p in cluster.pods] == ["ns/j-t-0", "ns/j-t-1"]
+    assert cluster.held_pods == []
+
+
+def test_job_webhook_refusals(tmp_path: Path) -> None:
+    deny = 'admission webhook "validatejob.volcano.sh" denied the request'
+    where = f"{tmp_path / 's.yaml'}:7:5: cluster.jobs[0]"
+    over = JOB.replace("MODE", "").replace(
+        "replicas: 3\n        minAvailable: 1", "replicas: 3\n        minAvailable: 4"
+    )
+    assert errors(tmp_path, over) == [  # the job's default (1 + 4) exceeds 4 replicas too
+        f"{where}: {deny}: 'minAvailable' is greater than 'replicas' in task: worker, job: tf; "
+        "job 'minAvailable' should not be greater than total replicas in tasks;"
+    ]
+    total = JOB.replace("MODE", "").replace(
+        "      queue: research\n", "      queue: research\n      minAvailable: 9\n"
+    )
+    assert errors(tmp_path, total) == [
+        f"{where}: {deny}: job 'minAvailable' should not be greater than total replicas in tasks;"
+    ]
+    parent = JOB.replace("MODE", "").replace(
+        "[{name: research}]", "[{name: research}, {name: sub, parent: research}]"
+    )
+    assert errors(tmp_path, parent) == [
+        f"{where}: {deny}: can only submit job to leaf queue, queue `research` has 1 child queues;"
+    ]
+    root = JOB.replace("MODE", "").replace(
+        "queue: research\n      priority", "queue: root\n      priority"
+    )
+    assert errors(tmp_path, root) == [f"{where}: {deny}: can not submit job to root queue;"]
+    assert not errors(tmp_path, root.replace("name: x\n", "name: x\nclusterMode: bare\n"))
+
+
+# -- manifest files of mixed kinds ------------------------------------------------------------
+
+
+def test_an_included_list_of_mixed_kinds(tmp_path: Path) -> None:
+    write(
+        tmp_path / "dump.yaml",
+        """\
+        apiVersion: v1
+        kind: List
+        metadata: {resourceVersion: ""}
+        items:
+        - apiVersion: v1
+          kind: Node
+          metadata: {name: n1, uid: x, resourceVersion: "1", managedFields: [{manager: k}]}
+          status: {allocatable: {cpu: "2", pods: "10"}}
+        - apiVersion: scheduling.volcano.sh/v1beta1
+          kind: Queue
+          metadata: {name: q}
+          spec: {weight: 2}
+          status: {state: Open, allocated: {cpu: "0"}}
+        - apiVersion: apps/v1
+          kind: Deployment
+          metadata: {name: web, namespace: d}
+          spec: {replicas: 1}
+        - apiVersion: v1
+          kind: ResourceQuota
+          metadata: {name: rq, namespace: d}
+          spec: {hard: {pods: "3"}}
+        """,
+    )
+    spec = load(tmp_path, "name: x\ncluster: {include: dump.yaml}\n")
+    cluster = spec.cluster
+    assert [n.meta.name for n in cluster.nodes] == ["n1"]
+    assert [q.meta.name for q in cluster.queues] == ["root", "default", "q"]
+    assert [o.kind for o in cluster.objects] == ["ResourceQuota"]
+    assert spec.warnings == [
+        f"{tmp_path / 'dump.yaml'}:14:3: items[2]: ignored: Volcano's scheduler does not "
+        "read Deployment (apps/v1)"
+    ]
+
+
+def test_kinds_vspec_does_not_take_are_located_errors(tmp_path: Path) -> None:
+    objects = (
+        "name: x\ncluster:\n  objects:\n  - {apiVersion: API, kind: KIND, metadata: {name: p}}\n"
+    )
+    old = objects.replace("API", "scheduling.volcano.sh/v1alpha1").replace("KIND", "PodGroup")
+    assert errors(tmp_path, old) == [
+        f"{tmp_path / 's.yaml'}:4:5: cluster.objects[0]: PodGroup scheduling.volcano.sh/v1alpha1 "
+        "is not an apiVersion vspec takes; write scheduling.volcano.sh/v1beta1"
+    ]
+    pvc = objects.replace("API", "v1").replace("KIND", "PersistentVolumeClaim")
+    assert errors(tmp_path, pvc) == [
+        f"{tmp_path / 's.yaml'}:4:5: cluster.objects[0]: PersistentVolumeClaim (v1) is read by "
+        "Volcano's scheduler (volume binding) but not modelled by vspec; leave it out"
+    ]
+    typed = "name: x\ncluster:\n  nodes:\n  - {apiVersion: v2, kind: Node, metadata: {name: n}}\n"
+    assert errors(tmp_path, typed) == [
+        f"{tmp_path / 's.yaml'}:4:5: cluster.nodes[0]: Node v2 is not an apiVersion vspec "
+        "takes; write v1"
     ]

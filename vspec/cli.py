@@ -226,6 +226,8 @@ def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:
         out.write("\n".join(f"  {line}" if line else "" for line in text.splitlines()) + "\n")
     for problem in report.problems:
         print(f"vspec: error: {problem}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"vspec: warning: {warning}", file=sys.stderr)
     out.write(f"\n{summary(report.counts(), report.duration)}\n")
     out.flush()
 
@@ -343,6 +345,7 @@ def _validate(args: argparse.Namespace) -> int:
     if not _load_plugins(args):
         return EXIT_USAGE
     problems: list[str] = []
+    warnings: list[str] = []
     n_specs = n_files = 0
     invalid = False
     for path, named in spec_files(args.paths, problems):
@@ -350,10 +353,14 @@ def _validate(args: argparse.Namespace) -> int:
         for error in errors:
             invalid = True
             print("\n".join(error.messages))
+        for spec in specs:
+            warnings.extend(w for w in spec.warnings if w not in warnings)
         n_specs += len(specs)
         n_files += bool(specs or errors)
     for problem in problems:
         print(f"vspec: error: {problem}", file=sys.stderr)
+    for warning in warnings:
+        print(f"vspec: warning: {warning}", file=sys.stderr)
     if invalid or problems:
         return EXIT_USAGE
     print(f"{n_specs} specs in {n_files} files are valid")

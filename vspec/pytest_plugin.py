@@ -127,6 +127,8 @@ class SpecItem(pytest.Item):
             self.add_marker(pytest.mark.skip(reason=spec.skip))
         if spec.xfail is not None:
             self.add_marker(pytest.mark.xfail(reason=spec.xfail, raises=SpecFailed))
+        for warning in spec.warnings:  # e.g. a manifest of a kind Volcano ignores
+            self.warn(pytest.PytestWarning(f"vspec: {warning}"))
         self.user_properties.append(("spec", spec.location.file))
         self.user_properties.append(("seed", spec.seed))
 

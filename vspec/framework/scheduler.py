@@ -209,7 +209,11 @@ def _run_once(
             entry = result.pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
         entry.phase = pg.phase
         entry.conditions = list(pg.conditions)
-    return advance(cluster, ssn)
+    moved_on = advance(cluster, ssn)
+    for pod in cluster.held_pods:
+        if pod not in moved_on.held_pods:
+            result.created[pod.meta.key] = log.cycle + 1
+    return moved_on
 
 
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
@@ -263,6 +267,13 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
             pg = copy.copy(job.pod_group)
             pg.conditions = list(pg.conditions)
         pod_groups.append(pg)
+    # A Volcano Job's controller creates its pods once the session moved its pod group
+    # out of Pending (``syncJob``); they are there for the next session.
+    out_of_pending = {pg.meta.key for pg in pod_groups if pg.phase not in ("", "Pending")}
+    held: list[Pod] = []
+    for pod in cluster.held_pods:
+        group = f"{pod.meta.namespace}/{pod.group_name}"
+        (pods if group in out_of_pending else held).append(pod)
     return Cluster(
         nodes=cluster.nodes,
         pods=pods,
@@ -270,4 +281,5 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
         queues=cluster.queues,
         priority_classes=cluster.priority_classes,
         objects=cluster.objects,
+        held_pods=held,
     )

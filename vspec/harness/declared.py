@@ -51,7 +51,7 @@ class _Cluster:
     @classmethod
     def of(cls, cluster: Cluster) -> _Cluster:
         return cls(
-            _Names("pod", frozenset(p.meta.key for p in cluster.pods)),
+            _Names("pod", frozenset(p.meta.key for p in (*cluster.pods, *cluster.held_pods))),
             _Names("pod group", frozenset(g.meta.key for g in cluster.pod_groups)),
             _Names("node", frozenset(n.meta.name for n in cluster.nodes)),
             _Names("queue", frozenset(q.meta.name for q in cluster.queues)),

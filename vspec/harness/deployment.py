@@ -3,8 +3,9 @@
 Volcano's unit tests hand the scheduler a bare cache. A running installation does not:
 the scheduler creates the ``root`` and ``default`` queues at start-up, the queue
 controller gives every queue a parent, and the admission webhooks fill in defaults and
-refuse some objects outright. :func:`deploy` applies those rules to a loaded cluster, so
-a spec written from a real cluster behaves as it would there. A refusal is a
+refuse some objects outright. :func:`deploy_queues` and :func:`admit_pods` apply those
+rules to a loaded cluster (:mod:`vspec.harness.vcjob` those for Volcano Jobs), so a spec
+written from a real cluster behaves as it would there. A refusal is a
 :class:`SpecError` at the refused object, worded as ``kubectl`` prints the webhook's
 answer. Which rules are modelled, each with its source file, is listed in
 docs/spec-format.md ("Cluster modes").
@@ -32,11 +33,10 @@ class AdmissionRefused(SpecError):
         self.webhook = webhook
 
 
-def deploy(cluster: Cluster, options: SchedulerOptions) -> None:
-    """Apply what the scheduler, the queue controller and the webhooks add or refuse.
-
-    Queues first (jobs and pods are admitted against them), then pods.
-    """
+def deploy_queues(cluster: Cluster, options: SchedulerOptions) -> None:
+    """The queues as a running Volcano has them: each admitted, then the scheduler's
+    start-up queues and the queue controller's parents. Jobs and pods are admitted
+    against them (:func:`admit_pods`)."""
     for queue in cluster.queues:
         admit_queue(queue)
     _add_startup_queues(cluster, options.default_queue)
@@ -45,6 +45,11 @@ def deploy(cluster: Cluster, options: SchedulerOptions) -> None:
     queues = {q.meta.name: q for q in cluster.queues}
     for queue in cluster.queues:
         _check_parent(queue, queues)
+
+
+def admit_pods(cluster: Cluster, options: SchedulerOptions) -> None:
+    """Every declared pod through the pod webhook."""
+    queues = {q.meta.name: q for q in cluster.queues}
     pod_groups = {pg.meta.key: pg.queue for pg in cluster.pod_groups}
     for pod in cluster.pods:
         admit_pod(pod, options.scheduler_names, pod_groups, queues)

@@ -24,9 +24,10 @@ from typing import Any, Literal
 
 from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
+from vspec.harness import kinds, vcjob
 from vspec.harness import manifests as mf
 from vspec.harness.declared import undeclared
-from vspec.harness.deployment import deploy
+from vspec.harness.deployment import admit_pods, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings
@@ -228,9 +229,14 @@ class _Context:
         return self.documents[key]
 
     def cluster_document(self, path: Path, at: At | None) -> Document:
+        """A cluster file, or Kubernetes manifests as ``kubectl get -o yaml`` prints
+        them (one manifest or a ``List`` of mixed kinds), checked once."""
         doc = self.single_document(path, at, "cluster file")
         if path.resolve() not in self.valid:
-            _check(doc, "cluster")
+            if mf.is_manifest(doc.data):
+                _check_manifests(doc)
+            else:
+                _check(doc, "cluster")
             self.valid.add(path.resolve())
         return doc
 
@@ -276,6 +282,34 @@ def _check_registered(conf: SchedulerConf, at: At) -> None:
 
 def _check(doc: Document, kind: Kind, path: tuple[str | int, ...] = ()) -> None:
     errors = validate(doc, kind, path)
+    if errors:
+        raise InvalidFile(errors)
+
+
+_MANIFEST_SCHEMAS: dict[kinds.Target, Kind] = {
+    "node": "nodeManifest",
+    "pod": "podManifest",
+    "podGroup": "podGroupManifest",
+    "queue": "queueManifest",
+    "priorityClass": "priorityClassManifest",
+    "job": "vcJobManifest",
+    "object": "anyManifest",
+}
+
+
+def _check_manifests(doc: Document) -> None:
+    """Each manifest of a manifest file against the schema of its kind (every error of
+    the file at once); kinds vspec does not take are only checked to be manifests."""
+    data = doc.data
+    is_list = isinstance(data, dict) and data.get("kind") == "List"
+    if is_list:
+        _check(doc, "manifestList")
+    items = (data.get("items") or []) if is_list else [data]
+    errors: list[SpecError] = []
+    for i, item in enumerate(items):
+        target, _ = kinds.classify(item) if isinstance(item, dict) else (None, "")
+        path: tuple[str | int, ...] = ("items", i) if is_list else ()
+        errors.extend(validate(doc, _MANIFEST_SCHEMAS[target] if target else "anyManifest", path))
     if errors:
         raise InvalidFile(errors)
 
@@ -339,6 +373,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
     missing = undeclared(cluster, root)
     if missing:
         raise InvalidFile(missing)
+    warnings = list(builder.warnings)
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None
     return Spec(
         name=data["name"],
@@ -357,6 +392,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
         verbosity=int(data.get("verbosity", 3)),
         plugins_dirs=plugins_dirs,
         cluster_mode=cluster_mode,
+        warnings=warnings,
     )
 
 
@@ -373,12 +409,12 @@ def _scheduler(at: At, context: _Context) -> SchedulerConf:
 
 
 Convert = Callable[[Mapping[str, Any], At], None]
-_MANIFEST_KINDS = {
-    "priorityClasses": "PriorityClass",
-    "queues": "Queue",
-    "nodes": "Node",
-    "podGroups": "PodGroup",
-    "pods": "Pod",
+_MANIFEST_KINDS: dict[str, tuple[str, kinds.Target]] = {
+    "priorityClasses": ("PriorityClass", "priorityClass"),
+    "queues": ("Queue", "queue"),
+    "nodes": ("Node", "node"),
+    "podGroups": ("PodGroup", "podGroup"),
+    "pods": ("Pod", "pod"),
 }
 
 
@@ -395,6 +431,8 @@ class _ClusterBuilder:
         self.included: set[Path] = set()
         self.queues_declared = False
         self.generate_at: At | None = None
+        self.volcano_jobs: list[tuple[Mapping[str, Any], At]] = []  # converted at finish
+        self.warnings: list[str] = []  # located: manifests of kinds Volcano ignores
 
     def section(self, at: At, chain: tuple[Path, ...]) -> None:
         raw = at.value or {}
@@ -410,12 +448,56 @@ class _ClusterBuilder:
         self.entries(raw, at, "queues", self.queue)
         self.entries(raw, at, "nodes", self.node)
         self.entries(raw, at, "podGroups", self.pod_group)
-        for i in range(len(raw.get("jobs") or ())):
-            self.job(at / "jobs" / i)
+        for i, entry in enumerate(raw.get("jobs") or ()):
+            if mf.is_manifest(entry):
+                for item, place in mf.expand(entry, at / "jobs" / i, "Job"):
+                    self.typed(item, place, "job", self.volcano_job)
+            else:
+                self.job(at / "jobs" / i)
         self.entries(raw, at, "pods", self.pod)
-        self.entries(raw, at, "objects", self.kube_object)
+        for i, entry in enumerate(raw.get("objects") or ()):
+            for item, place in mf.expand(entry, at / "objects" / i, None):
+                self.manifest(item, place)
+
+    def manifest(self, raw: Mapping[str, Any], at: At) -> None:
+        """A manifest of any kind (an included ``kubectl get`` List, ``objects``), sent to
+        the converter of its kind; one vspec does not take is an error, or a warning when
+        Volcano's scheduler ignores it too."""
+        target, why = kinds.classify(raw)
+        if target is None:
+            if not why.startswith("ignored: "):
+                raise at.error(why)
+            self.warnings.append(f"{at.location()}: {why}")
+            return
+        if target == "queue":
+            self.queues_declared = True
+        convert: dict[kinds.Target, Convert] = {
+            "node": self.node,
+            "pod": self.pod,
+            "podGroup": self.pod_group,
+            "queue": self.queue,
+            "priorityClass": self.priority_class,
+            "job": self.volcano_job,
+            "object": self.kube_object,
+        }
+        convert[target](raw, at)
+
+    def typed(self, raw: Mapping[str, Any], at: At, target: kinds.Target, convert: Convert) -> None:
+        """A manifest in a list of one kind: its apiVersion must be the one vspec takes."""
+        why = kinds.check_api_version(raw, target)
+        if why:
+            raise at.error(why)
+        convert(raw, at)
+
+    def volcano_job(self, raw: Mapping[str, Any], at: At) -> None:
+        """A Volcano Job: recorded now, converted once every queue is known (its
+        admission reads them)."""
+        meta = mf.object_meta(raw, at, namespaced=True, uid="")
+        self.define("volcano job", meta, at)
+        self.volcano_jobs.append((raw, at))
 
     def include(self, at: At, target: str, chain: tuple[Path, ...]) -> None:
+        """A cluster file, or a manifest file (``kubectl get -o yaml``), merged here."""
         path = Path(at.doc.file).parent / target
         key = path.resolve()
         if key in chain:
@@ -425,7 +507,11 @@ class _ClusterBuilder:
             return  # included twice (a diamond): its objects are the same objects
         self.included.add(key)
         doc = self.context.cluster_document(path, at)
-        self.section(At(doc), (*chain, key))
+        if mf.is_manifest(doc.data):
+            for raw, place in mf.expand(doc.data, At(doc), None):
+                self.manifest(raw, place)
+        else:
+            self.section(At(doc), (*chain, key))
 
     def generated(self, at: At) -> None:
         """Expand ``cluster.generate`` with the spec's seed and take its objects as if
@@ -454,9 +540,13 @@ class _ClusterBuilder:
         self.cluster.pods.extend(cluster.pods)
 
     def entries(self, section: Mapping[str, Any], at: At, key: str, convert: Convert) -> None:
+        kind, target = _MANIFEST_KINDS[key]
         for i, entry in enumerate(section.get(key) or ()):
-            for raw, place in mf.expand(entry, at / key / i, _MANIFEST_KINDS.get(key)):
-                convert(raw, place)
+            for raw, place in mf.expand(entry, at / key / i, kind):
+                if mf.is_manifest(raw):
+                    self.typed(raw, place, target, convert)
+                else:
+                    convert(raw, place)
 
     def define(self, kind: str, meta: ObjectMeta, at: At) -> None:
         """Record where an object is defined; the second definition is an error."""
@@ -566,9 +656,13 @@ class _ClusterBuilder:
         and refuses (in ``bare`` mode only the implicit queue when none is declared) and
         pod priorities from their classes."""
         if mode == "deployed":
-            deploy(self.cluster, self.options)
+            deploy_queues(self.cluster, self.options)
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
+        for raw, at in self.volcano_jobs:
+            vcjob.admit_and_create(raw, at, self.cluster, self.options, mode)
+        if mode == "deployed":
+            admit_pods(self.cluster, self.options)
         _resolve_pod_priorities(self.cluster)
         return self.cluster
 
@@ -585,7 +679,7 @@ def _resolve_pod_priorities(cluster: Cluster) -> None:
     priority gets the class's value. A pod naming an undeclared class keeps none, as the
     scheduler never resolves a pod's class itself."""
     values = {pc.meta.name: pc.value for pc in cluster.priority_classes}
-    for pod in cluster.pods:
+    for pod in (*cluster.pods, *cluster.held_pods):
         if pod.priority is None and pod.priority_class_name in values:
             pod.priority = values[pod.priority_class_name]
 

@@ -147,7 +147,7 @@ def strings(raw: Mapping[str, Any] | None) -> dict[str, str]:
 # -- manifests -------------------------------------------------------------------------
 
 
-def _meta(
+def object_meta(
     raw: Mapping[str, Any], at: At, *, namespaced: bool, uid: str | None = None
 ) -> ObjectMeta:
     """``metadata`` of the manifest ``raw``; a namespaced object without a namespace is in
@@ -175,7 +175,7 @@ def pod_from_manifest(raw: Mapping[str, Any], at: At) -> Pod:
     status = raw.get("status") or {}
     s, st = at / "spec", at / "status"
     pod = Pod(
-        meta=_meta(raw, at, namespaced=True),
+        meta=object_meta(raw, at, namespaced=True),
         phase=str(status.get("phase") or "Pending"),
         node_name=str(spec.get("nodeName") or ""),
         priority=None if spec.get("priority") is None else int(spec["priority"]),
@@ -208,7 +208,7 @@ def node_from_manifest(raw: Mapping[str, Any], at: At) -> Node:
     status = raw.get("status") or {}
     st = at / "status"
     return Node(
-        meta=_meta(raw, at, namespaced=False, uid=""),
+        meta=object_meta(raw, at, namespaced=False, uid=""),
         allocatable=resource_list(status.get("allocatable"), st / "allocatable"),
         capacity=resource_list(status.get("capacity"), st / "capacity"),
         taints=taints(spec.get("taints")),
@@ -230,7 +230,7 @@ def pod_group_from_manifest(
     status = raw.get("status") or {}
     min_resources = spec.get("minResources")
     return PodGroup(
-        meta=_meta(raw, at, namespaced=True, uid=""),
+        meta=object_meta(raw, at, namespaced=True, uid=""),
         queue=str(spec.get("queue") or default_queue),
         min_member=int(spec.get("minMember") or 0),
         min_task_member={str(k): int(v) for k, v in (spec.get("minTaskMember") or {}).items()},
@@ -254,7 +254,7 @@ def queue_from_manifest(raw: Mapping[str, Any], at: At) -> Queue:
     s = at / "spec"
     affinity = spec.get("affinity")
     return Queue(
-        meta=_meta(raw, at, namespaced=False, uid=""),
+        meta=object_meta(raw, at, namespaced=False, uid=""),
         weight=int(spec["weight"]) if spec.get("weight") is not None else 1,
         capability=resource_list(spec.get("capability"), s / "capability"),
         deserved=resource_list(spec.get("deserved"), s / "deserved"),
@@ -271,7 +271,7 @@ def queue_from_manifest(raw: Mapping[str, Any], at: At) -> Queue:
 
 def priority_class_from_manifest(raw: Mapping[str, Any], at: At) -> PriorityClass:
     return PriorityClass(
-        meta=_meta(raw, at, namespaced=False, uid=""),
+        meta=object_meta(raw, at, namespaced=False, uid=""),
         value=int(raw.get("value") or 0),
         global_default=bool(raw.get("globalDefault", False)),
         preemption_policy=str(raw.get("preemptionPolicy") or "PreemptLowerPriority"),

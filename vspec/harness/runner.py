@@ -76,6 +76,7 @@ class SpecOutcome:
 class RunReport:
     outcomes: list[SpecOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # missing paths, files with no spec
+    warnings: list[str] = field(default_factory=list)  # located, each once (Spec.warnings)
     root: Path = field(default_factory=Path.cwd)  # common root of the paths that were run
     duration: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C or SIGTERM; the outcomes so far are kept
@@ -227,6 +228,7 @@ def run_paths(
                     emit(error)
                 for spec in specs:
                     loaded += 1
+                    report.warnings.extend(w for w in spec.warnings if w not in report.warnings)
                     if select(spec_keywords(spec, report.root)):
                         selected += 1
                         current = spec

@@ -35,7 +35,20 @@ from vspec.errors import SpecError
 from vspec.generate import generate_schema
 from vspec.harness.yamlload import Document, Key
 
-Kind = Literal["spec", "cluster", "schedulerConf", "schedulerConfigMap"]
+Kind = Literal[
+    "spec",
+    "cluster",
+    "schedulerConf",
+    "schedulerConfigMap",
+    "manifestList",
+    "anyManifest",
+    "nodeManifest",
+    "podManifest",
+    "podGroupManifest",
+    "queueManifest",
+    "priorityClassManifest",
+    "vcJobManifest",
+]
 
 MAX_ERRORS = 20  # reported per document; the rest are counted in one line
 _MAX_COLLECTED = 1000  # errors looked at per document, so a hopeless file stays cheap

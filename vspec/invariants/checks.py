@@ -607,6 +607,10 @@ def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> li
                 messages.append(f"cycle {view.cycle}: eviction of {e.task}, which does not exist")
             elif not view.pods[e.task].node_name:
                 messages.append(f"cycle {view.cycle}: eviction of {e.task}, which is on no node")
+    held = {p.meta.key for p in inputs.cluster.held_pods}
+    for key, cycle in sorted(result.created.items()):
+        if key not in held:
+            messages.append(f"cycle {cycle}: {key} was created but was never a held pod")
     if result.cluster is not None and views:
         messages.extend(_final_cluster(views[-1], result))
     return messages
@@ -616,6 +620,7 @@ def _final_cluster(last: CycleView, result: SimulationResult) -> list[str]:
     """The cluster after the last cycle: its pods minus the evicted, moved only by binds."""
     assert result.cluster is not None
     survivors = set(last.pods) - gone_after(last)
+    survivors |= {k for k, cycle in result.created.items() if cycle == last.cycle + 1}
     final = {p.meta.key: p for p in result.cluster.pods}
     messages = []
     if set(final) != survivors:
@@ -623,7 +628,13 @@ def _final_cluster(last: CycleView, result: SimulationResult) -> list[str]:
         messages.append(f"final cluster: pods lost {lost}, pods appeared {extra}")
     bound = {b.task for b in last.binds}
     for key, pod in final.items():
-        if key in survivors and key not in bound and pod.node_name != last.pods[key].node_name:
+        before = last.pods.get(key)
+        if (
+            before is not None
+            and key in survivors
+            and key not in bound
+            and (pod.node_name != before.node_name)
+        ):
             messages.append(f"final cluster: {key} moved without a bind")
     return messages
 
@@ -636,7 +647,8 @@ register(
         "the start of the cycle, and a declared node; every eviction names a pod that was "
         "on a node; no pod is bound or evicted twice in one cycle; no bind or eviction is "
         "recorded for a cycle that did not run; the cluster after the last cycle holds "
-        "exactly the pods of the input minus the evicted and the terminating ones (those "
+        "exactly the pods of the input (and the held pods a controller created, from the "
+        "cycle it created them) minus the evicted and the terminating ones (those "
         "with a deletionTimestamp are gone one period later), each on the node it had "
         "unless a bind moved it.",
         "Every configuration.",

@@ -66,9 +66,12 @@ def gone_after(view: CycleView) -> set[str]:
 
 def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
     """Each cycle's view, in order; the pods move on as between two sessions: bound pods
-    run on their node, evicted and terminating pods are gone."""
+    run on their node, evicted and terminating pods are gone, and the held pods a
+    controller created (``result.created``) are there from their cycle on."""
     pods = {p.meta.key: p for p in cluster.pods}
+    held = {p.meta.key: p for p in cluster.held_pods}
     for c in range(count):
+        pods.update({k: p for k, p in held.items() if result.created.get(k) == c})
         view = CycleView(
             c,
             dict(pods),

@@ -162,6 +162,9 @@ class Cluster:
     queues: list[Queue] = field(default_factory=list)
     priority_classes: list[PriorityClass] = field(default_factory=list)
     objects: list[KubeObject] = field(default_factory=list)
+    # Pods a controller creates once their pod group has left Pending (a Volcano Job's):
+    # not yet in the cache; a cycle whose session enqueued the group adds them.
+    held_pods: list[Pod] = field(default_factory=list)
 
     def objects_of_kind(self, kind: str) -> list[KubeObject]:
         return [o for o in self.objects if o.kind == kind]

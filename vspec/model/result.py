@@ -86,6 +86,9 @@ class SimulationResult:
     events: list[RecordedEvent] = field(default_factory=list)
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     cluster: Cluster | None = None  # the cluster after the last cycle
+    # held pods (a Volcano Job's) that a controller created: ns/name -> the cycle at whose
+    # start they first exist
+    created: dict[str, int] = field(default_factory=dict)
 
     def bind_map(self) -> dict[str, str]:
         return {b.task: b.node for b in self.binds}

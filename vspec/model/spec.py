@@ -71,6 +71,7 @@ class Spec:
     verbosity: int = 3
     plugins_dirs: tuple[Path, ...] = ()  # pluginsDir, imported when the spec was loaded
     cluster_mode: ClusterMode = "deployed"  # what was added to the declared cluster
+    warnings: list[str] = field(default_factory=list)  # located; e.g. manifests ignored
 
     @property
     def nodeid(self) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from vspec.harness.runner import RunReport, SpecOutcome
+    from vspec.report.page import HtmlReport
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -64,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("paths", nargs="+", metavar="PATH", help="spec files or directories")
     run.add_argument("-k", dest="keyword", metavar="EXPR", help="select specs by name and tags")
     run.add_argument("--junit-xml", type=Path, metavar="FILE", help="write a JUnit XML report")
+    run.add_argument("--html", type=Path, metavar="FILE", help="write an HTML report with pictures")
     run.add_argument("--seed", type=int, metavar="N", help="override every spec's seed")
     run.add_argument(
         "--timeout", type=_seconds, metavar="SECONDS", help="fail a spec that runs longer"
@@ -179,21 +181,31 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = _Output(sys.stdout)
     progress = _Progress(out, verbose=args.verbose)
+    html = _html_report(args.html)
     # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
     report = run_paths(
         args.paths,
-        engine=get_engine(),
+        engine=get_engine() if html is None else html.engine,
         keyword=args.keyword,
         seed=args.seed,
         timeout=args.timeout,
-        on_outcome=progress,
+        on_outcome=progress if html is None else _both(progress, html.add),
+        before_spec=None if html is None else html.before,
     )
     progress.end()
     code = report.exit_code
     try:
         _print_report(report, out, verbose=args.verbose)
     finally:
-        # Whatever happened to the terminal, the report file is written.
+        # Whatever happened to the terminal, the report files are written.
+        if html is not None:
+            from vspec.harness.report import summary
+
+            try:
+                html.write(summary(report.counts(), report.duration))
+            except VspecError as exc:
+                print(f"vspec: error: {exc}", file=sys.stderr)
+                code = EXIT_USAGE
         if args.junit_xml is not None:
             from vspec.harness.junit import write_junit
 
@@ -209,6 +221,24 @@ def _run(args: argparse.Namespace) -> int:
         print("vspec: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return code
+
+
+def _html_report(path: Path | None) -> HtmlReport | None:
+    if path is None:
+        return None
+    from vspec.report.page import HtmlReport
+
+    return HtmlReport(path)
+
+
+def _both(
+    first: Callable[[SpecOutcome], None], second: Callable[[SpecOutcome], None]
+) -> Callable[[SpecOutcome], None]:
+    def call(outcome: SpecOutcome) -> None:
+        first(outcome)
+        second(outcome)
+
+    return call
 
 
 def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:

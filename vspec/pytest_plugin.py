@@ -16,7 +16,7 @@ Hypothesis profiles (``dev``, ``fuzz``) are registered when one is asked for, so
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,16 @@ _SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.harness.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
 _ENGINE = pytest.StashKey["Engine"]()
 _PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
+_SECTION = pytest.StashKey[str]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("vspec").addoption(
+        "--vspec-html",
+        metavar="FILE",
+        default=None,
+        help="write an HTML report of the specs, with pictures of each run",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -43,6 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Before Hypothesis' plugin loads ``--hypothesis-profile``, and before any spec file
     is collected."""
     _register_profiles(config)
+    html = config.getoption("--vspec-html", None)
+    if html is not None and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_HtmlCollector(Path(html)), "vspec-html")
 
 
 def _register_profiles(config: pytest.Config) -> None:
@@ -135,11 +148,27 @@ class SpecItem(pytest.Item):
     def runtest(self) -> None:
         from vspec.harness.runner import execute
 
-        outcome = execute(self.spec, engine=_engine(self.config))
+        if self.config.getoption("--vspec-html") is None:
+            outcome = execute(self.spec, engine=_engine(self.config))
+        else:
+            outcome = self._execute_recorded()
         if outcome.invalid:
             raise SpecInvalid(outcome)
         if outcome.failing:
             raise SpecFailed(outcome)
+
+    def _execute_recorded(self) -> SpecOutcome:
+        """The run, recorded for the HTML report; its section rides on the test report
+        (so that xdist workers send it to the controller, which writes the page)."""
+        from vspec.harness.runner import execute
+        from vspec.report.capture import RecordingEngine
+        from vspec.report.page import spec_section
+
+        engine = RecordingEngine()
+        engine.arm(self.spec)
+        outcome = execute(self.spec, engine=engine)
+        self.stash[_SECTION] = spec_section(outcome, engine.take())
+        return outcome
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
@@ -175,6 +204,40 @@ class InvalidSpecItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, _line0(self.outcome.location), f"invalid spec: {self.name}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    section = item.stash.get(_SECTION, None)
+    if section is not None and call.when == "call":
+        report.vspec_html = section  # type: ignore[attr-defined]
+    return report
+
+
+class _HtmlCollector:
+    """Gathers the report sections in the process that writes the page (xdist's
+    controller, or the only process)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sections: list[str] = []
+        self.failing: list[bool] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        section = getattr(report, "vspec_html", None)
+        if isinstance(section, str):
+            self.sections.append(section)
+            self.failing.append(report.failed)
+
+    def pytest_sessionfinish(self) -> None:
+        from vspec.report.page import failing_first, write_page
+
+        failed = sum(self.failing)
+        summary = f"{failed} failed, {len(self.sections) - failed} passed (pytest)"
+        write_page(self.path, failing_first(self.sections, self.failing), summary)
 
 
 def _engine(config: pytest.Config) -> Engine:

@@ -202,9 +202,11 @@ def run_paths(
     seed: int | None = None,
     timeout: float | None = None,
     on_outcome: Callable[[SpecOutcome], None] | None = None,
+    before_spec: Callable[[Spec], None] | None = None,
 ) -> RunReport:
     """Discover, load and run every spec under ``paths``, in one process.
 
+    ``before_spec`` is told of each spec about to run (the HTML report records it).
     A ``KeyboardInterrupt`` ends the run early with the outcomes so far (the spec that was
     running counts as an error), so a report can still be written.
     Raises :class:`vspec.harness.keyword.KeywordError` for a malformed ``keyword``.
@@ -232,6 +234,8 @@ def run_paths(
                     if select(spec_keywords(spec, report.root)):
                         selected += 1
                         current = spec
+                        if before_spec is not None:
+                            before_spec(spec)
                         outcome = run_spec(spec, engine=engine, seed=seed, timeout=timeout)
                         current = None
                         emit(outcome)

@@ -1,0 +1,6 @@
+"""The HTML report (``vspec run --html``, pytest's ``--vspec-html``): one page, no
+network, with the outcome of every spec and pictures of what the engine did.
+
+:mod:`~vspec.report.capture` records a spec's run, :mod:`~vspec.report.charts` draws
+it (pygal, SVG inline), :mod:`~vspec.report.page` writes the page.
+"""

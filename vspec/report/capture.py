@@ -1,0 +1,74 @@
+"""What the report keeps of one spec's run: the result, the cluster after each cycle,
+and why the tasks its expectations name ended where they did."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from vspec.explain.recorder import ExplainRecorder
+from vspec.explain.records import ClusterState, TaskExplanation
+from vspec.framework.engine import PythonEngine
+from vspec.harness.expect import named_jobs, named_tasks
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.probes import Probe
+from vspec.model.result import SimulationResult
+from vspec.model.spec import Spec
+
+EXPLAINED_TASKS = 20  # explain tables per spec, at most
+
+
+@dataclass
+class Capture:
+    spec: Spec
+    result: SimulationResult
+    clusters: list[ClusterState] = field(default_factory=list)
+    explained: list[TaskExplanation] = field(default_factory=list)
+
+
+class RecordingEngine:
+    """The Python engine, recording the first run after :meth:`arm` (the spec's own;
+    the ``deterministic`` invariant's re-runs are not recorded)."""
+
+    name = "python"
+
+    def __init__(self) -> None:
+        self._spec: Spec | None = None
+        self._recorder: ExplainRecorder | None = None
+        self.capture: Capture | None = None
+
+    def arm(self, spec: Spec) -> None:
+        self._spec, self.capture = spec, None
+        self._recorder = ExplainRecorder(
+            tasks=named_tasks(spec.expect), jobs=named_jobs(spec.expect), clusters=True
+        )
+
+    def take(self) -> Capture | None:
+        capture, self.capture, self._spec, self._recorder = self.capture, None, None, None
+        return capture
+
+    def simulate(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        *,
+        seed: int = 0,
+        now: datetime | None = None,
+        cycles: int = 1,
+        verbosity: int = 3,
+        probes: Sequence[Probe] = (),
+    ) -> SimulationResult:
+        recorder, spec = self._recorder, self._spec
+        self._recorder = None
+        engine = PythonEngine() if recorder is None else PythonEngine(recorder=recorder)
+        result = engine.simulate(
+            conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes
+        )
+        if recorder is not None and spec is not None:
+            last = {te.task: te for te in recorder.explanations}  # the last cycle's
+            self.capture = Capture(
+                spec, result, recorder.cluster_states, list(last.values())[:EXPLAINED_TASKS]
+            )
+        return result

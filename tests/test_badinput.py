@@ -128,3 +128,21 @@ def test_huge_integer_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "digits.yaml"
     path.write_text("name: digits\nseed: " + "9" * 100_000 + "\n")
     assert_refused(path, Expected(path.resolve(), 2, "is not an integer"))
+
+
+def test_millions_of_empty_documents_are_refused_quickly(tmp_path: Path) -> None:
+    # Each empty document cost a Document: 3 million of them took 20 s and a gigabyte.
+    path = tmp_path / "empty-documents.yaml"
+    path.write_text("name: x\n" + "---\n" * 3_000_000, encoding="utf-8")
+    assert_refused(path, Expected(path.resolve(), 10_001, "more than 10000 YAML documents"))
+
+
+def test_deep_include_chain_is_refused_not_a_recursion_error(tmp_path: Path) -> None:
+    # 2,000 files each including the next ended in Python's RecursionError.
+    for i in range(2000):
+        (tmp_path / f"c{i}.yaml").write_text(f"include: [c{i + 1}.yaml]\n")
+    (tmp_path / "c2000.yaml").write_text("nodes: []\n")
+    path = tmp_path / "deep.yaml"
+    path.write_text("name: deep\ncluster: {include: [c0.yaml]}\n")
+    want = Expected((tmp_path / "c31.yaml").resolve(), 1, "includes nested more than 32 files")
+    assert_refused(path, want, memory=False)

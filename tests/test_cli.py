@@ -8,6 +8,7 @@ behaviour, not the engine's.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -312,6 +313,27 @@ class TestHangs:
         assert cases["hangs"].find("error") is not None  # it was running
         props = {p.get("name"): p.get("value") for p in cases["hangs"].iter("property")}
         assert props["seed"] == "7"  # its own seed, to reproduce it
+
+
+class TestDiscovery:
+    def test_fifos_devices_and_symlink_loops_are_skipped_and_said(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        # Reading a FIFO named *.yaml blocked for ever; a symlink loop was a traceback.
+        write(tmp_path / "a.yaml", spec("fine"))
+        os.mkfifo(tmp_path / "fifo.yaml")
+        (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+        (tmp_path / "loop1.yaml").symlink_to(tmp_path / "loop2.yaml")
+        (tmp_path / "loop2.yaml").symlink_to(tmp_path / "loop1.yaml")
+        (tmp_path / "sub").mkdir()
+        (tmp_path / "sub" / "up").symlink_to(tmp_path)  # a directory loop: not followed
+        code, out, err = run(capsys, "run", tmp_path, tmp_path / "fifo.yaml")
+        assert code == 2
+        assert "1 passed" in out
+        assert f"{tmp_path / 'fifo.yaml'}: skipped: not a regular file (a FIFO)" in err
+        assert f"{tmp_path / 'zero.yaml'}: skipped: not a regular file (a device)" in err
+        assert f"{tmp_path / 'loop1.yaml'}: skipped: a symlink loop" in err
+        assert "Traceback" not in err
 
 
 class TestReports:

@@ -323,3 +323,22 @@ class TestKeyword:
     def test_malformed_expressions(self, expr: str) -> None:
         with pytest.raises(KeywordError, match="-k"):
             compile_keyword(expr)
+
+    def test_a_long_chain_matches_without_deep_recursion(self) -> None:
+        # 1,000 terms nested 1,000 calls deep: a RecursionError at match time.
+        expr = " or ".join(f"w{i}" for i in range(999)) + " or gang"
+        assert compile_keyword(expr)(["gang"]) is True
+
+    @pytest.mark.parametrize(
+        ("expr", "problem"),
+        [
+            (" or ".join(f"w{i}" for i in range(5000)), "at most 2000 are read"),
+            ("(" * 60 + "x" + ")" * 60, "nested deeper than 50 levels"),
+            ("not " * 60 + "x", "nested deeper than 50 levels"),
+        ],
+        ids=["terms", "parentheses", "nots"],
+    )
+    def test_huge_expressions_are_refused_before_work(self, expr: str, problem: str) -> None:
+        with pytest.raises(KeywordError, match=problem) as error:
+            compile_keyword(expr)
+        assert len(str(error.value)) < 200  # the expression is not echoed whole

@@ -50,6 +50,7 @@ from vspec.model.objects import (
 from vspec.model.quantity import QuantityError, parse_quantity
 
 DEFAULT_PODS = Fraction(110)  # what a kubelet reports when a compact node leaves it out
+MAX_GENERATED = 200_000  # nodes, queues, pod groups and pods: about 15 s to build
 _FORMS = ("choice", "cycle", "range")
 
 
@@ -383,6 +384,7 @@ def generate_cluster(
     when ``params`` does not follow :func:`generate_schema`.
     """
     _validate(params, location)
+    _check_size(params, location)
     gen = _Generator(random.Random(seed), "cluster.generate", location)
     gen.priority_classes(params.get("priorityClasses") or [])
     gen.queues(params.get("queues") or [])
@@ -400,6 +402,38 @@ def _validate(params: Mapping[str, Any], location: Location | None) -> None:
         worst = errors[0]
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in worst.absolute_path)
         raise GenerateError(f"cluster.generate{path}: {worst.message}", location)
+
+
+def _check_size(params: Mapping[str, Any], location: Location | None) -> None:
+    """Counts are checked before anything is built: ``count: 100000000`` is refused at
+    once, not after minutes and gigabytes."""
+    sizes = {
+        "nodes": sum(int(e.get("count", 1)) for e in params.get("nodes") or ()),
+        "queues": sum(int(e.get("count", 1)) for e in params.get("queues") or ()),
+        "jobs": sum(
+            int(e.get("count", 1))
+            * (1 + sum(_most(t.get("replicas", 1)) for t in e.get("tasks") or ()))
+            for e in params.get("jobs") or ()
+        ),
+    }
+    total = sum(sizes.values())
+    if total > MAX_GENERATED:
+        shown = ", ".join(f"{key} {n}" for key, n in sizes.items() if n)
+        raise GenerateError(
+            f"makes {total} objects ({shown}; jobs count their pod groups "
+            f"and pods); vspec generates at most {MAX_GENERATED}",
+            location,
+        )
+
+
+def _most(raw: Any) -> int:
+    """The largest integer a generator form can yield (a bound, so nothing is drawn)."""
+    if _is_form(raw):
+        if "range" in raw:
+            return int(raw["range"][1])
+        choices = raw.get("choice") or raw.get("cycle") or [raw.get("value", 0)]
+        return max((_most(c) for c in choices), default=0)
+    return int(raw) if isinstance(raw, int | float) else 0
 
 
 # -- JSON Schema -------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ Matcher = Callable[[list[str]], bool]
 
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 _OPERATORS = frozenset({"and", "or", "not"})
+MAX_TOKENS = 2_000  # words, operators and parentheses of one expression
+MAX_DEPTH = 50  # nested parentheses and nots
 
 
 class KeywordError(VspecError):
@@ -29,6 +31,11 @@ def compile_keyword(expression: str) -> Callable[[Iterable[str]], bool]:
     tokens = _TOKEN.findall(expression)
     if not tokens:
         return lambda _keywords: True
+    if len(tokens) > MAX_TOKENS:
+        raise KeywordError(
+            f"-k {_shown(expression)}: {len(tokens)} words and operators; "
+            f"at most {MAX_TOKENS} are read"
+        )
     parser = _Parser(expression, tokens)
     matcher = parser.parse()
 
@@ -45,6 +52,7 @@ class _Parser:
         self.expression = expression
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
 
     def parse(self) -> Matcher:
         matcher = self._or()
@@ -63,30 +71,34 @@ class _Parser:
         return token
 
     def _or(self) -> Matcher:
-        left = self._and()
+        terms = [self._and()]
         while self._peek() == "or":
             self.pos += 1
-            right = self._and()
-            left = _either(left, right)
-        return left
+            terms.append(self._and())
+        return _either(terms)
 
     def _and(self) -> Matcher:
-        left = self._not()
+        terms = [self._not()]
         while self._peek() == "and":
             self.pos += 1
-            right = self._not()
-            left = _both(left, right)
-        return left
+            terms.append(self._not())
+        return _both(terms)
 
     def _not(self) -> Matcher:
         token = self._take()
+        if token in ("not", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self._fail(f"nested deeper than {MAX_DEPTH} levels")
         if token == "not":
             inner = self._not()
+            self.depth -= 1
             return lambda keywords: not inner(keywords)
         if token == "(":
             inner = self._or()
             if self._take() != ")":
                 self._fail("expected ')'")
+            self.depth -= 1
             return inner
         if token == ")" or token in _OPERATORS:
             self._fail(f"unexpected {token!r}")
@@ -94,12 +106,22 @@ class _Parser:
         return lambda keywords: any(word in k for k in keywords)
 
     def _fail(self, problem: str) -> NoReturn:
-        raise KeywordError(f"-k {self.expression!r}: {problem}")
+        raise KeywordError(f"-k {_shown(self.expression)}: {problem}")
 
 
-def _either(left: Matcher, right: Matcher) -> Matcher:
-    return lambda keywords: left(keywords) or right(keywords)
+def _either(terms: list[Matcher]) -> Matcher:
+    """One matcher for a whole chain, so a long chain does not nest calls."""
+    if len(terms) == 1:
+        return terms[0]
+    return lambda keywords: any(term(keywords) for term in terms)
 
 
-def _both(left: Matcher, right: Matcher) -> Matcher:
-    return lambda keywords: left(keywords) and right(keywords)
+def _both(terms: list[Matcher]) -> Matcher:
+    if len(terms) == 1:
+        return terms[0]
+    return lambda keywords: all(term(keywords) for term in terms)
+
+
+def _shown(expression: str, limit: int = 80) -> str:
+    """The expression as an error quotes it, shortened: it may be thousands of words."""
+    return repr(expression if len(expression) <= limit else expression[:limit] + "...")

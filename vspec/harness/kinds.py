@@ -44,6 +44,7 @@ def group(api_version: str) -> str:
 
 
 _TAKEN_BY_GROUP: dict[tuple[str, str], str] = {(group(api), kind): api for api, kind in TAKEN}
+_TAKEN_BY_KIND: dict[str, str] = {kind: api for api, kind in TAKEN}
 
 
 def classify(raw: Mapping[str, Any]) -> tuple[Target | None, str]:
@@ -68,4 +69,11 @@ def check_api_version(raw: Mapping[str, Any], target: Target) -> str:
     """For a manifest in a typed list (``nodes``, ``pods``, ...): an error message when
     its apiVersion is not the one vspec takes for its kind, else ""."""
     got, why = classify(raw)
-    return "" if got == target else why
+    if got == target:
+        return ""
+    served = _TAKEN_BY_KIND.get(str(raw.get("kind", "")))
+    if why.startswith("ignored: ") and served is not None:
+        # In a list of this kind the manifest is meant as one: its apiVersion is wrong.
+        kind, api = raw.get("kind"), raw.get("apiVersion")
+        return f"{kind} {api} is not an apiVersion vspec takes; write {served}"
+    return why

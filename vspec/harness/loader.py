@@ -14,8 +14,10 @@ ties break the same way (pod UID ``<namespace>-<name>``, zero creation times, ..
 from __future__ import annotations
 
 import copy
+import errno
 import os
 import re
+import stat
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,6 +28,12 @@ from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
 from vspec.harness import kinds, vcjob
 from vspec.harness import manifests as mf
+from vspec.harness.apirules import (
+    label_key_problem,
+    label_problem,
+    label_value_problem,
+    subdomain_problem,
+)
 from vspec.harness.declared import undeclared
 from vspec.harness.deployment import admit_pods, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
@@ -68,6 +76,7 @@ SPEC_SUFFIXES = (".yaml", ".yml")
 # Top-level keys of a spec that no cluster file, conf or manifest has.
 SPEC_ONLY_KEYS = frozenset({"cluster", "expect", "probes", "scheduler"})
 CONFIGMAP_KEY = "volcano-scheduler.conf"
+MAX_INCLUDE_DEPTH = 32  # files including files: deeper is a mistake (and Python's stack)
 KUBELET_MAX_PODS = Fraction(110)  # what a kubelet reports as allocatable pods by default
 
 
@@ -85,28 +94,52 @@ class FileLoad:
 # -- finding and loading files ---------------------------------------------------------
 
 
-def discover(paths: Sequence[Path]) -> list[Path]:
+def discover(paths: Sequence[Path], skipped: list[SpecError] | None = None) -> list[Path]:
     """The files given, plus every ``.yaml``/``.yml`` below the directories given (hidden
-    files and directories skipped), each once, in a deterministic order."""
+    files and directories skipped), each once, in a deterministic order. What is not a
+    regular file (a FIFO, a device, a symlink loop) would block or fail a read: it is
+    left out, with the reason appended to ``skipped``."""
     found: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             files = _walk(path)
-        elif path.exists():
+        elif os.path.lexists(path):
             files = [path]
         else:
             raise SpecError("no such file or directory", Location(str(path)))
         for file in files:
-            key = file.resolve()
+            why = not_regular(file)
+            if why is not None:
+                if skipped is not None:
+                    skipped.append(SpecError(f"skipped: {why}", Location(str(file))))
+                continue
+            key = os.path.realpath(file)
             if key not in seen:
                 seen.add(key)
                 found.append(file)
     return found
 
 
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a spec file, or None for a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"cannot read: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a device", stat.S_ISBLK: "a device"}
+    kind = next((name for test, name in kinds.items() if test(mode)), "a socket")
+    return f"not a regular file ({kind})"
+
+
 def _walk(root: Path) -> list[Path]:
+    """Symlinked directories are not followed (os.walk's default), so a loop of them
+    cannot make the walk endless."""
     files: list[Path] = []
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = [d for d in subdirs if not d.startswith(".")]
@@ -503,6 +536,8 @@ class _ClusterBuilder:
         if key in chain:
             cycle = " -> ".join(p.name for p in (*chain[chain.index(key) :], key))
             raise at.error(f"cyclic include: {cycle}")
+        if len(chain) > MAX_INCLUDE_DEPTH:
+            raise at.error(f"includes nested more than {MAX_INCLUDE_DEPTH} files deep")
         if key in self.included:
             return  # included twice (a diamond): its objects are the same objects
         self.included.add(key)
@@ -549,7 +584,9 @@ class _ClusterBuilder:
                     convert(raw, place)
 
     def define(self, kind: str, meta: ObjectMeta, at: At) -> None:
-        """Record where an object is defined; the second definition is an error."""
+        """Record where an object is defined; the second definition is an error. The
+        object must be one the API server would take (:mod:`vspec.harness.apirules`)."""
+        _check_api_rules(kind, meta, at)
         location = meta.location or at.location()
         first = self.defined.setdefault((kind, meta.key), location)
         if first is not location:
@@ -665,6 +702,30 @@ class _ClusterBuilder:
             admit_pods(self.cluster, self.options)
         _resolve_pod_priorities(self.cluster)
         return self.cluster
+
+
+def _check_api_rules(kind: str, meta: ObjectMeta, at: At) -> None:
+    """apimachinery's rules for the name, namespace and labels of an object defined at
+    ``at`` (a manifest, a compact entry, or what a job or ``generate`` made); apiVersions
+    are :mod:`vspec.harness.kinds`' to check."""
+    base = at / "metadata" if mf.is_manifest(at.value) else at
+    written = base.value if isinstance(base.value, Mapping) else {}
+    problem = subdomain_problem(meta.name)
+    if problem is not None:
+        where = base / "name" if written.get("name") == meta.name else at
+        raise where.error(f"{kind} name {meta.name!r}: {problem}")
+    problem = label_problem(meta.namespace) if meta.namespace else None
+    if problem is not None:
+        where = base / "namespace" if "namespace" in written else at
+        raise where.error(f"namespace {meta.namespace!r}: {problem}")
+    for key, value in meta.labels.items():
+        problem = label_key_problem(key)
+        if problem is None:
+            problem = label_value_problem(value)
+        if problem is not None:
+            labels = written.get("labels")
+            where = base / "labels" / key if isinstance(labels, Mapping) and key in labels else at
+            raise where.error(f"label {key}={value!r}: {problem}")
 
 
 def _where(location: Location) -> str:

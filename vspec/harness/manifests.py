@@ -87,6 +87,9 @@ def resource_list(raw: Mapping[str, Any] | None, at: At) -> ResourceList:
     return out
 
 
+LAST_YEAR = 9999  # a time in the last year of datetime's range leaves no room to add to
+
+
 def timestamp(raw: Any, at: At) -> datetime | None:
     """An RFC 3339 time (the schema checked its shape); None for null."""
     if raw is None:
@@ -95,9 +98,13 @@ def timestamp(raw: Any, at: At) -> datetime | None:
     # Kubernetes may print nanoseconds; datetime keeps microseconds.
     text = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), text, count=1)
     try:
-        return datetime.fromisoformat(text)
+        parsed = datetime.fromisoformat(text)
     except ValueError as exc:
         raise at.error(f"{raw!r} is not an RFC 3339 time: {exc}") from None
+    if parsed.tzinfo is not None and parsed.year >= LAST_YEAR:
+        # Sessions add durations to times (cycles, windows): 9999-12-31 + 1 s overflows.
+        raise at.error(f"{raw!r} is too late: vspec computes with times before {LAST_YEAR}")
+    return parsed
 
 
 def creation_time(raw: Any, at: At) -> datetime:

@@ -258,21 +258,24 @@ def spec_files(
     paths: Sequence[str | os.PathLike[str]], problems: list[str]
 ) -> list[tuple[Path, bool]]:
     """The files to load, each once, with whether the user named it (then it must hold a
-    spec); a path that does not exist is recorded in ``problems`` and the others go on."""
+    spec); a path that does not exist, or a FIFO, device or symlink loop that is skipped,
+    is recorded in ``problems`` and the others go on."""
     from vspec.harness.loader import discover
 
     files: list[tuple[Path, bool]] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
+        skipped: list[SpecError] = []
         try:
-            found = discover([path])
+            found = discover([path], skipped)
         except SpecError as exc:
             problems.append(str(exc))
             continue
+        problems.extend(str(e) for e in skipped)
         named = not path.is_dir()
         for file in found:
-            key = file.resolve()
+            key = os.path.realpath(file)
             if key not in seen:
                 seen.add(key)
                 files.append((file, named))

@@ -11,7 +11,8 @@ records where its entries start in a side table keyed by the container's ``id``.
 table costs a tuple per entry, far less than a node per value, and gives the exact
 position of any key path afterwards (:meth:`Document.locate`), long after parsing.
 
-Limits (:data:`MAX_ITEMS`, :data:`MAX_NODES`, :data:`MAX_ALIAS_NODES`, :data:`MAX_DEPTH`)
+Limits (:data:`MAX_ITEMS`, :data:`MAX_NODES`, :data:`MAX_ALIAS_NODES`, :data:`MAX_DEPTH`,
+:data:`MAX_DOCUMENTS`)
 are enforced while parsing, so an absurd input is refused in well under a second and in
 bounded memory instead of after it has been built.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,6 +42,9 @@ MAX_ITEMS = 100_000  # entries of one mapping or sequence
 MAX_NODES = 2_000_000  # values in one document, aliases expanded
 MAX_ALIAS_NODES = 100_000  # values one document reaches through aliases
 MAX_DEPTH = 64  # nesting of mappings and sequences
+MAX_INT_DIGITS = 30  # Kubernetes' widest integers (int64, quantities up to 1e24) fit
+MAX_INT = 10**MAX_INT_DIGITS - 1
+MAX_DOCUMENTS = 10_000  # documents of one file (each costs a Document, even when empty)
 
 Key = str | int
 KeyPath = tuple[Key, ...]
@@ -185,7 +190,11 @@ class At:
 def read_documents(path: Path) -> list[Document]:
     """Every document of a YAML file. A file that cannot be read or parsed is one error."""
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            # Reading a FIFO or a device would block, or never end.
+            raise SpecError("not a regular file", Location(str(path)))
+        size = status.st_size
         if size > MAX_FILE_BYTES:
             raise SpecError(
                 f"file is {size} bytes; vspec reads at most {MAX_FILE_BYTES} bytes",
@@ -308,6 +317,18 @@ class _Builder:
             if exc.context and exc.problem:
                 problem = f"{problem} ({exc.context})"
             raise self.error(f"invalid YAML: {problem}", *_mark(mark)) from None
+        except yaml.reader.ReaderError as exc:
+            # libyaml counts characters; a user counts lines and columns.
+            before = self.text[: exc.position]
+            line = before.count("\n")
+            column = exc.position - (before.rfind("\n") + 1)
+            char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else "a character"
+            name = " (a NUL byte)" if exc.character == 0 else ""
+            raise self.error(
+                f"invalid YAML: {char}{name} is a control character, which YAML does not allow",
+                line,
+                column,
+            ) from None
         except yaml.YAMLError as exc:
             raise SpecError(f"invalid YAML: {exc}", Location(self.file)) from None
         finally:
@@ -323,6 +344,10 @@ class _Builder:
             kind = type(event)
             if kind is _DOCUMENT_START:
                 start = _mark(event.start_mark)
+                if index >= MAX_DOCUMENTS:
+                    raise self.error(
+                        f"more than {MAX_DOCUMENTS} YAML documents in one file", *start
+                    )
                 marks: dict[int, _Marks] = {}
                 data = self._document(get_event, marks)
                 yield Document(
@@ -493,11 +518,21 @@ class _Builder:
             return _BOOLEANS[value.lower()]
         if tag in (INT, FLOAT):
             try:
-                return self.numbers.number(tag, value)
+                number = self.numbers.number(tag, value)
             except (ValueError, ConstructorError):
                 raise self.error(
-                    f"{value!r} is not {'an integer' if tag == INT else 'a number'}", line, column
+                    f"{_clip(value)!r} is not {'an integer' if tag == INT else 'a number'}",
+                    line,
+                    column,
                 ) from None
+            if isinstance(number, int) and abs(number) > MAX_INT:
+                # Python refuses to print a 4300-digit int; no spec value needs 31 digits.
+                raise self.error(
+                    f"{_clip(value)!r}: an integer of more than {MAX_INT_DIGITS} digits",
+                    line,
+                    column,
+                )
+            return number
         return value  # "=" (the YAML "value" key) and other plain oddities read as strings
 
     def _check_collection_tag(self, tag: str | None, expected: str, line: int, col: int) -> None:
@@ -534,6 +569,11 @@ class _Builder:
         own.update(merged)
         own_children.clear()
         own_children.update(positions)
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    """A scalar as an error quotes it: a 5,000-digit one is shown by its start."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _mark(mark: Any) -> tuple[int, int]:

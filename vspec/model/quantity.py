@@ -26,9 +26,16 @@ _DECIMAL = {
     "P": Fraction(10**15),
     "E": Fraction(10**18),
 }
+# apimachinery's grammar (resource/quantity.go): <signedNumber><suffix>, where a number is
+# <digits>, <digits>.<digits>, <digits>. or .<digits> and a digit is 0-9 only (Python's \d
+# would take Arabic-Indic or fullwidth digits); the suffix is a binary SI, a decimal SI
+# or e<signed integer>.
 _QUANTITY = re.compile(
-    r"^(?P<num>[+-]?(?:\d+\.?\d*|\.\d+))(?:(?P<exp>[eE][+-]?\d+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$"
+    r"(?P<num>[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))"
+    r"(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)",
+    re.ASCII,
 )
+MAX_QUANTITY_CHARS = 64  # longer is a mistake, and its digits would cost time to convert
 # A quantity beyond this is certainly a mistake (and would make float arithmetic meaningless).
 MAX_QUANTITY = Fraction(10**24)
 
@@ -48,9 +55,15 @@ def parse_quantity(raw: object) -> Fraction:
             raise QuantityError(f"{raw!r} is not a finite quantity")
         number = Fraction(str(raw))
     elif isinstance(raw, str):
-        match = _QUANTITY.match(raw.strip())
+        if len(raw) > MAX_QUANTITY_CHARS:
+            raise QuantityError(f"{raw[:20]!r}... is longer than {MAX_QUANTITY_CHARS} characters")
+        match = _QUANTITY.fullmatch(raw)
         if match is None:
-            raise QuantityError(f"{raw!r} is not a Kubernetes quantity (e.g. 2, 500m, 1Gi)")
+            raise QuantityError(
+                f"{raw!r} is not a Kubernetes quantity: digits 0-9, an optional sign and "
+                "decimal point, then a suffix (Ki, Mi, ... Ei; n, u, m, k, M, ... E) or an "
+                "exponent (e3)"
+            )
         number = Fraction(match["num"])
         exp = match["exp"]
         if exp is not None:

@@ -173,7 +173,7 @@ def test_logprint_correct(monkeypatch: pytest.MonkeyPatch) -> None:
     inputs, result = run(LOGPRINT, world(), verbosity=1)
     assert violations("logprint-correct", inputs, result) == []
 
-    monkeypatch.setitem(registry._PLUGINS, "logprint", BrokenLogprint)
+    monkeypatch.setitem(registry.PLUGINS, "logprint", BrokenLogprint)
     inputs, result = run(LOGPRINT, world(), verbosity=1)
     messages = violations("logprint-correct", inputs, result)
     assert any("unfilled format verb" in m for m in messages)
@@ -269,7 +269,7 @@ def test_pipelined_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
     inputs, result = run(ALLOCATE, world())
     assert result.binds == [] and violations("pipelined-consistent", inputs, result) == []
 
-    monkeypatch.setitem(registry._ACTIONS, "allocate", PipelineAnywhere)
+    monkeypatch.setitem(registry.ACTIONS, "allocate", PipelineAnywhere)
     inputs, result = run(ALLOCATE, world())
     assert result.pipelined["ns/wait"] == [("ns/wait-p", "n0")]
     [message] = violations("pipelined-consistent", inputs, result)

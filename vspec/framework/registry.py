@@ -13,7 +13,8 @@ import importlib
 import importlib.util
 import pkgutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -21,9 +22,10 @@ from typing import TypeVar
 
 from vspec.errors import SpecError, VspecError
 from vspec.framework.interface import Action, ArgumentSpec, Plugin
+from vspec.registries import Registry
 
-_PLUGINS: dict[str, type[Plugin]] = {}
-_ACTIONS: dict[str, type[Action]] = {}
+PLUGINS: Registry[type[Plugin]] = Registry("plugin")
+ACTIONS: Registry[type[Action]] = Registry("action")
 _loaded_dirs: set[Path] = set()
 _loaded_packages: set[str] = set()
 
@@ -44,13 +46,13 @@ class Registered:
 
 def register_plugin(cls: P) -> P:
     """Class decorator: make a plugin available under ``cls.name``."""
-    _PLUGINS[cls.name] = cls
+    PLUGINS.register(cls.name, cls)
     return cls
 
 
 def register_action(cls: A) -> A:
     """Class decorator: make an action available under ``cls.name``."""
-    _ACTIONS[cls.name] = cls
+    ACTIONS.register(cls.name, cls)
     return cls
 
 
@@ -117,35 +119,33 @@ def _module_name(path: Path) -> str:
 
 def get_plugin(name: str) -> type[Plugin] | None:
     load_builtins()
-    return _PLUGINS.get(name)
+    return PLUGINS.get(name)
 
 
 def get_action(name: str) -> type[Action] | None:
     load_builtins()
-    return _ACTIONS.get(name)
+    return ACTIONS.get(name)
 
 
 def action_names() -> set[str]:
     load_builtins()
-    return set(_ACTIONS)
+    return set(ACTIONS.names())
 
 
 def plugin_names() -> set[str]:
     load_builtins()
-    return set(_PLUGINS)
+    return set(PLUGINS.names())
 
 
-def _describe(
-    kind: str, registry: dict[str, type[Plugin]] | dict[str, type[Action]]
-) -> list[Registered]:
+def _describe(registry: Registry[type[Plugin]] | Registry[type[Action]]) -> list[Registered]:
     entries = []
-    for name in sorted(registry):
+    for name in sorted(registry.names()):
         cls: Callable[..., object] = registry[name]
         doc = (cls.__doc__ or "").strip().splitlines()
         entries.append(
             Registered(
                 name,
-                kind,
+                registry.kind,
                 doc[0] if doc else "",
                 getattr(cls, "arguments_spec", ()),
                 cls.__module__,
@@ -156,9 +156,26 @@ def _describe(
 
 def registered_plugins() -> list[Registered]:
     load_builtins()
-    return _describe("plugin", _PLUGINS)
+    return _describe(PLUGINS)
 
 
 def registered_actions() -> list[Registered]:
     load_builtins()
-    return _describe("action", _ACTIONS)
+    return _describe(ACTIONS)
+
+
+@contextmanager
+def isolated() -> Iterator[None]:
+    """Actions, plugins and plugins dirs registered inside are gone afterwards (and the
+    modules of those dirs forgotten), so one test's plugins never reach another's confs."""
+    load_builtins()
+    dirs, modules = set(_loaded_dirs), set(sys.modules)
+    try:
+        with PLUGINS.isolated(), ACTIONS.isolated():
+            yield
+    finally:
+        _loaded_dirs.clear()
+        _loaded_dirs.update(dirs)
+        for name in set(sys.modules) - modules:
+            if name.startswith("vspec_user_plugins."):
+                del sys.modules[name]

@@ -10,6 +10,7 @@ from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
+from vspec.registries import Registry
 
 
 @dataclass(frozen=True)
@@ -52,25 +53,24 @@ class Invariant:
     check: Callable[[InvariantInputs, SimulationResult], list[str]]
 
 
-_REGISTRY: dict[str, Invariant] = {}
+INVARIANTS: Registry[Invariant] = Registry("invariant")
 
 
 def register(invariant: Invariant) -> Invariant:
-    _REGISTRY[invariant.name] = invariant
-    return invariant
+    return INVARIANTS.register(invariant.name, invariant)
 
 
 def catalogue() -> list[Invariant]:
     """Every registered invariant, in registration order (what ``vspec invariants`` lists)."""
-    return list(_REGISTRY.values())
+    return INVARIANTS.entries()
 
 
 def get(name: str) -> Invariant | None:
-    return _REGISTRY.get(name)
+    return INVARIANTS.get(name)
 
 
 def unknown_names(names: Iterable[str]) -> list[str]:
-    return [n for n in names if n not in _REGISTRY]
+    return INVARIANTS.unknown(names)
 
 
 def selected(
@@ -81,7 +81,7 @@ def selected(
     wanted, off = set(requested), set(disabled)
     return [
         inv
-        for inv in _REGISTRY.values()
+        for inv in INVARIANTS.entries()
         if inv.name not in off and (inv.name in wanted or inv.applies_to(inputs))
     ]
 
@@ -97,7 +97,7 @@ def run_checks(
     requested, disabled = list(requested), list(disabled)
     found: dict[str, list[str]] = {}
     for name in unknown_names([*requested, *disabled]):
-        known = ", ".join(_REGISTRY)
+        known = ", ".join(INVARIANTS.names())
         found.setdefault("unknown", []).append(f"unknown invariant {name!r} (known: {known})")
     for inv in selected(inputs, requested=requested, disabled=disabled):
         messages = inv.check(inputs, result)

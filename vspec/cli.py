@@ -71,6 +71,11 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, metavar="SECONDS", help="fail a spec that runs longer"
     )
     run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
+    run.add_argument(
+        "--klog-header",
+        action="store_true",
+        help="show captured log lines as the scheduler prints them (I1201 08:00:00.000000 ...)",
+    )
     _plugins_dir_option(run)
     run.set_defaults(handler=_run)
 
@@ -191,6 +196,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         on_outcome=progress if html is None else _both(progress, html.add),
         before_spec=None if html is None else html.before,
+        klog_header=args.klog_header,
     )
     progress.end()
     code = report.exit_code
@@ -258,7 +264,7 @@ def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:
         print(f"vspec: error: {problem}", file=sys.stderr)
     for warning in report.warnings:
         print(f"vspec: warning: {warning}", file=sys.stderr)
-    out.write(f"\n{summary(report.counts(), report.duration)}\n")
+    out.write(f"\n{summary(report.counts(), report.duration, warnings=len(report.warnings))}\n")
     out.flush()
 
 

@@ -46,6 +46,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write an HTML report of the specs, with pictures of each run",
     )
+    parser.getgroup("vspec").addoption(
+        "--klog-header",
+        action="store_true",
+        default=False,
+        help="show captured log lines as the scheduler prints them",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -148,16 +154,22 @@ class SpecItem(pytest.Item):
     def runtest(self) -> None:
         from vspec.harness.runner import execute
 
+        klog_header = self.config.getoption("klog_header")
         if self.config.getoption("--vspec-html") is None:
-            outcome = execute(self.spec, engine=_engine(self.config))
+            outcome = execute(self.spec, engine=_engine(self.config), klog_header=klog_header)
         else:
-            outcome = self._execute_recorded()
+            outcome = self._execute_recorded(klog_header=klog_header)
+        # pytest's warnings summary lists each distinct text once, with the specs that
+        # raised it; the JUnit report carries them as properties of the test case.
+        for warning in outcome.warnings:
+            self.warn(pytest.PytestWarning(f"vspec: {warning}"))
+            self.user_properties.append(("vspec-warning", warning))
         if outcome.invalid:
             raise SpecInvalid(outcome)
         if outcome.failing:
             raise SpecFailed(outcome)
 
-    def _execute_recorded(self) -> SpecOutcome:
+    def _execute_recorded(self, *, klog_header: bool) -> SpecOutcome:
         """The run, recorded for the HTML report; its section rides on the test report
         (so that xdist workers send it to the controller, which writes the page)."""
         from vspec.harness.runner import execute
@@ -166,7 +178,7 @@ class SpecItem(pytest.Item):
 
         engine = RecordingEngine()
         engine.arm(self.spec)
-        outcome = execute(self.spec, engine=engine)
+        outcome = execute(self.spec, engine=engine, klog_header=klog_header)
         self.stash[_SECTION] = spec_section(outcome, engine.take())
         return outcome
 

@@ -21,7 +21,8 @@ from vspec.framework import registry, scheduler
 from vspec.framework.interface import Action, Plugin
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.invariants import catalogue, check_invariants
+from vspec.invariants import catalogue, check_invariants, get
+from vspec.invariants.checks import LOGPRINT_FINDING
 from vspec.model.corev1 import Taint
 from vspec.model.objects import ObjectMeta, PriorityClass, Queue
 
@@ -150,7 +151,8 @@ LOGPRINT = {
 
 
 class BrokenLogprint(Plugin):
-    """Forgets the last job and fills a verb badly."""
+    """Words the pending line its own way, calls a pending job ready with another job's
+    details, and forgets the last job."""
 
     name: ClassVar[str] = "logprint"
 
@@ -158,6 +160,7 @@ class BrokenLogprint(Plugin):
         def print_jobs(jobs: list[JobInfo]) -> None:
             for job in jobs[:-1]:
                 ssn.log.v(1, f"Job {job.namespace}/{job.name} is pending: %!d(string=x)")
+                ssn.log.v(1, f"Job {job.namespace}/{job.name} is ready, detail info : Job (x)")
 
         ssn.add_print_fn(self.name, print_jobs)
 
@@ -172,12 +175,19 @@ def test_logprint_correct(monkeypatch: pytest.MonkeyPatch) -> None:
 
     inputs, result = run(LOGPRINT, world(), verbosity=1)
     assert violations("logprint-correct", inputs, result) == []
+    # The seed's %!s(MISSING) is a finding about the plugin, not a violation.
+    invariant = get("logprint-correct")
+    assert invariant is not None and invariant.findings is not None
+    assert invariant.findings(inputs, result) == [LOGPRINT_FINDING]
 
     monkeypatch.setitem(registry.PLUGINS, "logprint", BrokenLogprint)
     inputs, result = run(LOGPRINT, world(), verbosity=1)
     messages = violations("logprint-correct", inputs, result)
-    assert any("unfilled format verb" in m for m in messages)
+    assert "cycle 0: pending line of ns/a is not the plugin's: " in messages[0]
+    assert any("ready line of ns/a: its details do not start with" in m for m in messages)
     assert any("missing 1 'Job ns/b is ready'" in m for m in messages)
+    assert any("1 unexpected 'Job ns/a is ready' line(s)" in m for m in messages)
+    assert invariant.findings(inputs, result) == []
 
 
 def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:

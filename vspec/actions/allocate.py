@@ -16,6 +16,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource_reason
 from vspec.errors import EngineError, GoError
+from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
@@ -40,6 +41,7 @@ class Allocate(ErrorCacheAction):
     """Place pending tasks of inqueue jobs, gang by gang."""
 
     name = "allocate"
+    trace = Trace("Enter Allocate ...", "allocate.go:56", "Leaving Allocate ...", "allocate.go:77")
 
     def __init__(self) -> None:
         super().__init__()

@@ -14,6 +14,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.api.unschedule_info import FitErrors
 from vspec.errors import EngineError, GoError
+from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.predicate_helper import PredicateHelper
@@ -26,6 +27,7 @@ class Backfill(ErrorCacheAction):
     """Place pending best-effort tasks of non-pending jobs."""
 
     name = "backfill"
+    trace = Trace("Enter Backfill ...", "backfill.go:53", "Leaving Backfill ...", "backfill.go:108")
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)

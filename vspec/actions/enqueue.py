@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.framework.interface import Action
+from vspec.framework.interface import Action, Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.priority_queue import PriorityQueue
@@ -20,6 +20,7 @@ class Enqueue(Action):
     """Move pending pod groups to Inqueue when the enqueue voters permit."""
 
     name = "enqueue"
+    trace = Trace("Enter Enqueue ...", "enqueue.go:45", "Leaving Enqueue ...", "enqueue.go:104")
 
     def execute(self, ssn: Session) -> None:
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)

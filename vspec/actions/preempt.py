@@ -40,6 +40,7 @@ from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import preemptable_status
 from vspec.errors import GoError
+from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
@@ -104,6 +105,7 @@ class Preempt(ErrorCacheAction):
     """Evict lower-priority tasks of the same queue for starving jobs (pipelines them)."""
 
     name = "preempt"
+    trace = Trace("Enter Preempt ...", "preempt.go:54", "Leaving Preempt ...", "preempt.go:224")
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)

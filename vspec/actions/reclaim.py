@@ -27,7 +27,7 @@ from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import GoError
-from vspec.framework.interface import Action
+from vspec.framework.interface import Action, Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.victims import build_victims_priority_queue
@@ -67,6 +67,7 @@ class Reclaim(Action):
     """Evict tasks of other (reclaimable) queues for starving jobs and pipeline them."""
 
     name = "reclaim"
+    trace = Trace("Enter Reclaim ...", "reclaim.go:41", "Leaving Reclaim ...", "reclaim.go:228")
 
     def execute(self, ssn: Session) -> None:
         log = ssn.log

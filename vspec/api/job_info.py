@@ -10,10 +10,12 @@ import copy
 from collections import Counter
 from datetime import datetime, timedelta
 
+from vspec.api.pod_group_info import pod_group_value
 from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
+from vspec.gofmt import Pointer, Stringer, Typed, sprintf
 from vspec.golang import parse_duration
 from vspec.model.corev1 import Condition
 from vspec.model.objects import ZERO_TIME, PodGroup
@@ -349,6 +351,38 @@ class JobInfo:
             if cond.type == type_:
                 return cond
         return None
+
+    def go_string(self) -> str:
+        """``JobInfo.String()`` (job_info.go): the job's fields with the pod group's
+        ``%+v`` (see :mod:`vspec.api.pod_group_info` for where that text can differ from
+        a real scheduler's), then one ``\n\t <i>: <TaskInfo.String()>`` per task.
+
+        Go walks ``ji.Tasks``, a map, so a real scheduler lists the tasks in a random
+        order; vspec lists them in the order the cluster declares them.
+        """
+        tasks = "".join(
+            sprintf("\n\t %d: %v", i, Stringer("*api.TaskInfo", str(task)))
+            for i, task in enumerate(self.tasks.values())
+        )
+        pod_group = pod_group_value(self.pod_group) if self.pod_group else Pointer("*api.PodGroup")
+        min_available, max_unavailable = self.budget
+        return (
+            sprintf(
+                "Job (%v): namespace %v (%v), name %v, minAvailable %d, podGroup %+v, "
+                "preemptable %+v, revocableZone %+v, minAvailable %+v, maxAvailable %+v",
+                self.uid,
+                self.namespace,
+                self.queue,
+                self.name,
+                Typed("int32", self.min_available),
+                pod_group,
+                self.preemptable,
+                self.revocable_zone,
+                min_available,
+                max_unavailable,
+            )
+            + tasks
+        )
 
     def __repr__(self) -> str:
         return f"Job({self.uid}, minAvailable {self.min_available}, tasks {len(self.tasks)})"

@@ -121,12 +121,25 @@ class Plugin(ABC):
         return None
 
 
+@dataclass(frozen=True)
+class Trace:
+    """The V(5) lines an action's ``Execute`` logs on entry and, from a ``defer``, on
+    leaving, with the Go ``file.go:line`` of each (a deferred call logs with the line of
+    the function's closing brace)."""
+
+    enter: str
+    enter_at: str
+    leaving: str
+    leaving_at: str
+
+
 class Action(ABC):
     """A scheduler action. One instance lives for a whole simulation, as Volcano's
     actions are process-wide singletons whose parsed arguments persist across sessions."""
 
     name: ClassVar[str]
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
+    trace: ClassVar[Trace | None] = None  # None: its Execute logs no such lines
 
     def initialize(self) -> None:  # noqa: B027 - optional hook
         """Called before every session's execute."""

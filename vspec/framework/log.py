@@ -2,7 +2,8 @@
 
 Volcano logs through ``klog.V(n).Infof`` and ``klog.Errorf``; a session here logs through
 its :class:`Klog`, which keeps every line at or below the spec's verbosity. Lines carry
-no klog header (no timestamp, no file:line), as the spec format promises. Formatting is
+no klog header (no timestamp, no file:line), as the spec format promises;
+:func:`klog_header` renders one on request (``--klog-header``). Formatting is
 the caller's job; hot paths ask :meth:`Klog.enabled` first so that disabled levels cost
 one comparison.
 """
@@ -10,6 +11,7 @@ one comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from vspec.model.result import LogLine, Severity
 
@@ -23,10 +25,12 @@ class Klog:
     def enabled(self, level: int) -> bool:
         return level <= self.verbosity
 
-    def v(self, level: int, text: str) -> None:
-        """``klog.V(level).Infof``; one call is one line, a trailing newline dropped."""
+    def v(self, level: int, text: str, source: str = "") -> None:
+        """``klog.V(level).Infof``; one call is one line, a trailing newline dropped.
+        ``source`` is the Go ``file.go:line`` that logs it, where known."""
         if level <= self.verbosity:
-            self.lines.append(LogLine(level, Severity.INFO, text.rstrip("\n"), self.cycle))
+            line = LogLine(level, Severity.INFO, text.rstrip("\n"), self.cycle, source)
+            self.lines.append(line)
 
     def warning(self, text: str) -> None:
         self.lines.append(LogLine(0, Severity.WARNING, text.rstrip("\n"), self.cycle))
@@ -36,3 +40,18 @@ class Klog:
 
     def texts(self) -> list[str]:
         return [line.text for line in self.lines]
+
+
+KLOG_PID = 1  # vc-scheduler is process 1 of its container
+UNKNOWN_SOURCE = "???:1"  # what klog prints when it cannot find the caller
+
+
+def klog_header(line: LogLine, moment: datetime) -> str:
+    """``line`` as klog v2 writes it to stderr (``formatHeader``): severity, ``mmdd
+    hh:mm:ss.uuuuuu``, the process id in 7 columns, ``file.go:line]``, the message.
+    ``moment`` is the session's clock; a line whose Go source vspec does not know shows
+    klog's own placeholder, ``???:1``."""
+    t = moment.astimezone(UTC)
+    source = line.source or UNKNOWN_SOURCE
+    stamp = f"{t:%m%d %H:%M:%S}.{t.microsecond:06d}"
+    return f"{line.severity.value}{stamp} {KLOG_PID:7d} {source}] {line.text}"

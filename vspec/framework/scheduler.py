@@ -182,13 +182,15 @@ def _run_once(
         recorder=recorder,
     )
     for action in actions:
-        title = action.name.capitalize()
-        log.v(5, f"Enter {title} ...")
+        trace = action.trace
+        if trace is not None:
+            log.v(5, trace.enter, trace.enter_at)
         recorder.action_started(ssn, action.name)
         action.initialize()
         action.execute(ssn)
         action.uninitialize()
-        log.v(5, f"Leaving {title} ...")
+        if trace is not None:
+            log.v(5, trace.leaving, trace.leaving_at)
     if last:
         _capture_session_state(ssn, cluster, result)
     recorder.session_closing(ssn)

@@ -89,6 +89,12 @@ def junit_tree(report: RunReport) -> ET.Element:
             "hostname": socket.gethostname(),
         },
     )
+    if report.warnings:
+        # Warnings fail no test case: they ride as suite properties, which CI servers and
+        # pytest's record_testsuite_property both show.
+        props = ET.SubElement(suite, "properties")
+        for warning in report.warnings:
+            ET.SubElement(props, "property", {"name": "warning", "value": _clean(warning)})
     for outcome in report.outcomes:
         suite.append(_testcase(outcome, report.root))
     for problem in report.problems:

@@ -47,9 +47,12 @@ def headline(outcome: SpecOutcome) -> str:
     return text
 
 
-def summary(counts: Counter[Verdict], duration: float) -> str:
-    """``1 failed, 3 passed, 1 skipped in 0.42s``; ``no specs ran`` when there were none."""
+def summary(counts: Counter[Verdict], duration: float, *, warnings: int = 0) -> str:
+    """``1 failed, 3 passed, 1 skipped, 1 warning in 0.42s``; ``no specs ran`` when there
+    were none."""
     parts = [f"{counts[s]} {_word(s, counts[s])}" for s in _SUMMARY_ORDER if counts.get(s, 0) > 0]
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings > 1 else ''}")
     return f"{', '.join(parts) or 'no specs ran'} in {duration:.2f}s"
 
 

@@ -31,7 +31,8 @@ from vspec.errors import (
 )
 from vspec.harness.expect import check, explain_hints
 from vspec.harness.keyword import compile_keyword
-from vspec.invariants import check_invariants
+from vspec.harness.settings import project_settings
+from vspec.invariants import evaluate_invariants
 from vspec.model.engine import Engine
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
@@ -66,6 +67,7 @@ class SpecOutcome:
     log_total: int = 0
     traceback: str = ""  # an unexpected exception's traceback, for ``-v``
     hints: list[str] = field(default_factory=list)  # `vspec explain` commands for a failure
+    warnings: list[str] = field(default_factory=list)  # the invariants' warnings, not failing it
 
     @property
     def failing(self) -> bool:
@@ -98,9 +100,11 @@ def execute(
     engine: Engine,
     seed: int | None = None,
     timeout: float | None = None,
+    klog_header: bool = False,
 ) -> SpecOutcome:
     """Run ``spec`` on ``engine`` and check its expectations: passed, failed or error
-    (skip and xfail are :func:`run_spec`'s).
+    (skip and xfail are :func:`run_spec`'s). ``klog_header`` keeps the log tail as the
+    scheduler prints it (``I1201 08:24:27.000000       1 file.go:NN] ...``).
 
     Whatever the engine or a plugin raises, ``SystemExit`` and a plugin's own
     ``KeyboardInterrupt`` included, is this spec's error; only the user's interrupt
@@ -113,7 +117,7 @@ def execute(
     deadline = _Deadline(timeout)
     try:
         with deadline:
-            result, messages = _run_and_check(spec, engine, used_seed)
+            result, messages = _run_and_check(spec, engine, used_seed, outcome)
     except SpecTimeout:
         pass  # reported below, from the deadline itself
     except KeyboardInterrupt as exc:
@@ -131,7 +135,7 @@ def execute(
             outcome.status = Verdict.FAILED
             outcome.messages = messages
             outcome.hints = explain_hints(spec, messages)
-            outcome.log_tail = [line.text for line in result.logs[-LOG_TAIL:]]
+            outcome.log_tail = _log_tail(spec, result, klog_header=klog_header)
             outcome.log_total = len(result.logs)
     if deadline.expired:
         # Whatever the expiry unwound into (a plugin's handler, a panic), time ran out.
@@ -142,7 +146,22 @@ def execute(
     return outcome
 
 
-def _run_and_check(spec: Spec, engine: Engine, seed: int) -> tuple[SimulationResult, list[str]]:
+def _log_tail(spec: Spec, result: SimulationResult, *, klog_header: bool) -> list[str]:
+    tail = result.logs[-LOG_TAIL:]
+    if not klog_header:
+        return [line.text for line in tail]
+    from vspec.framework.log import klog_header as header
+    from vspec.framework.scheduler import SCHEDULE_PERIOD
+
+    return [header(line, spec.now + line.cycle * SCHEDULE_PERIOD) for line in tail]
+
+
+def _run_and_check(
+    spec: Spec, engine: Engine, seed: int, outcome: SpecOutcome
+) -> tuple[SimulationResult, list[str]]:
+    """The result and the spec's failures; the invariants' warnings go to ``outcome``.
+    The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
+    disables."""
     result = engine.simulate(
         spec.scheduler,
         spec.cluster,
@@ -152,22 +171,25 @@ def _run_and_check(spec: Spec, engine: Engine, seed: int) -> tuple[SimulationRes
         verbosity=spec.verbosity,
         probes=spec.probes,
     )
-    messages = [
-        *check(spec, result),
-        *check_invariants(
-            spec.scheduler,
-            spec.cluster,
-            result,
-            requested=spec.expect.invariants,
-            disabled=spec.expect.disabled_invariants,
-            seed=seed,
-            now=spec.now,
-            cycles=spec.cycles,
-            verbosity=spec.verbosity,
-            engine=engine,
-        ),
-    ]
-    return result, messages
+    project = project_settings(Path(spec.location.file)).invariants
+    verdict = evaluate_invariants(
+        spec.scheduler,
+        spec.cluster,
+        result,
+        engine=engine,
+        requested=[*project.enable, *spec.expect.invariants],
+        disabled=[
+            *(n for n in project.disable if n not in spec.expect.invariants),
+            *spec.expect.disabled_invariants,
+        ],
+        warn_only=project.warn_only,
+        seed=seed,
+        now=spec.now,
+        cycles=spec.cycles,
+        verbosity=spec.verbosity,
+    )
+    outcome.warnings = verdict.warnings
+    return result, [*check(spec, result), *verdict.violations]
 
 
 def run_spec(
@@ -176,6 +198,7 @@ def run_spec(
     engine: Engine,
     seed: int | None = None,
     timeout: float | None = None,
+    klog_header: bool = False,
 ) -> SpecOutcome:
     """Run ``spec`` honouring ``skip`` and ``xfail`` (an invalid spec is never excused)."""
     if spec.skip is not None:
@@ -187,7 +210,7 @@ def run_spec(
             tags=spec.tags,
             reason=spec.skip,
         )
-    outcome = execute(spec, engine=engine, seed=seed, timeout=timeout)
+    outcome = execute(spec, engine=engine, seed=seed, timeout=timeout, klog_header=klog_header)
     if spec.xfail is not None and not outcome.invalid:
         outcome.status = Verdict.XPASSED if outcome.status is Verdict.PASSED else Verdict.XFAILED
         outcome.reason = spec.xfail
@@ -203,10 +226,13 @@ def run_paths(
     timeout: float | None = None,
     on_outcome: Callable[[SpecOutcome], None] | None = None,
     before_spec: Callable[[Spec], None] | None = None,
+    klog_header: bool = False,
 ) -> RunReport:
     """Discover, load and run every spec under ``paths``, in one process.
 
     ``before_spec`` is told of each spec about to run (the HTML report records it).
+    The report's warnings hold each distinct warning once, located at the first spec
+    that raised it (a finding about a plugin is the same for every spec using it).
     A ``KeyboardInterrupt`` ends the run early with the outcomes so far (the spec that was
     running counts as an error), so a report can still be written.
     Raises :class:`vspec.harness.keyword.KeywordError` for a malformed ``keyword``.
@@ -221,6 +247,7 @@ def run_paths(
             on_outcome(outcome)
 
     current: Spec | None = None
+    seen: set[str] = set()  # the outcomes' warnings already in the report
     loaded = selected = 0
     try:
         with interrupts():
@@ -236,8 +263,11 @@ def run_paths(
                         current = spec
                         if before_spec is not None:
                             before_spec(spec)
-                        outcome = run_spec(spec, engine=engine, seed=seed, timeout=timeout)
+                        outcome = run_spec(
+                            spec, engine=engine, seed=seed, timeout=timeout, klog_header=klog_header
+                        )
                         current = None
+                        _add_warnings(report, outcome, seen)
                         emit(outcome)
     except KeyboardInterrupt:
         report.interrupted = True
@@ -252,6 +282,14 @@ def run_paths(
         report.problems.append(f"-k {keyword!r} matches none of the {loaded} specs")
     report.duration = time.perf_counter() - start
     return report
+
+
+def _add_warnings(report: RunReport, outcome: SpecOutcome, seen: set[str]) -> None:
+    loc = outcome.location
+    for text in outcome.warnings:
+        if text not in seen:
+            seen.add(text)
+            report.warnings.append(f"{loc.file}:{loc.line}: {text}" if loc.line else text)
 
 
 def spec_files(

@@ -28,12 +28,27 @@ PYPROJECT = "pyproject.toml"
 CLUSTER_MODES: tuple[ClusterMode, ...] = ("deployed", "bare")
 
 
+INVARIANT_KEYS = ("disable", "enable", "warn-only")
+
+
+@dataclass(frozen=True)
+class InvariantSettings:
+    """``[tool.vspec.invariants]``: invariants a project turns off (``disable``), checks
+    beyond their documented scope (``enable``) or reports without failing (``warn-only``).
+    A spec's own ``expect.invariants`` and ``disable`` come on top."""
+
+    disable: tuple[str, ...] = ()
+    enable: tuple[str, ...] = ()
+    warn_only: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class ProjectSettings:
     """``[tool.vspec]`` of one ``pyproject.toml`` (or the defaults when there is none)."""
 
     plugins_dirs: tuple[Path, ...] = ()  # relative entries resolved against the pyproject
     cluster_mode: ClusterMode = "deployed"
+    invariants: InvariantSettings = InvariantSettings()
     source: Path | None = None  # the pyproject.toml they were read from
     table: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as written
 
@@ -60,10 +75,33 @@ def _cluster_mode(raw: Any, _pyproject: Path) -> ClusterMode:
     return cast(ClusterMode, raw)
 
 
+def _invariants(raw: Any, _pyproject: Path) -> InvariantSettings:
+    """Known keys, each a list of registered invariant names."""
+    from vspec.invariants import catalogue
+
+    if not isinstance(raw, dict):
+        raise ValueError("invariants must be a table (disable, enable, warn-only)")
+    known = [inv.name for inv in catalogue()]
+    values: dict[str, tuple[str, ...]] = {}
+    for key, names in raw.items():
+        if key not in INVARIANT_KEYS:
+            raise ValueError(f"unknown key {key!r} (known: {', '.join(INVARIANT_KEYS)})")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"{key} must be a list of invariant names")
+        for name in names:
+            if name not in known:
+                hint = difflib.get_close_matches(name, known, n=1)
+                more = f"did you mean {hint[0]!r}?" if hint else f"known: {', '.join(known)}"
+                raise ValueError(f"{key}: unknown invariant {name!r} ({more})")
+        values[key.replace("-", "_")] = tuple(names)
+    return InvariantSettings(**values)
+
+
 # key -> (ProjectSettings field, checker). Another setting is one more line here.
 SETTINGS: dict[str, tuple[str, Check]] = {
     "plugins-dir": ("plugins_dirs", _plugins_dirs),
     "cluster-mode": ("cluster_mode", _cluster_mode),
+    "invariants": ("invariants", _invariants),
 }
 
 

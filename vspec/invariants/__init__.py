@@ -9,6 +9,7 @@ definitions are in :mod:`vspec.invariants.checks` and docs/invariants.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
@@ -18,6 +19,7 @@ from vspec.invariants.base import (
     catalogue,
     get,
     run_checks,
+    run_findings,
     selected,
     unknown_names,
 )
@@ -29,13 +31,68 @@ from vspec.model.result import SimulationResult
 __all__ = [
     "Invariant",
     "InvariantInputs",
+    "InvariantReport",
     "catalogue",
     "check_invariants",
+    "evaluate_invariants",
     "get",
     "run_checks",
+    "run_findings",
     "selected",
     "unknown_names",
 ]
+
+
+@dataclass(frozen=True)
+class InvariantReport:
+    """What the invariants say about one run: ``violations`` fail the spec, ``warnings``
+    (findings about the code under test, and the violations of warn-only invariants)
+    are reported without failing it."""
+
+    violations: list[str]
+    warnings: list[str]
+
+
+def evaluate_invariants(
+    conf: SchedulerConf,
+    cluster_before: Cluster,
+    result: SimulationResult,
+    *,
+    engine: Engine,
+    requested: Iterable[str] = (),
+    disabled: Iterable[str] = (),
+    warn_only: Iterable[str] = (),
+    seed: int = 0,
+    now: datetime | None = None,
+    cycles: int = 1,
+    verbosity: int = 3,
+) -> InvariantReport:
+    """The violations and warnings of ``result``, as ``invariant <name>: <message>`` lines.
+
+    ``engine``, ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run:
+    the ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
+    An unknown name in ``requested``, ``disabled`` or ``warn_only`` is itself a violation.
+    """
+    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
+    requested, disabled, soft = list(requested), list(disabled), set(warn_only)
+    found = run_checks(inputs, result, requested=requested, disabled=disabled)
+    for name in unknown_names(soft):
+        found.setdefault("unknown", []).append(f"unknown invariant {name!r} in warn-only")
+    violations = [
+        f"invariants: {m}" if name == "unknown" else f"invariant {name}: {m}"
+        for name, messages in found.items()
+        if name not in soft
+        for m in messages
+    ]
+    warnings = [
+        f"invariant {name} (warn-only): {m}"
+        for name, messages in found.items()
+        if name in soft
+        for m in messages
+    ]
+    findings = run_findings(inputs, result, requested=requested, disabled=disabled)
+    warnings += [f"{name}: {m}" for name, messages in findings.items() for m in messages]
+    return InvariantReport(violations, warnings)
 
 
 def check_invariants(
@@ -51,16 +108,17 @@ def check_invariants(
     cycles: int = 1,
     verbosity: int = 3,
 ) -> list[str]:
-    """The violations of ``result`` as ``invariant <name>: <message>`` lines.
-
-    ``engine``, ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run:
-    the ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
-    An unknown name in ``requested`` or ``disabled`` is itself reported.
-    """
-    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
-    found = run_checks(inputs, result, requested=requested, disabled=disabled)
-    return [
-        f"invariants: {m}" if name == "unknown" else f"invariant {name}: {m}"
-        for name, messages in found.items()
-        for m in messages
-    ]
+    """The violations of ``result`` (see :func:`evaluate_invariants`)."""
+    report = evaluate_invariants(
+        conf,
+        cluster_before,
+        result,
+        engine=engine,
+        requested=requested,
+        disabled=disabled,
+        seed=seed,
+        now=now,
+        cycles=cycles,
+        verbosity=verbosity,
+    )
+    return report.violations

@@ -43,6 +43,9 @@ class Invariant:
 
     ``definition`` is the precise statement (what ``check`` tests); ``applies`` says in
     words which configurations ``applies_to`` accepts and why the others are excluded.
+    ``findings`` reports what is wrong with the user's code under test rather than with
+    the outcome (a plugin's own bug, which no spec can fix): a run shows each distinct
+    finding once, as a warning, and no spec fails for it.
     """
 
     name: str
@@ -51,6 +54,7 @@ class Invariant:
     applies: str
     applies_to: Callable[[InvariantInputs], bool]
     check: Callable[[InvariantInputs, SimulationResult], list[str]]
+    findings: Callable[[InvariantInputs, SimulationResult], list[str]] | None = None
 
 
 INVARIANTS: Registry[Invariant] = Registry("invariant")
@@ -101,6 +105,22 @@ def run_checks(
         found.setdefault("unknown", []).append(f"unknown invariant {name!r} (known: {known})")
     for inv in selected(inputs, requested=requested, disabled=disabled):
         messages = inv.check(inputs, result)
+        if messages:
+            found[inv.name] = messages
+    return found
+
+
+def run_findings(
+    inputs: InvariantInputs,
+    result: SimulationResult,
+    *,
+    requested: Iterable[str] = (),
+    disabled: Iterable[str] = (),
+) -> dict[str, list[str]]:
+    """Findings by invariant name, of the invariants the run is checked against."""
+    found: dict[str, list[str]] = {}
+    for inv in selected(inputs, requested=requested, disabled=disabled):
+        messages = inv.findings(inputs, result) if inv.findings is not None else []
         if messages:
             found[inv.name] = messages
     return found

@@ -21,6 +21,9 @@ class LogLine:
     severity: Severity
     text: str
     cycle: int = 0
+    # ``file.go:line`` of the Volcano (or seed plugin) call that logs it, where vspec
+    # knows it; the klog header (``--klog-header``) prints it.
+    source: str = ""
 
     def __str__(self) -> str:
         return self.text

@@ -1,43 +1,56 @@
-"""logprint: log which jobs are pending and which are ready (a vspec plugin, not Volcano's).
+"""logprint: the seed's plugin, printing exactly what its Go code prints.
 
-The ``print`` action calls the print function of every enabled plugin, in tier order,
-with all the session's jobs; this plugin's logs one V(1) line per pending job and one
-per ready job, so a spec can see the gang state at that point of the cycle.
+The seed (``../shared/seed/``; the full file is ``pkg/scheduler/plugins/logprint/logprint.go``
+of github.com/Stringxy/volcano-custom-plugin-demo) registers a print function that, for
+each job the ``print`` action hands it, logs at V(1)
+
+- ``Job %s/%s is pending, try to schedule it on node %s`` with the namespace and the name
+  only when ``job.IsPending()``; Go renders the third verb ``%!s(MISSING)``. That is a bug
+  of the seed's plugin, kept here (quirk kept) and reported by the ``logprint-correct``
+  invariant once per run;
+- ``Job %s/%s is ready, detail info : %s`` with ``job.String()`` when ``job.IsReady()``
+  (gang arithmetic only, not the session's JobReady; a job may be both).
+
+Its ``OnSessionOpen`` logs ``Enter logPrint plugin ...`` at V(5) and, from a deferred
+call, ``Leaving logPrint plugin. %s ...`` with its arguments (a ``map[string]interface{}``
+as the conf's YAML gives it). Every line is rendered with Go's fmt rules.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.job_info import JobInfo
-from vspec.api.types import TaskStatus
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
+from vspec.gofmt import Typed, sprintf
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 PRINT_VERBOSITY = 1
+PENDING_FORMAT = "Job %s/%s is pending, try to schedule it on node %s"
+READY_FORMAT = "Job %s/%s is ready, detail info : %s"
+# Lines of logprint.go at the demo repository's commit 6a810e8 (the seed's full code).
+SOURCE_ENTER = "logprint.go:46"
+SOURCE_LEAVING = "logprint.go:48"
+SOURCE_PENDING = "logprint.go:53"
+SOURCE_READY = "logprint.go:56"
 
 
-def _phase(job: JobInfo) -> str:
-    return job.pod_group.phase if job.pod_group is not None else ""
+def go_arguments(raw: Mapping[str, Any]) -> Typed:
+    """The plugin's arguments as gopkg.in/yaml.v2 decodes them into ``framework.Arguments``:
+    nested mappings become ``map[interface {}]interface {}``, sequences ``[]interface {}``."""
+    return Typed("framework.Arguments", {k: _yaml_value(v) for k, v in raw.items()})
 
 
-def pending_line(job: JobInfo) -> str:
-    return (
-        f"Job {job.namespace}/{job.name} is pending: phase <{_phase(job)}>, "
-        f"{job.count(TaskStatus.Pending)} of {len(job.tasks)} tasks pending, "
-        f"minAvailable {job.min_available}, queue <{job.queue}>"
-    )
-
-
-def ready_line(job: JobInfo) -> str:
-    return (
-        f"Job {job.namespace}/{job.name} is ready: minAvailable {job.min_available}, "
-        f"ready tasks {job.ready_task_num()}/{len(job.tasks)}, queue <{job.queue}>, "
-        f"phase <{_phase(job)}>"
-    )
+def _yaml_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return Typed("map[interface {}]interface {}", {k: _yaml_value(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return [_yaml_value(v) for v in value]
+    return value
 
 
 @register_plugin
@@ -49,16 +62,20 @@ class LogprintPlugin(Plugin):
 
     def on_session_open(self, ssn: Session) -> None:
         log = ssn.log
+        log.v(5, "Enter logPrint plugin ...", SOURCE_ENTER)
 
         def print_jobs(jobs: list[JobInfo]) -> None:
             if not log.enabled(PRINT_VERBOSITY):
                 return
             for job in jobs:
                 if job.is_pending():
-                    log.v(PRINT_VERBOSITY, pending_line(job))
-                # "Ready" is the session's verdict (JobReady over the enabled plugins),
-                # not only gang's arithmetic; a job may be pending and ready at once.
-                if ssn.job_ready(job):
-                    log.v(PRINT_VERBOSITY, ready_line(job))
+                    text = sprintf(PENDING_FORMAT, job.namespace, job.name)
+                    log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
+                if job.is_ready():
+                    text = sprintf(READY_FORMAT, job.namespace, job.name, job.go_string())
+                    log.v(PRINT_VERBOSITY, text, SOURCE_READY)
 
         ssn.add_print_fn(self.name, print_jobs)
+        if log.enabled(5):
+            leaving = sprintf("Leaving logPrint plugin. %s ...", go_arguments(self.arguments))
+            log.v(5, leaving, SOURCE_LEAVING)

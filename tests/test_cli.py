@@ -315,6 +315,28 @@ class TestHangs:
         assert props["seed"] == "7"  # its own seed, to reproduce it
 
 
+class TestAttribution:
+    def test_control_characters_in_names_are_escaped(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        # An ESC in a spec name reached the terminal raw: it could erase and rewrite lines.
+        write(tmp_path / "a.yaml", spec("evil").replace("name: evil", 'name: "ev\\e[2Kil"'))
+        code, out, _ = run(capsys, "run", "-v", tmp_path)
+        assert code == 0
+        assert "ev\\x1b[2Kil" in out and "\x1b" not in out
+
+    def test_an_error_in_an_included_file_names_the_spec(
+        self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        write(tmp_path / "shared.yaml", "nodes:\n- {name: n1, alocatable: {cpu: 1}}\n")
+        text = spec("uses it").replace("cluster:\n", "cluster:\n  include: [shared.yaml]\n")
+        write(tmp_path / "a.yaml", text)
+        code, out, _ = run(capsys, "run", tmp_path)
+        assert code == 2
+        assert f"(used by spec 'uses it' at {tmp_path / 'a.yaml'}:1)" in out
+        assert f"{tmp_path / 'a.yaml'} E" in out  # listed with the spec, not the shared file
+
+
 class TestDiscovery:
     def test_fifos_devices_and_symlink_loops_are_skipped_and_said(
         self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]

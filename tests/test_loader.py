@@ -971,12 +971,26 @@ def test_object_defined_twice_names_both_places(tmp_path: Path) -> None:
 def test_invalid_included_file_reports_its_own_errors(tmp_path: Path) -> None:
     write(tmp_path, "c.yaml", "nodes:\n- {name: n1, alocatable: {cpu: 1}}\n- {name: 3}\n")
     loaded = load_file(write(tmp_path, "s.yaml", "name: x\ncluster: {include: [c.yaml]}\n"))
+    used_by = f" (used by spec 'x' at {tmp_path / 's.yaml'}:1)"
     assert [str(e) for error in loaded.errors for e in each_error(error)] == [
         f"{tmp_path / 'c.yaml'}:2:14: nodes[0].alocatable: unknown key 'alocatable' "
-        "(did you mean 'allocatable'?)",
+        "(did you mean 'allocatable'?)" + used_by,
         f"{tmp_path / 'c.yaml'}:3:10: nodes[1].name: 3 is not a name (non-empty, without '/' "
-        "or spaces)",
+        "or spaces)" + used_by,
     ]
+    [error] = loaded.errors  # one spec, one error, listed at the spec
+    assert error.location is not None and error.location.file == str(tmp_path / "s.yaml")
+
+
+def test_an_include_outside_the_project_is_named_not_quoted(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write(project, "pyproject.toml", "")
+    write(tmp_path, "secrets.yaml", "api_token_value: 1\n")
+    spec_text = "name: x\ncluster: {include: [../secrets.yaml]}\n"
+    loaded = load_file(write(project, "s.yaml", spec_text))
+    [message] = [str(e) for error in loaded.errors for e in each_error(error)]
+    assert message.startswith(f"{project / '..' / 'secrets.yaml'}:1: invalid, in a file outside")
+    assert "api_token_value" not in message
 
 
 def test_load_cluster_file(tmp_path: Path) -> None:

@@ -241,7 +241,7 @@ def test_pyproject_mistakes_are_reported(project: Path, capsys: pytest.CaptureFi
     assert code == 2
     assert (
         f"{pyproject}: tool.vspec.plugins-dir: "
-        "plugins-dir must be a directory or a list of directories\n"
+        "plugins-dir must be a directory or a list of directories (used by spec "
     ) in out
 
 

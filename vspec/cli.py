@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import math
 import os
 import sys
@@ -40,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Escaping(sys.stdout), _Escaping(sys.stderr)
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:
@@ -49,7 +52,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader left early (`vspec schema | head`): silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
+    finally:
+        sys.stdout, sys.stderr = streams
     return code
+
+
+class _Escaping(io.TextIOBase):
+    """A text stream that writes control characters as escapes (``\\x1b``): spec names,
+    file names and messages come from users' files, and an ESC in one could rewrite the
+    terminal (or a CI log) it is printed to."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        from vspec.harness.terminal import printable
+
+        return self.stream.write(printable(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def writable(self) -> bool:
+        return True
 
 
 def _parser() -> argparse.ArgumentParser:

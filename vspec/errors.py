@@ -62,10 +62,11 @@ class InvalidFile(SpecError):
     """Several errors of one file or document; ``errors`` holds each, located. One
     invalid spec is one such error, however many keys are wrong in it."""
 
-    def __init__(self, errors: list[SpecError]) -> None:
+    def __init__(self, errors: list[SpecError], location: Location | None = None) -> None:
+        """``location`` is the spec's own when the errors lie in files it uses."""
         first = errors[0]
         more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
-        super().__init__(first.message + more, first.location)
+        super().__init__(first.message + more, location or first.location)
         self.errors = errors
 
 

@@ -108,6 +108,7 @@ class SpecFile(pytest.File):
         from vspec.errors import VspecError
         from vspec.harness.loader import load_file
         from vspec.harness.runner import invalid_outcome
+        from vspec.harness.terminal import printable
 
         try:
             loaded = load_file(self.path, check_names=True)
@@ -125,7 +126,8 @@ class SpecFile(pytest.File):
         _register_tags(self.config, {tag for spec in loaded.specs for tag in spec.tags})
         items: list[tuple[int, pytest.Item]] = []
         for spec in loaded.specs:
-            item = SpecItem.from_parent(self, name=spec.name, spec=spec)
+            # Escaped: pytest prints item names raw, and a name may hold an ESC.
+            item = SpecItem.from_parent(self, name=printable(spec.name), spec=spec)
             items.append((spec.location.line, item))
         for error in loaded.errors:
             outcome = invalid_outcome(error, self.path)

@@ -72,13 +72,10 @@ def _node(ssn: Session, name: str) -> NodeInfo:
     return node
 
 
-def _enabled(ssn: Session, kind: str, plugin: str) -> Any | None:
-    """The plugin's ``kind`` function where the tiers enable it, else None."""
-    for tier in ssn.chain(kind):
-        for name, fn in tier:
-            if name == plugin:
-                return fn
-    return None
+def _listed(ssn: Session, kind: str, plugin: str) -> list[Any]:
+    """The plugin's ``kind`` function once per tier entry that lists and enables it: a
+    plugin listed twice is called twice, so its share of the total counts twice."""
+    return [fn for tier in ssn.chain(kind) for name, fn in tier if name == plugin]
 
 
 def _pre_predicate_error(ssn: Session, task: TaskInfo) -> str | None:
@@ -125,13 +122,12 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
                 out.add("bestNode", f"expected {probe.best_node}, got {got_name}")
     for plugin, expected_scores in (probe.plugin_scores or {}).items():
         # A plugin whose enableNodeOrder is off contributes nothing to the total.
-        order = _enabled(ssn, "node_order", plugin)
-        batch_fn = _enabled(ssn, "batch_node_order", plugin)
+        orders = _listed(ssn, "node_order", plugin)
         nodes = [_node(ssn, name) for name in expected_scores]
-        batch_scores = batch_fn(task, nodes) if batch_fn is not None else {}
+        batches = [fn(task, nodes) for fn in _listed(ssn, "batch_node_order", plugin)]
         for name, expected_score in expected_scores.items():
-            order_score = order(task, ssn.nodes[name]) if order is not None else 0.0
-            plugin_score = order_score + batch_scores.get(name, 0.0)
+            order_score = sum(fn(task, ssn.nodes[name]) for fn in orders)
+            plugin_score = order_score + sum(batch.get(name, 0.0) for batch in batches)
             if not _close(expected_score, plugin_score, probe.tolerance):
                 out.add(
                     f"pluginScores.{plugin}.{name}",

@@ -34,6 +34,7 @@ from vspec.harness.apirules import (
     label_value_problem,
     subdomain_problem,
 )
+from vspec.harness.attribution import attributed
 from vspec.harness.declared import undeclared
 from vspec.harness.deployment import admit_pods, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
@@ -174,7 +175,7 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
         try:
             spec = _spec(doc, context)
         except SpecError as exc:  # InvalidFile too: one invalid spec is one error
-            load.errors.append(exc)
+            load.errors.append(attributed(exc, doc))
             continue
         first = names.setdefault(spec.name, spec.location)
         if first is not spec.location:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from vspec.cli import main
+from vspec.errors import each_error
 from vspec.engines import get_engine
 from vspec.harness.loader import load_file
 from vspec.harness.runner import execute
@@ -32,7 +33,8 @@ def load(tmp_path: Path, text: str, name: str = "s.yaml") -> Spec:
 
 
 def errors(tmp_path: Path, text: str) -> list[str]:
-    return [str(e) for e in load_file(write(tmp_path / "s.yaml", text)).errors]
+    loaded = load_file(write(tmp_path / "s.yaml", text))
+    return [str(e) for error in loaded.errors for e in each_error(error)]
 
 
 def queues(spec: Spec) -> list[tuple[str, int, bool | None, str]]:
@@ -193,7 +195,7 @@ def test_bad_cluster_mode_setting_is_located(tmp_path: Path) -> None:
     pyproject = write(tmp_path / "pyproject.toml", '[tool.vspec]\ncluster-mode = "cloud"\n')
     assert errors(tmp_path, "name: x\n") == [
         f"{pyproject}: tool.vspec.cluster-mode: cluster-mode must be one of deployed, bare, "
-        "got 'cloud'"
+        f"got 'cloud' (used by spec 'x' at {tmp_path / 's.yaml'}:1)"
     ]
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from vspec.cli import main
-from vspec.errors import each_error
 from vspec.engines import get_engine
+from vspec.errors import each_error
 from vspec.harness.loader import load_file
 from vspec.harness.runner import execute
 from vspec.model.spec import Spec

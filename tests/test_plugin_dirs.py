@@ -13,7 +13,6 @@ import pytest
 from vspec.cli import main
 from vspec.errors import SpecError
 from vspec.harness.loader import load_file
-from vspec.harness.plugin_dirs import load_plugins_dirs
 from vspec.harness.settings import ProjectSettings, project_settings
 
 pytestmark = pytest.mark.usefixtures("isolated_registry")
@@ -133,7 +132,10 @@ def test_without_the_plugin_the_conf_is_invalid(
 ) -> None:
     code, out, _ = run(capsys, "validate", "specs")
     assert code == 2
-    assert "specs/a.yaml:7:7: scheduler.tiers[0].plugins[1]: unknown plugin 'avoid-n1'" in out
+    assert (
+        "specs/a.yaml:7:7: scheduler.tiers[0].plugins[1]: no plugin 'avoid-n1' is registered; "
+        "is --plugins-dir missing?"
+    ) in out
 
 
 def test_missing_plugins_dir_is_a_usage_error(
@@ -365,10 +367,56 @@ def test_a_go_error_from_a_user_predicate_rejects_the_node(
     assert "1 passed" in out
 
 
-def test_a_user_plugin_replaces_the_built_in_of_its_name(project: Path) -> None:
-    from vspec.framework.registry import get_plugin
+def test_a_user_plugin_of_a_built_ins_name_is_an_error_naming_both(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = write(project / "over" / "my_gang.py", AVOID_N1.replace('"avoid-n1"', '"gang"'))
+    clash = write(
+        project / "specs" / "a.yaml",
+        spec(plugin="priority", extra="pluginsDir: ../over\n"),
+    )
+    code, out, _ = run(capsys, "validate", clash)
+    assert code == 2
+    assert (
+        f"{clash}:7:7: scheduler.tiers[0].plugins[0]: plugin 'gang' is built in "
+        f"(vspec.plugins.gang) and also registered by plugins dir {module.parent} "
+        "(vspec_user_plugins.my_gang); to use yours, name it in the spec's replaceBuiltins"
+    ) in out
 
+
+def test_a_replaced_built_in_is_replaced_for_that_spec_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's gang keeps tasks off n1; the spec after it, in the same run, gets the
+    built-in gang again (before, the replacement leaked into every later spec)."""
     write(project / "over" / "my_gang.py", AVOID_N1.replace('"avoid-n1"', '"gang"'))
-    load_plugins_dirs([project / "over"], origin="test")
-    plugin = get_plugin("gang")
-    assert plugin is not None and plugin.__module__ == "vspec_user_plugins.my_gang"
+    mine = spec("mine", plugin="priority", extra="pluginsDir: ../over\nreplaceBuiltins: [gang]\n")
+    builtin = spec("built-in", plugin="priority").replace(
+        "default/a-t-0: n2, default/b-t-0: n2", "default/a-t-0: n2, default/b-t-0: n1"
+    )
+    write(project / "specs" / "a.yaml", mine)
+    write(project / "specs" / "b.yaml", builtin)
+    code, out, _ = run(capsys, "run", "-v", "specs")
+    assert code == 0, out
+    assert "2 passed" in out
+
+
+def test_a_specs_plugins_dir_does_not_leak_into_later_specs(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(project / "specs" / "a.yaml", spec(extra="pluginsDir: ../plugins\n"))
+    write(project / "specs" / "b.yaml", spec("needs it too"))
+    code, out, _ = run(capsys, "run", "specs")
+    assert code == 2
+    assert "1 passed, 1 error" in out
+    assert "b.yaml:7:7: scheduler.tiers[0].plugins[1]: no plugin 'avoid-n1' is registered" in out
+
+
+def test_two_plugins_dirs_with_one_name_are_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(project / "again" / "avoid_n1_copy.py", AVOID_N1)
+    write(project / "specs" / "a.yaml", spec(extra="pluginsDir: [../plugins, ../again]\n"))
+    code, out, _ = run(capsys, "validate", "specs")
+    assert code == 2
+    assert "plugin 'avoid-n1' is registered by two plugins dirs:" in out

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from vspec.explain.recorder import ExplainRecorder
 from vspec.explain.records import Explanation
 from vspec.framework.engine import PythonEngine
+from vspec.harness.plugin_dirs import spec_scope
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 
@@ -36,14 +37,15 @@ def explain_spec(
     """Run ``spec`` once, recording why, and what the selection asks about."""
     recorder = selection.recorder()
     used_seed = spec.seed if seed is None else seed
-    result = PythonEngine(recorder=recorder).simulate(
-        spec.scheduler,
-        spec.cluster,
-        seed=used_seed,
-        now=spec.now,
-        cycles=spec.cycles,
-        verbosity=spec.verbosity,
-    )
+    with spec_scope(spec):  # the spec's own plugins dirs
+        result = PythonEngine(recorder=recorder).simulate(
+            spec.scheduler,
+            spec.cluster,
+            seed=used_seed,
+            now=spec.now,
+            cycles=spec.cycles,
+            verbosity=spec.verbosity,
+        )
     tasks = [
         te for te in recorder.explanations if selection.cycle is None or te.cycle == selection.cycle
     ]

@@ -5,6 +5,13 @@ Each action and plugin module registers itself with :func:`register_action` or
 importing every module of :mod:`vspec.actions` and :mod:`vspec.plugins`; packaged
 extensions through the ``vspec.actions`` / ``vspec.plugins`` entry-point groups; a
 ``--plugins-dir`` by importing each Python file in it.
+
+What a plugins dir registers is kept with that directory, and seen only where it is in
+scope: the directories loaded for the whole process (``--plugins-dir``, an API caller's
+:func:`load_plugins_dir`), plus those of the :func:`scope` a spec runs in (its project's
+and its own). So a spec's plugins never leak into the specs after it. A user plugin or
+action with the name of a built-in (or of another directory's) is a conflict that
+:func:`conflict` reports, naming both, unless the scope says it replaces the built-in.
 """
 
 from __future__ import annotations
@@ -13,21 +20,40 @@ import importlib
 import importlib.util
 import pkgutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from vspec.errors import SpecError, VspecError
 from vspec.framework.interface import Action, ArgumentSpec, Plugin
 from vspec.registries import Registry
 
-PLUGINS: Registry[type[Plugin]] = Registry("plugin")
+PLUGINS: Registry[type[Plugin]] = Registry("plugin")  # built-ins and entry points
 ACTIONS: Registry[type[Action]] = Registry("action")
+_DIR_PLUGINS: dict[Path, Registry[type[Plugin]]] = {}  # what each plugins dir registered
+_DIR_ACTIONS: dict[Path, Registry[type[Action]]] = {}
+_process_dirs: list[Path] = []  # in scope everywhere
+_loading: list[Path] = []  # the plugins dir being imported, if any
 _loaded_dirs: set[Path] = set()
 _loaded_packages: set[str] = set()
+Kind = Literal["action", "plugin"]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The plugins dirs a spec sees besides the process-wide ones, and the built-in
+    names it lets them replace."""
+
+    dirs: tuple[Path, ...] = ()
+    replaces: frozenset[str] = frozenset()
+
+
+_NO_SCOPE = Scope()
+_scope: ContextVar[Scope] = ContextVar("vspec_registry_scope", default=_NO_SCOPE)
 
 P = TypeVar("P", bound=type[Plugin])
 A = TypeVar("A", bound=type[Action])
@@ -45,15 +71,86 @@ class Registered:
 
 
 def register_plugin(cls: P) -> P:
-    """Class decorator: make a plugin available under ``cls.name``."""
-    PLUGINS.register(cls.name, cls)
+    """Class decorator: make a plugin available under ``cls.name`` (inside a plugins
+    dir being imported: for the specs that have that dir in scope)."""
+    if _loading:
+        _DIR_PLUGINS.setdefault(_loading[-1], Registry("plugin")).register(cls.name, cls)
+    else:
+        PLUGINS.register(cls.name, cls)
     return cls
 
 
 def register_action(cls: A) -> A:
-    """Class decorator: make an action available under ``cls.name``."""
-    ACTIONS.register(cls.name, cls)
+    """Class decorator: make an action available under ``cls.name`` (see
+    :func:`register_plugin`)."""
+    if _loading:
+        _DIR_ACTIONS.setdefault(_loading[-1], Registry("action")).register(cls.name, cls)
+    else:
+        ACTIONS.register(cls.name, cls)
     return cls
+
+
+@contextmanager
+def scope(dirs: Iterable[Path] = (), replaces: Iterable[str] = ()) -> Iterator[None]:
+    """Lookups inside see the plugins dirs ``dirs`` too (already loaded), and their
+    plugins and actions named in ``replaces`` replace the built-ins of those names."""
+    token = _scope.set(Scope(tuple(d.resolve() for d in dirs), frozenset(replaces)))
+    try:
+        yield
+    finally:
+        _scope.reset(token)
+
+
+def _in_scope() -> list[Path]:
+    return list(dict.fromkeys([*_process_dirs, *_scope.get().dirs]))
+
+
+def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Action]]]:
+    tables: dict[Path, Registry[type[Plugin]]] | dict[Path, Registry[type[Action]]]
+    tables = _DIR_PLUGINS if kind == "plugin" else _DIR_ACTIONS
+    found: list[tuple[Path, type[Plugin] | type[Action]]] = []
+    for directory in _in_scope():
+        table = tables.get(directory)
+        cls = None if table is None else table.get(name)
+        if cls is not None and all(cls is not other for _, other in found):
+            found.append((directory, cls))
+    return found
+
+
+def conflict(kind: Kind, name: str) -> str:
+    """Why ``name`` cannot be looked up in this scope ("" when it can): two plugins
+    dirs register it, or one does and it is a built-in the scope does not replace."""
+    load_builtins()
+    found = _providers(kind, name)
+    if len(found) > 1:
+        where = " and ".join(f"{d} ({cls.__module__})" for d, cls in found)
+        return f"{kind} {name!r} is registered by two plugins dirs: {where}"
+    builtin = (PLUGINS if kind == "plugin" else ACTIONS).get(name)
+    if found and builtin is not None and name not in _scope.get().replaces:
+        directory, cls = found[0]
+        return (
+            f"{kind} {name!r} is built in ({builtin.__module__}) and also registered by "
+            f"plugins dir {directory} ({cls.__module__}); to use yours, name it in the "
+            "spec's replaceBuiltins"
+        )
+    return ""
+
+
+def _plugins() -> dict[str, type[Plugin]]:
+    """Every plugin this scope sees; a user's class over a built-in."""
+    load_builtins()
+    view = dict(PLUGINS.items())
+    for directory in _in_scope():
+        view.update(_DIR_PLUGINS[directory].items() if directory in _DIR_PLUGINS else ())
+    return view
+
+
+def _actions() -> dict[str, type[Action]]:
+    load_builtins()
+    view = dict(ACTIONS.items())
+    for directory in _in_scope():
+        view.update(_DIR_ACTIONS[directory].items() if directory in _DIR_ACTIONS else ())
+    return view
 
 
 def _import_package(package: str) -> None:
@@ -81,13 +178,26 @@ def load_builtins() -> None:
                 raise VspecError(f"entry point {ep.name!r} ({ep.value}) failed: {exc}") from exc
 
 
-def load_plugins_dir(directory: Path) -> None:
-    """``--plugins-dir``: import every ``*.py`` in ``directory``; each registers itself."""
+def load_plugins_dir(directory: Path, *, everywhere: bool = True) -> None:
+    """``--plugins-dir``: import every ``*.py`` in ``directory``; each registers itself
+    with the directory. ``everywhere`` puts it in every scope (a spec's own dirs are in
+    the scope of that spec only)."""
     directory = directory.resolve()
+    if everywhere and directory not in _process_dirs:
+        _process_dirs.append(directory)
     if directory in _loaded_dirs:
         return
     if not directory.is_dir():
         raise SpecError(f"plugins directory {directory} does not exist")
+    _loading.append(directory)
+    try:
+        _import_dir(directory)
+    finally:
+        _loading.pop()
+    _loaded_dirs.add(directory)
+
+
+def _import_dir(directory: Path) -> None:
     for path in sorted(directory.glob("*.py")):
         name = _module_name(path)
         spec = importlib.util.spec_from_file_location(name, path)
@@ -102,8 +212,9 @@ def load_plugins_dir(directory: Path) -> None:
             raise
         except BaseException as exc:  # sys.exit() at import too: a plugin cannot end the run
             del sys.modules[name]  # a fixed module must import afresh next time
+            _DIR_PLUGINS.pop(directory, None)
+            _DIR_ACTIONS.pop(directory, None)
             raise SpecError(f"plugin module {path} failed to import: {exc}") from exc
-    _loaded_dirs.add(directory)
 
 
 def _module_name(path: Path) -> str:
@@ -118,34 +229,32 @@ def _module_name(path: Path) -> str:
 
 
 def get_plugin(name: str) -> type[Plugin] | None:
-    load_builtins()
-    return PLUGINS.get(name)
+    return _plugins().get(name)
 
 
 def get_action(name: str) -> type[Action] | None:
-    load_builtins()
-    return ACTIONS.get(name)
+    return _actions().get(name)
 
 
 def action_names() -> set[str]:
-    load_builtins()
-    return set(ACTIONS.names())
+    return set(_actions())
 
 
 def plugin_names() -> set[str]:
-    load_builtins()
-    return set(PLUGINS.names())
+    return set(_plugins())
 
 
-def _describe(registry: Registry[type[Plugin]] | Registry[type[Action]]) -> list[Registered]:
+def _describe(
+    kind: Kind, registry: dict[str, type[Plugin]] | dict[str, type[Action]]
+) -> list[Registered]:
     entries = []
-    for name in sorted(registry.names()):
+    for name in sorted(registry):
         cls: Callable[..., object] = registry[name]
         doc = (cls.__doc__ or "").strip().splitlines()
         entries.append(
             Registered(
                 name,
-                registry.kind,
+                kind,
                 doc[0] if doc else "",
                 getattr(cls, "arguments_spec", ()),
                 cls.__module__,
@@ -155,13 +264,11 @@ def _describe(registry: Registry[type[Plugin]] | Registry[type[Action]]) -> list
 
 
 def registered_plugins() -> list[Registered]:
-    load_builtins()
-    return _describe(PLUGINS)
+    return _describe("plugin", _plugins())
 
 
 def registered_actions() -> list[Registered]:
-    load_builtins()
-    return _describe(ACTIONS)
+    return _describe("action", _actions())
 
 
 @contextmanager
@@ -170,12 +277,19 @@ def isolated() -> Iterator[None]:
     modules of those dirs forgotten), so one test's plugins never reach another's confs."""
     load_builtins()
     dirs, modules = set(_loaded_dirs), set(sys.modules)
+    dir_plugins, dir_actions = dict(_DIR_PLUGINS), dict(_DIR_ACTIONS)
+    process_dirs = list(_process_dirs)
     try:
         with PLUGINS.isolated(), ACTIONS.isolated():
             yield
     finally:
         _loaded_dirs.clear()
         _loaded_dirs.update(dirs)
+        _DIR_PLUGINS.clear()
+        _DIR_PLUGINS.update(dir_plugins)
+        _DIR_ACTIONS.clear()
+        _DIR_ACTIONS.update(dir_actions)
+        _process_dirs[:] = process_dirs
         for name in set(sys.modules) - modules:
             if name.startswith("vspec_user_plugins."):
                 del sys.modules[name]

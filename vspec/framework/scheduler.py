@@ -24,7 +24,9 @@ from vspec.framework.interface import Action
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import (
+    Kind,
     action_names,
+    conflict,
     get_action,
     plugin_names,
     registered_actions,
@@ -47,24 +49,31 @@ SCHEDULE_PERIOD = timedelta(seconds=1)
 _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
 
 
-def _did_you_mean(name: str, known: set[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+def _unknown(kind: Kind, name: str, known: set[str]) -> str:
+    """Said plainly: a did-you-mean only for a near-certain typo (one letter off or two
+    swapped), never a far-fetched guess at a name that is simply not loaded."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    if close:
+        return f"unknown {kind} {name!r} (did you mean {close[0]!r}?)"
+    return f"no {kind} {name!r} is registered; is --plugins-dir missing?"
 
 
 def check_conf(conf: SchedulerConf) -> None:
-    """Every action and plugin the conf names must be registered."""
+    """Every action and plugin the conf names must be registered, once, in the current
+    registry scope (a plugins dir that clashes with a built-in is an error naming both)."""
     actions, plugins = action_names(), plugin_names()
     for name in conf.actions:
         if name not in actions:
-            raise ConfError(f"unknown action {name!r}{_did_you_mean(name, actions)}")
+            raise ConfError(_unknown("action", name, actions))
+        if conflict("action", name):
+            raise ConfError(conflict("action", name))
     for tier in conf.tiers:
         for option in tier.plugins:
             if option.name not in plugins:
-                raise ConfError(
-                    f"unknown plugin {option.name!r}{_did_you_mean(option.name, plugins)}",
-                    option.location,
-                )
+                raise ConfError(_unknown("plugin", option.name, plugins), option.location)
+            why = conflict("plugin", option.name)
+            if why:
+                raise ConfError(why, option.location)
 
 
 def _build_actions(conf: SchedulerConf) -> list[Action]:

@@ -391,14 +391,20 @@ def _spec(doc: Document, context: _Context) -> Spec:
     data: dict[str, Any] = doc.data
     root = At(doc)
     settings = project_settings(Path(doc.file))
-    load_project_plugins(settings)
-    plugins_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
+    load_project_plugins(settings, everywhere=False)
+    own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
     load_plugins_dirs(
-        plugins_dirs,
+        own_dirs,
         origin=f"spec {data['name']!r}",
         location=(root / "pluginsDir").location(),
+        everywhere=False,
     )
-    scheduler = _scheduler(root / "scheduler", context)
+    plugins_dirs = (*settings.plugins_dirs, *own_dirs)
+    replaces = frozenset(data.get("replaceBuiltins") or ())
+    from vspec.framework.registry import scope
+
+    with scope(plugins_dirs, replaces):
+        scheduler = _scheduler(root / "scheduler", context)
     seed = int(data.get("seed", 0)) if context.seed is None else context.seed
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
@@ -425,6 +431,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
         cycles=int(data.get("cycles", 1)),
         verbosity=int(data.get("verbosity", 3)),
         plugins_dirs=plugins_dirs,
+        replace_builtins=replaces,
         cluster_mode=cluster_mode,
         warnings=warnings,
     )

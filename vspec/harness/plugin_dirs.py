@@ -14,37 +14,54 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from vspec.errors import Location, SpecError
 from vspec.harness.settings import ProjectSettings
+from vspec.model.spec import Spec
 
 
 def load_plugins_dirs(
-    dirs: Iterable[Path], *, origin: str = "", location: Location | None = None
+    dirs: Iterable[Path],
+    *,
+    origin: str = "",
+    location: Location | None = None,
+    everywhere: bool = True,
 ) -> None:
     """Import every module of ``dirs`` (each registers its plugins and actions).
 
     ``origin`` says who asked (``--plugins-dir``, a spec) and ``location`` where, so the
-    error of a module that fails to import can be acted on.
+    error of a module that fails to import can be acted on. With ``everywhere`` their
+    plugins are seen by every spec (``--plugins-dir``); else only inside
+    :func:`spec_scope` of a spec that names them.
     """
     from vspec.framework.registry import load_builtins, load_plugins_dir
 
     dirs = list(dirs)
     if dirs:
-        # Built-ins first, so that a user plugin of a built-in's name replaces it.
         load_builtins()
     for directory in dirs:
         try:
-            load_plugins_dir(directory)
+            load_plugins_dir(directory, everywhere=everywhere)
         except SpecError as exc:
             why = _explain(exc, directory)
             raise SpecError(f"{origin}: {why}" if origin else why, location) from None
 
 
-def load_project_plugins(settings: ProjectSettings) -> None:
+def load_project_plugins(settings: ProjectSettings, *, everywhere: bool = True) -> None:
     """The ``plugins-dir`` of a pyproject's ``[tool.vspec]``."""
-    load_plugins_dirs(settings.plugins_dirs, location=settings.location("plugins-dir"))
+    load_plugins_dirs(
+        settings.plugins_dirs, location=settings.location("plugins-dir"), everywhere=everywhere
+    )
+
+
+def spec_scope(spec: Spec) -> AbstractContextManager[None]:
+    """The registry as ``spec`` sees it: its project's and its own plugins dirs, and the
+    built-ins it replaces (``replaceBuiltins``). Wrap every lookup for the spec in it."""
+    from vspec.framework.registry import scope
+
+    return scope(spec.plugins_dirs, spec.replace_builtins)
 
 
 def _explain(exc: SpecError, directory: Path) -> str:

@@ -31,6 +31,7 @@ from vspec.errors import (
 )
 from vspec.harness.expect import check, explain_hints
 from vspec.harness.keyword import compile_keyword
+from vspec.harness.plugin_dirs import spec_scope
 from vspec.harness.settings import project_settings
 from vspec.invariants import evaluate_invariants
 from vspec.model.engine import Engine
@@ -116,7 +117,7 @@ def execute(
     start = time.perf_counter()
     deadline = _Deadline(timeout)
     try:
-        with deadline:
+        with deadline, spec_scope(spec):
             result, messages = _run_and_check(spec, engine, used_seed, outcome)
     except SpecTimeout:
         pass  # reported below, from the deadline itself

@@ -69,7 +69,9 @@ class Spec:
     now: datetime = DEFAULT_NOW
     cycles: int = 1
     verbosity: int = 3
-    plugins_dirs: tuple[Path, ...] = ()  # pluginsDir, imported when the spec was loaded
+    # its project's plugins-dir and its own pluginsDir, imported when the spec was loaded
+    plugins_dirs: tuple[Path, ...] = ()
+    replace_builtins: frozenset[str] = frozenset()  # replaceBuiltins
     cluster_mode: ClusterMode = "deployed"  # what was added to the declared cluster
     warnings: list[str] = field(default_factory=list)  # located; e.g. manifests ignored
 

@@ -19,7 +19,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
-from vspec.api.types import ABSTAIN, ALLOCATED_STATUSES, PERMIT, TaskStatus
+from vspec.api.types import ABSTAIN, ALLOCATED_STATUSES, PERMIT, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors
 from vspec.errors import VspecError
 from vspec.explain.records import (
@@ -118,9 +118,10 @@ class ExplainRecorder(Recorder):
         self._queue_votes: dict[str, dict[str, Vote]] = {}
         self._tiers: dict[str, int] = {}
         self._predicate_order: dict[str, int] = {}
-        # _origin_key(error) -> (error, the plugin that raised it); held, so the key
-        # stays its own.
-        self._origins: dict[int, tuple[Exception, str]] = {}
+        # id(FitError.statuses) -> (those statuses, the plugin that gave them); the list is
+        # held so that its id stays its own. Allocate's memo copies a FitError around the
+        # same list, and the error cache reuses the error itself.
+        self._origins: dict[int, tuple[list[Status], str]] = {}
 
     def wants(self, task: TaskInfo) -> bool:
         return self._all or task.key in self._tasks or task.job in self._jobs
@@ -176,7 +177,7 @@ class ExplainRecorder(Recorder):
         """A failure no plugin was asked about now: a verdict the action reused from its
         per-role error cache (named after the plugin that gave it), else the action's
         own check."""
-        origin = self._origins.get(_origin_key(error))
+        origin = self._origins.get(id(error.statuses)) if isinstance(error, FitError) else None
         if origin is None:
             return _check(f"({self._action})", error)
         check = _check(origin[1], error)
@@ -288,7 +289,7 @@ class ExplainRecorder(Recorder):
             ssn.wrap_fns(kind, self._job_spy(kind))
         ssn.wrap_fns("overused", self._overused_spy)
         for kind in _QUEUE_TASK_QUESTIONS:
-            ssn.wrap_fns(kind, self._queue_task_spy)
+            ssn.wrap_fns(kind, self._queue_task_spy(kind))
         for kind in _VICTIM_KINDS:
             ssn.wrap_fns(kind, self._victim_spy)
         chain = [name for tier in ssn.chain("predicate") for name, _ in tier]
@@ -306,8 +307,11 @@ class ExplainRecorder(Recorder):
             except VspecError:
                 raise
             except Exception as exc:
-                # Any task's: a task asked about may reuse it through the error cache.
-                origins[_origin_key(exc)] = (exc, plugin)
+                if isinstance(exc, FitError):
+                    # Any task's: one asked about may reuse it (the role's error cache,
+                    # allocate's memo). The statuses are kept, not the error and its
+                    # traceback, whose frames would hold whole sessions alive.
+                    origins[id(exc.statuses)] = (exc.statuses, plugin)
                 if wants(task):
                     self._check_seen(task, node, _check(plugin, exc))
                 raise
@@ -362,16 +366,23 @@ class ExplainRecorder(Recorder):
 
         return spy
 
-    def _queue_task_spy(self, plugin: str, fn: Callable[[QueueInfo, TaskInfo], bool]) -> Any:
-        def spy(queue: QueueInfo, task: TaskInfo) -> bool:
-            answer = fn(queue, task)
-            if self.wants(task):
-                votes = self._draft(task).queue_votes
-                votes[:] = [v for v in votes if v.plugin != plugin]
-                votes.append(self._vote(plugin, answer))
-            return answer
+    def _queue_task_spy(
+        self, kind: str
+    ) -> Callable[[str, Callable[[QueueInfo, TaskInfo], bool]], Any]:
+        def wrap(plugin: str, fn: Callable[[QueueInfo, TaskInfo], bool]) -> Any:
+            def spy(queue: QueueInfo, task: TaskInfo) -> bool:
+                answer = fn(queue, task)
+                if self.wants(task):
+                    votes = self._draft(task).queue_votes
+                    votes[:] = [v for v in votes if (v.plugin, v.question) != (plugin, kind)]
+                    vote = self._vote(plugin, answer)
+                    vote.question = kind
+                    votes.append(vote)
+                return answer
 
-        return spy
+            return spy
+
+        return wrap
 
     def _victim_spy(
         self,
@@ -447,12 +458,6 @@ class ExplainRecorder(Recorder):
         for queue_uid in ssn.queues:
             state.queues.extend(self._queue_states(ssn, queue_uid))
         return state
-
-
-def _origin_key(error: Exception) -> int:
-    """What a reused verdict shares with the plugin's: the statuses list of a FitError
-    (allocate's memo copies the error around it), else the error itself."""
-    return id(error.statuses) if isinstance(error, FitError) else id(error)
 
 
 def _check(plugin: str, error: Exception) -> Check:

@@ -53,6 +53,7 @@ class Vote:
     plugin: str
     tier: int  # 1-based tier of the scheduler conf
     vote: str  # permit | abstain | reject | yes | no | pass | fail: <reason>
+    question: str = ""  # what was asked, where a list mixes questions (queue_votes)
 
 
 @dataclass

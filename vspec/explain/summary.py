@@ -8,6 +8,7 @@ from collections import Counter
 from vspec.explain.records import Attempt, Check, Gang, TaskExplanation, Vote
 
 _PLACED = frozenset({"Allocated", "Binding", "Bound", "Running"})
+TIES_NAMED = 4  # more tied nodes are counted, not named
 
 
 def summarize(te: TaskExplanation) -> str:
@@ -29,7 +30,8 @@ def _placed(te: TaskExplanation) -> str:
     how = f"{chosen.action} placed it on {te.node}"
     if chosen.tied:
         others = [n for n in chosen.tied if n != te.node]
-        how += f" (tied with {_names(others)}; Volcano picks one at random, vspec by seed)"
+        tied = _names(others) if len(others) <= TIES_NAMED else f"{len(others)} other nodes"
+        how += f" (tied with {tied}; Volcano picks one at random, vspec by seed)"
     if te.status == "Allocated" and te.gang is not None:
         how += f", not bound yet: {_gang_counts(te.gang)}"
     return how

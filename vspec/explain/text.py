@@ -21,6 +21,7 @@ from vspec.explain.records import (
 
 FEASIBLE_ROWS = 10  # scored nodes listed before "... N more fit"
 NAMES_PER_ROW = 3  # node names shown in a row of alike nodes
+TIED_NAMES = 6  # tied nodes named in an attempt's head line
 CELL = 64  # a reason is cut to this width
 
 
@@ -66,7 +67,10 @@ def _num(value: float) -> str:
 
 
 def _votes(votes: list[Vote]) -> str:
-    return ", ".join(f"{v.plugin} {v.vote}" for v in votes) or "none asked"
+    return (
+        ", ".join(f"{v.question + ': ' if v.question else ''}{v.plugin} {v.vote}" for v in votes)
+        or "none asked"
+    )
 
 
 def _gang_lines(gang: Gang) -> list[str]:
@@ -117,7 +121,7 @@ def _queue_lines(queue: QueueState) -> list[str]:
 def _attempt_lines(attempt: Attempt) -> list[str]:
     head = f"  {attempt.action}, cycle {attempt.cycle}:"
     if attempt.queue_votes:
-        head += f" queue: {_votes(attempt.queue_votes)};"
+        head += f" queue {_votes(attempt.queue_votes)};"
     examined = len(attempt.nodes)
     if examined:
         head += f" {examined} node(s) examined, {len(attempt.feasible) or _fits(attempt)} fit"
@@ -127,7 +131,7 @@ def _attempt_lines(attempt: Attempt) -> list[str]:
     if attempt.chosen is not None:
         head += f" chose {attempt.chosen}"
         if attempt.tied:
-            head += f" (tied: {', '.join(attempt.tied)})"
+            head += f" (tied: {_names(attempt.tied, TIED_NAMES)})"
     lines = [head.rstrip(";")]
     if attempt.nodes:
         lines.extend(table(_node_rows(attempt), indent=4))
@@ -211,9 +215,9 @@ def _columns(names: list[str]) -> list[str]:
     return sorted(unique, key=lambda name: not name.startswith("("))
 
 
-def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:NAMES_PER_ROW])
-    more = len(names) - NAMES_PER_ROW
+def _names(names: list[str], limit: int = NAMES_PER_ROW) -> str:
+    shown = ", ".join(names[:limit])
+    more = len(names) - limit
     return f"{shown} +{more}" if more > 0 else shown
 
 

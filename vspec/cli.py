@@ -450,13 +450,8 @@ def _plugins(args: argparse.Namespace) -> int:
     if not _load_plugins(args, project=True):
         return EXIT_USAGE
 
-    try:
-        from vspec.framework.registry import registered_actions, registered_plugins
-    except ImportError as exc:
-        print(
-            f"vspec: error: the action and plugin registry is unavailable: {exc}", file=sys.stderr
-        )
-        return EXIT_FAILED
+    from vspec.framework.registry import registered_actions, registered_plugins
+
     try:
         sections = (("Actions", registered_actions()), ("Plugins", registered_plugins()))
     except VspecError as exc:

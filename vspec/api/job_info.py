@@ -268,12 +268,6 @@ class JobInfo:
             self._role_counts(pipelined=True, pending_empty=True, pending=False)
         )
 
-    def check_task_starving(self) -> bool:
-        if self.min_available < self.task_min_available_total:
-            return True
-        counts = self._role_counts(pipelined=True, pending_empty=False, pending=False)
-        return not self._roles_meet_min(counts)
-
     def fit_failed_roles(self) -> set[str]:
         return {self.tasks[uid].task_role for uid in self.nodes_fit_errors if uid in self.tasks}
 

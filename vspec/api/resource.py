@@ -8,7 +8,7 @@ like their Go counterparts so call chains read the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from enum import Enum
 from fractions import Fraction
 
@@ -126,13 +126,6 @@ class Resource:
             return False
         return all(q < MIN_RESOURCE for n, q in self.scalars.items() if n != PODS)
 
-    def is_zero(self, name: str) -> bool:
-        if name == CPU:
-            return self.milli_cpu < MIN_RESOURCE
-        if name == MEMORY:
-            return self.memory < MIN_RESOURCE
-        return self.scalars.get(name, 0.0) < MIN_RESOURCE
-
     # -- mutation -----------------------------------------------------------------------
     def add(self, rr: Resource) -> Resource:
         self.milli_cpu += rr.milli_cpu
@@ -171,9 +164,6 @@ class Resource:
 
     def add_scalar(self, name: str, q: float) -> None:
         self.scalars[name] = self.scalars.get(name, 0.0) + q
-
-    def set_scalar(self, name: str, q: float) -> None:
-        self.scalars[name] = q
 
     def set_max_resource(self, rr: Resource) -> None:
         self.milli_cpu = max(self.milli_cpu, rr.milli_cpu)
@@ -279,22 +269,6 @@ class Resource:
                 return True
         return False
 
-    def less_equal_partly(self, rr: Resource, dflt: Dimension) -> bool:
-        if _le(self.milli_cpu, rr.milli_cpu) or _le(self.memory, rr.memory):
-            return True
-        if dflt is ZERO and any(n not in self.scalars for n in rr.scalars):
-            return True
-        for name, left in self.scalars.items():
-            if name not in rr.scalars:
-                if dflt is INFINITY:
-                    return True
-                right = 0.0
-            else:
-                right = rr.scalars[name]
-            if _le(left, right):
-                return True
-        return False
-
     def equal(self, rr: Resource) -> bool:
         def eq(a: float, b: float) -> bool:
             return a == b or abs(a - b) < MIN_RESOURCE
@@ -354,10 +328,6 @@ class Resource:
     __hash__ = None  # type: ignore[assignment]
 
 
-def empty_resource() -> Resource:
-    return Resource()
-
-
 def exceeded_part(left: Resource | None, right: Resource | None) -> Resource:
     """``ExceededPart``: per dimension max(left - right, 0)."""
     if right is None:
@@ -365,13 +335,6 @@ def exceeded_part(left: Resource | None, right: Resource | None) -> Resource:
     if left is None:
         return Resource()
     return left.diff(right, ZERO)[0]
-
-
-def sum_resources(items: Iterable[Resource]) -> Resource:
-    total = Resource()
-    for item in items:
-        total.add(item)
-    return total
 
 
 def helpers_max(left: Resource, right: Resource) -> Resource:
@@ -383,14 +346,4 @@ def helpers_max(left: Resource, right: Resource) -> Resource:
     for name, q in right.scalars.items():
         if q > 0:
             result.scalars[name] = max(result.scalars.get(name, 0.0), q)
-    return result
-
-
-def helpers_min(left: Resource, right: Resource) -> Resource:
-    """``helpers.Min``: per-dimension min; a scalar missing on the right counts as 0."""
-    result = Resource(min(left.milli_cpu, right.milli_cpu), min(left.memory, right.memory))
-    if not left.scalars or not right.scalars:
-        return result
-    for name, q in left.scalars.items():
-        result.scalars[name] = min(q, right.scalars.get(name, 0.0))
     return result

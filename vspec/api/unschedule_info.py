@@ -73,9 +73,6 @@ class FitErrors:
         self.nodes: dict[str, FitError] = {}
         self.err = ""
 
-    def set_error(self, err: str) -> None:
-        self.err = err
-
     def set_node_error(self, node_name: str, err: Exception) -> None:
         if isinstance(err, FitError):
             err.node_name = node_name

@@ -7,7 +7,7 @@ loader and the manifest reader share one conversion.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -282,7 +282,3 @@ def parse_container(raw: Mapping[str, Any]) -> Container:
         ],
         restart_policy=raw.get("restartPolicy"),
     )
-
-
-def parse_many(parse: Any, raw: Sequence[Any] | None) -> list[Any]:
-    return [parse(item) for item in raw or ()]

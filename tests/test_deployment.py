@@ -431,3 +431,25 @@ def test_kinds_vspec_does_not_take_are_located_errors(tmp_path: Path) -> None:
         f"{tmp_path / 's.yaml'}:4:5: cluster.nodes[0]: Node v2 is not an apiVersion vspec "
         "takes; write v1"
     ]
+
+
+def test_the_engine_setting_is_checked_and_honoured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = write(tmp_path / "pyproject.toml", '[tool.vspec]\nengine = "volcano"\n')
+    assert errors(tmp_path, "name: x\n") == [
+        f"{pyproject}: tool.vspec.engine: engine must be one of python, got 'volcano' "
+        f"(used by spec 'x' at {tmp_path / 's.yaml'}:1)"
+    ]
+    write(pyproject, '[tool.vspec]\nengine = "python"\n')
+    spec = write(tmp_path / "s.yaml", "name: x\nscheduler: {actions: enqueue}\n")
+    assert main(["run", str(spec)]) == 0
+
+    class Other:
+        name = "other"
+
+    outcome = execute(load_file(spec).specs[0], engine=Other())  # type: ignore[arg-type]
+    assert outcome.invalid and outcome.messages == [
+        f"{pyproject}: tool.vspec.engine: the project's specs are for engine 'python'; "
+        "this run uses 'other'"
+    ]

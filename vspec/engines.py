@@ -8,10 +8,10 @@ so that starting the CLI or pytest costs nothing until a spec runs.
 from __future__ import annotations
 
 from vspec.errors import VspecError
-from vspec.model.engine import Engine
+from vspec.model.engine import ENGINE_NAMES, Engine
 
 DEFAULT_ENGINE = "python"
-ENGINE_NAMES = ("python",)
+__all__ = ["DEFAULT_ENGINE", "ENGINE_NAMES", "get_engine"]
 
 
 def get_engine(name: str = DEFAULT_ENGINE) -> Engine:

@@ -162,7 +162,14 @@ def _run_and_check(
 ) -> tuple[SimulationResult, list[str]]:
     """The result and the spec's failures; the invariants' warnings go to ``outcome``.
     The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
-    disables."""
+    disables. A project that names its engine (``[tool.vspec] engine``) runs on no other."""
+    settings = project_settings(Path(spec.location.file))
+    wanted = settings.table.get("engine")
+    if wanted is not None and wanted != engine.name:
+        raise SpecError(
+            f"the project's specs are for engine {wanted!r}; this run uses {engine.name!r}",
+            settings.location("engine"),
+        )
     result = engine.simulate(
         spec.scheduler,
         spec.cluster,
@@ -172,7 +179,7 @@ def _run_and_check(
         verbosity=spec.verbosity,
         probes=spec.probes,
     )
-    project = project_settings(Path(spec.location.file)).invariants
+    project = settings.invariants
     verdict = evaluate_invariants(
         spec.scheduler,
         spec.cluster,

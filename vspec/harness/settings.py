@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from vspec.errors import Location, SpecError
+from vspec.model.engine import ENGINE_NAMES
 from vspec.model.spec import ClusterMode
 
 PYPROJECT = "pyproject.toml"
@@ -48,6 +49,7 @@ class ProjectSettings:
 
     plugins_dirs: tuple[Path, ...] = ()  # relative entries resolved against the pyproject
     cluster_mode: ClusterMode = "deployed"
+    engine: str = "python"  # the engine the specs are meant for (vspec.engines)
     invariants: InvariantSettings = InvariantSettings()
     source: Path | None = None  # the pyproject.toml they were read from
     table: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as written
@@ -97,10 +99,17 @@ def _invariants(raw: Any, _pyproject: Path) -> InvariantSettings:
     return InvariantSettings(**values)
 
 
+def _engine(raw: Any, _pyproject: Path) -> str:
+    if raw not in ENGINE_NAMES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINE_NAMES)}, got {raw!r}")
+    return str(raw)
+
+
 # key -> (ProjectSettings field, checker). Another setting is one more line here.
 SETTINGS: dict[str, tuple[str, Check]] = {
     "plugins-dir": ("plugins_dirs", _plugins_dirs),
     "cluster-mode": ("cluster_mode", _cluster_mode),
+    "engine": ("engine", _engine),
     "invariants": ("invariants", _invariants),
 }
 

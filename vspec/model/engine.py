@@ -18,6 +18,9 @@ from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
 from vspec.model.result import SimulationResult
 
+# The engines a spec may ask for (``[tool.vspec] engine``); vspec.engines makes them.
+ENGINE_NAMES = ("python",)
+
 
 class Engine(Protocol):
     """A scheduler that runs the model of a spec; ``name`` is how reports and ``--engine``

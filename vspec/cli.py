@@ -392,12 +392,15 @@ def _explain(args: argparse.Namespace) -> int:
         if not select(spec_keywords(spec, args.spec.resolve().parent)):
             continue
         try:
-            explanation, _ = explain_spec(spec, selection, seed=args.seed)
+            explanation = explain_spec(spec, selection, seed=args.seed)
         except VspecError as exc:
             where = "" if exc.location is not None else f"{spec.location}: "
             print(f"vspec: error: {where}{exc}", file=sys.stderr)
             code = EXIT_USAGE if isinstance(exc, SpecError) else EXIT_FAILED
             continue
+        if explanation.error is not None:
+            print(f"vspec: error: {spec.location}: {explanation.error}", file=sys.stderr)
+            code = EXIT_FAILED
         if args.format == "json":
             documents.append(dataclasses.asdict(explanation))
         else:

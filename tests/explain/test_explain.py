@@ -64,7 +64,7 @@ def spec_file(tmp_path: Path) -> Path:
 
 def _explain(path: Path, **selection: str) -> list[TaskExplanation]:
     spec = load_file(path).specs[0]
-    explanation, _ = explain_spec(spec, Selection(**selection))
+    explanation = explain_spec(spec, Selection(**selection))
     return explanation.tasks
 
 
@@ -225,13 +225,13 @@ expect: {}
 
     def explain() -> float:
         start = time.process_time()
-        explanation, _ = explain_spec(spec, Selection(task=_some_task(spec)))
+        explanation = explain_spec(spec, Selection(task=_some_task(spec)))
         assert len(explanation.tasks) == 1
         return time.process_time() - start
 
     plain = min(run() for _ in range(2))
     explained = min(explain() for _ in range(2))
-    explanation, _ = explain_spec(spec, Selection(task=_some_task(spec)))
+    explanation = explain_spec(spec, Selection(task=_some_task(spec)))
     assert len(explanation.tasks) == 1
     assert len(explanation.tasks[0].attempts[0].nodes) >= 400
     print(f"plain run {plain:.2f}s, explained {explained:.2f}s")
@@ -241,3 +241,23 @@ expect: {}
 def _some_task(spec: object) -> str:
     pods = spec.cluster.pods  # type: ignore[attr-defined]
     return str(pods[len(pods) // 2].meta.key)
+
+
+def test_a_run_that_panics_is_explained_up_to_the_panic(
+    spec_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vspec.actions.allocate import Allocate
+    from vspec.errors import EngineError
+
+    def panic(*_args: object) -> None:
+        raise EngineError("Volcano would panic here")
+
+    monkeypatch.setattr(Allocate, "_place", staticmethod(panic))
+    spec = load_file(spec_file).specs[0]
+    explanation = explain_spec(spec, Selection())
+    assert explanation.error is not None and "Volcano would panic here" in explanation.error
+    # The first task allocate placed is where it panicked: still Pending, node chosen.
+    (te,) = [te for te in explanation.tasks if te.attempts]
+    assert te.status == "Pending" and te.attempts[0].chosen in te.attempts[0].feasible
+    assert len(explanation.tasks) > 1  # the others are explained too
+    assert main(["explain", str(spec_file)]) == 1

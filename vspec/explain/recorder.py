@@ -44,6 +44,7 @@ from vspec.framework.interface import QueueShares
 from vspec.framework.recorder import Recorder
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import NodeLocalKeyFn
+from vspec.model.result import LogLine
 
 # Session questions about a job whose answers the explanation shows, by kind.
 _JOB_QUESTIONS = ("job_valid", "job_ready", "job_pipelined", "job_enqueueable")
@@ -102,6 +103,9 @@ class ExplainRecorder(Recorder):
         self._clusters = clusters
         self.explanations: list[TaskExplanation] = []
         self.cluster_states: list[ClusterState] = []
+        # The run's log as it grows (the engine's own list): still there if the run raises.
+        self.log_lines: list[LogLine] = []
+        self._open: Session | None = None  # the session not closed yet
         self._session_state(cycle=0)
 
     def _session_state(self, cycle: int) -> None:
@@ -129,6 +133,8 @@ class ExplainRecorder(Recorder):
     # -- the session's hooks --------------------------------------------------------------
     def session_opened(self, ssn: Session) -> None:
         self._session_state(ssn.log.cycle)
+        self._open = ssn
+        self.log_lines = ssn.log.lines
         for index, tier in enumerate(ssn.tiers, start=1):
             for option in tier.plugins:
                 self._tiers.setdefault(option.name, index)
@@ -221,7 +227,19 @@ class ExplainRecorder(Recorder):
         )
         self._draft(task).victims.append(search)
 
+    def interrupted(self) -> None:
+        """The run raised (a plugin's error, a Volcano panic): explain the session it
+        was in from its state at that moment, if that state can still be read."""
+        ssn, self._open = self._open, None
+        if ssn is None:
+            return
+        try:
+            self.session_closing(ssn)
+        except Exception:
+            return
+
     def session_closing(self, ssn: Session) -> None:
+        self._open = None
         for key, (job_uid, task_uid) in self._subjects.items():
             job = ssn.jobs.get(job_uid)
             task = job.tasks.get(task_uid) if job is not None else None

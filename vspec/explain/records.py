@@ -197,3 +197,6 @@ class Explanation:
     cycles: int
     tasks: list[TaskExplanation] = field(default_factory=list)
     format: str = FORMAT
+    # Why the run stopped early (a plugin raised, Volcano would panic): the tasks are
+    # then explained from the state the session was in at that moment.
+    error: str | None = None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vspec.errors import SpecError, VspecError
 from vspec.explain.recorder import ExplainRecorder
 from vspec.explain.records import Explanation
 from vspec.framework.engine import PythonEngine
 from vspec.harness.plugin_dirs import spec_scope
-from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 
 
@@ -31,30 +31,37 @@ class Selection:
         )
 
 
-def explain_spec(
-    spec: Spec, selection: Selection, *, seed: int | None = None
-) -> tuple[Explanation, SimulationResult]:
-    """Run ``spec`` once, recording why, and what the selection asks about."""
+def explain_spec(spec: Spec, selection: Selection, *, seed: int | None = None) -> Explanation:
+    """Run ``spec`` once, recording why, and say what the selection asks about. A run
+    that raises (a plugin's error, a Volcano panic) is explained up to where it stopped,
+    with the error."""
     recorder = selection.recorder()
     used_seed = spec.seed if seed is None else seed
-    with spec_scope(spec):  # the spec's own plugins dirs
-        result = PythonEngine(recorder=recorder).simulate(
-            spec.scheduler,
-            spec.cluster,
-            seed=used_seed,
-            now=spec.now,
-            cycles=spec.cycles,
-            verbosity=spec.verbosity,
-        )
+    error = None
+    try:
+        with spec_scope(spec):  # the spec's own plugins dirs
+            PythonEngine(recorder=recorder).simulate(
+                spec.scheduler,
+                spec.cluster,
+                seed=used_seed,
+                now=spec.now,
+                cycles=spec.cycles,
+                verbosity=spec.verbosity,
+            )
+    except SpecError:
+        raise  # the spec itself is wrong: nothing ran worth explaining
+    except VspecError as exc:
+        recorder.interrupted()
+        error = str(exc)
     tasks = [
         te for te in recorder.explanations if selection.cycle is None or te.cycle == selection.cycle
     ]
-    explanation = Explanation(
+    return Explanation(
         spec=spec.name,
         file=spec.location.file,
         line=spec.location.line,
         seed=used_seed,
         cycles=spec.cycles,
         tasks=tasks,
+        error=error,
     )
-    return explanation, result

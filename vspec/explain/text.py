@@ -28,6 +28,9 @@ CELL = 64  # a reason is cut to this width
 def render(explanation: Explanation) -> str:
     where = f"{explanation.file}:{explanation.line}" if explanation.line else explanation.file
     lines = [f"== {where} {explanation.spec} [seed {explanation.seed}] =="]
+    if explanation.error is not None:
+        lines.append(f"the run stopped: {explanation.error}")
+        lines.append("(the tasks below are explained as the session stood then)")
     if not explanation.tasks:
         lines.append("no task matches (none was pending, or the name is not in the spec)")
     for te in explanation.tasks:

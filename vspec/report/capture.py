@@ -1,4 +1,4 @@
-"""What the report keeps of one spec's run: the result, the cluster after each cycle,
+"""What the report keeps of one spec's run: its log, the cluster after each cycle,
 and why the tasks its expectations name ended where they did."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from vspec.harness.expect import named_jobs, named_tasks
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
-from vspec.model.result import SimulationResult
+from vspec.model.result import LogLine, SimulationResult
 from vspec.model.spec import Spec
 
 EXPLAINED_TASKS = 20  # explain tables per spec, at most
@@ -23,7 +23,7 @@ EXPLAINED_TASKS = 20  # explain tables per spec, at most
 @dataclass
 class Capture:
     spec: Spec
-    result: SimulationResult
+    logs: list[LogLine] = field(default_factory=list)
     clusters: list[ClusterState] = field(default_factory=list)
     explained: list[TaskExplanation] = field(default_factory=list)
 
@@ -63,12 +63,16 @@ class RecordingEngine:
         recorder, spec = self._recorder, self._spec
         self._recorder = None
         engine = PythonEngine() if recorder is None else PythonEngine(recorder=recorder)
-        result = engine.simulate(
-            conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes
-        )
-        if recorder is not None and spec is not None:
-            last = {te.task: te for te in recorder.explanations}  # the last cycle's
-            self.capture = Capture(
-                spec, result, recorder.cluster_states, list(last.values())[:EXPLAINED_TASKS]
+        try:
+            return engine.simulate(
+                conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes
             )
-        return result
+        except BaseException:
+            if recorder is not None:
+                recorder.interrupted()  # a panic is explained as the session stood
+            raise
+        finally:
+            if recorder is not None and spec is not None:
+                last = {te.task: te for te in recorder.explanations}  # the last cycle's
+                explained = list(last.values())[:EXPLAINED_TASKS]
+                self.capture = Capture(spec, recorder.log_lines, recorder.cluster_states, explained)

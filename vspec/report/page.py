@@ -39,7 +39,7 @@ def spec_section(outcome: SpecOutcome, capture: Capture | None) -> str:
         parts.append(_pictures(capture, open_=outcome.failing))
         if capture.explained:
             parts.append(_explained(capture, outcome.messages, open_=outcome.failing))
-        parts.append(_log(capture.result.logs))
+        parts.append(_log(capture.logs))
     parts.append("</section>")
     return "\n".join(parts)
 

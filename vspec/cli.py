@@ -17,12 +17,18 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 if TYPE_CHECKING:
+    from rich.live import Live
+
     from vspec.harness.runner import RunReport, SpecOutcome
+    from vspec.live import LiveState
+    from vspec.model.engine import Engine
+    from vspec.model.spec import Spec
     from vspec.report.page import HtmlReport
 
+T = TypeVar("T")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 _PROGRESS_CHAR = {
@@ -216,21 +222,33 @@ def _run(args: argparse.Namespace) -> int:
     except (KeywordError, VspecError) as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    out = _Output(sys.stdout)
+    out = _Output()
     progress = _Progress(out, verbose=args.verbose)
     html = _html_report(args.html)
-    # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
-    report = run_paths(
-        args.paths,
-        engine=get_engine() if html is None else html.engine,
-        keyword=args.keyword,
-        seed=args.seed,
-        timeout=args.timeout,
-        on_outcome=progress if html is None else _both(progress, html.add),
-        before_spec=None if html is None else html.before,
-        klog_header=args.klog_header,
-    )
-    progress.end()
+    live, state = _live(args.paths)
+    on_outcome: list[Callable[[SpecOutcome], None]] = [progress]
+    before: list[Callable[[Spec], None]] = []
+    if html is not None:
+        on_outcome.append(html.add)
+        before.append(html.before)
+    if state is not None:
+        on_outcome.append(state.after)
+        before.append(state.before)
+    # The HTML report's engine has its own recorder; the live line then shows no detail.
+    engine: Engine = html.engine if html is not None else get_engine(recorder=state)
+    with live if live is not None else contextlib.nullcontext():
+        # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
+        report = run_paths(
+            args.paths,
+            engine=engine,
+            keyword=args.keyword,
+            seed=args.seed,
+            timeout=args.timeout,
+            on_outcome=_each(on_outcome),
+            before_spec=_each(before) if before else None,
+            klog_header=args.klog_header,
+        )
+        progress.end()
     code = report.exit_code
     try:
         _print_report(report, out, verbose=args.verbose)
@@ -269,14 +287,28 @@ def _html_report(path: Path | None) -> HtmlReport | None:
     return HtmlReport(path)
 
 
-def _both(
-    first: Callable[[SpecOutcome], None], second: Callable[[SpecOutcome], None]
-) -> Callable[[SpecOutcome], None]:
-    def call(outcome: SpecOutcome) -> None:
-        first(outcome)
-        second(outcome)
+def _each(callbacks: Sequence[Callable[[T], None]]) -> Callable[[T], None]:
+    def call(item: T) -> None:
+        for callback in callbacks:
+            callback(item)
 
     return call
+
+
+def _live(paths: Sequence[str]) -> tuple[Live | None, LiveState | None]:
+    """The live progress line (spec, cycle, action, tasks placed; a counter with an
+    estimate), only when stdout is a terminal. rich draws it: it keeps a line at the
+    bottom of a terminal while other output scrolls above it, which hand-written ANSI
+    codes would have to reimplement."""
+    if not sys.stdout.isatty():
+        return None, None
+    from vspec.harness.runner import spec_files
+    from vspec.live import LiveState, live_display
+
+    state = LiveState(files=len(spec_files(paths, [])))
+    raw = sys.stdout.stream if isinstance(sys.stdout, _Escaping) else sys.stdout
+    live = live_display(state, raw)
+    return (live, state) if live is not None else (None, None)
 
 
 def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:
@@ -302,23 +334,26 @@ def _print_report(report: RunReport, out: _Output, *, verbose: bool) -> None:
 
 class _Output:
     """stdout that cannot end a run: a full disk or a reader that left (``| head``) stops
-    the output, remembered in ``failure``, and the specs and the report file go on."""
+    the output, remembered in ``failure``, and the specs and the report file go on.
+    Written through whatever ``sys.stdout`` is at the time (the live line's redirection
+    while it is shown), escaped first, since the live line's console writes raw."""
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
+    def __init__(self) -> None:
         self.failure: str | None = None
 
     def write(self, text: str) -> None:
+        from vspec.harness.terminal import printable
+
         if self.failure is None:
             try:
-                self.stream.write(text)
+                sys.stdout.write(printable(text))
             except OSError as exc:
                 self._failed(exc)
 
     def flush(self) -> None:
         if self.failure is None:
             try:
-                self.stream.flush()
+                sys.stdout.flush()
             except OSError as exc:
                 self._failed(exc)
 
@@ -326,7 +361,7 @@ class _Output:
         self.failure = exc.strerror or str(exc)
         # What is still buffered would fail again at exit, with a traceback.
         with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class _Progress:

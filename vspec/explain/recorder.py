@@ -43,13 +43,13 @@ from vspec.explain.summary import summarize
 from vspec.framework.interface import QueueShares
 from vspec.framework.recorder import Recorder
 from vspec.framework.session import Session
-from vspec.framework.session_plugins import NodeLocalKeyFn
+from vspec.framework.session_plugins import Kind, NodeLocalKeyFn
 from vspec.model.result import LogLine
 
 # Session questions about a job whose answers the explanation shows, by kind.
-_JOB_QUESTIONS = ("job_valid", "job_ready", "job_pipelined", "job_enqueueable")
-_QUEUE_TASK_QUESTIONS = ("allocatable", "preemptive")
-_VICTIM_KINDS = ("preemptable", "reclaimable")
+_JOB_QUESTIONS: tuple[Kind, ...] = ("job_valid", "job_ready", "job_pipelined", "job_enqueueable")
+_QUEUE_TASK_QUESTIONS: tuple[Kind, ...] = ("allocatable", "preemptive")
+_VICTIM_KINDS: tuple[Kind, ...] = ("preemptable", "reclaimable")
 _UNLIMITED = 1e300  # Volcano's "no limit" is MaxFloat64
 _PLAIN = frozenset({"memory", "pods"})  # kept as they are
 

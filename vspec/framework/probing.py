@@ -17,6 +17,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError
 from vspec.framework.session import Session
+from vspec.framework.session_plugins import Kind
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.result import ProbeFailure
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
@@ -72,7 +73,7 @@ def _node(ssn: Session, name: str) -> NodeInfo:
     return node
 
 
-def _listed(ssn: Session, kind: str, plugin: str) -> list[Any]:
+def _listed(ssn: Session, kind: Kind, plugin: str) -> list[Any]:
     """The plugin's ``kind`` function once per tier entry that lists and enables it: a
     plugin listed twice is called twice, so its share of the total counts twice."""
     return [fn for tier in ssn.chain(kind) for name, fn in tier if name == plugin]

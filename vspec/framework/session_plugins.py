@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -39,39 +40,84 @@ PrintFn = Callable[[list[JobInfo]], None]
 # Declares a predicate or NodeOrder function memoisable for a task: see add_predicate_fn.
 NodeLocalKeyFn = Callable[[TaskInfo], Hashable | None]
 
-# The kinds whose functions may declare themselves node-local.
-NODE_LOCAL_KINDS = ("predicate", "node_order")
+Kind = Literal[
+    "job_order",
+    "queue_order",
+    "victim_queue_order",
+    "cluster_order",
+    "task_order",
+    "predicate",
+    "pre_predicate",
+    "best_node",
+    "node_order",
+    "batch_node_order",
+    "node_map",
+    "node_reduce",
+    "preemptable",
+    "reclaimable",
+    "overused",
+    "preemptive",
+    "allocatable",
+    "job_ready",
+    "job_pipelined",
+    "job_valid",
+    "job_enqueueable",
+    "job_enqueued",
+    "target_job",
+    "reserved_nodes",
+    "victim_tasks",
+    "job_starving",
+    "print",
+]
 
+
+@dataclass(frozen=True)
+class ExtensionPoint:
+    """One kind of session function, declared once (as pytest's hookspecs declare hooks):
+    the ``PluginOption`` flag that gates it (None: never gated) and the rule by which the
+    session combines the plugins' answers over the tiers, Volcano's rule, which its
+    dispatcher below implements."""
+
+    kind: Kind
+    gate: str | None
+    rule: str
+    node_local: bool = False  # its functions may declare themselves node-local
+
+
+EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
+    ExtensionPoint("job_order", "job_order", "first non-zero; else creation time, then UID"),
+    ExtensionPoint("queue_order", "queue_order", "first non-zero; else creation time, then UID"),
+    ExtensionPoint("victim_queue_order", None, "first non-zero; else the negated QueueOrder"),
+    ExtensionPoint("cluster_order", "cluster_order", "registered only (Volcano calls none)"),
+    ExtensionPoint("task_order", "task_order", "first non-zero; else priority, then name"),
+    ExtensionPoint("predicate", "predicate", "in order; the first error rejects", True),
+    ExtensionPoint("pre_predicate", "predicate", "in order; the first error rejects the task"),
+    ExtensionPoint("best_node", "best_node", "the first non-nil node"),
+    ExtensionPoint("node_order", "node_order", "the sum; an error drops the node's score", True),
+    ExtensionPoint("batch_node_order", "node_order", "per node, the sum"),
+    ExtensionPoint("node_map", "node_order", "registered only (Volcano v1.11 calls none)"),
+    ExtensionPoint("node_reduce", "node_order", "registered only (Volcano v1.11 calls none)"),
+    ExtensionPoint("preemptable", "preemptable", "intersection per tier; first deciding tier"),
+    ExtensionPoint("reclaimable", "reclaimable", "intersection per tier; first deciding tier"),
+    ExtensionPoint("overused", "overused", "OR; none registered: not overused"),
+    ExtensionPoint("preemptive", "preemptive", "AND; none registered: true"),
+    ExtensionPoint("allocatable", "allocatable", "AND; none registered: true"),
+    ExtensionPoint("job_ready", "job_ready", "AND; none registered: true"),
+    ExtensionPoint("job_pipelined", "job_pipelined", "votes: Reject ends; a Permit tier wins"),
+    ExtensionPoint("job_valid", None, "the first failed result"),
+    ExtensionPoint("job_enqueueable", "job_enqueued", "votes: Reject ends; a Permit tier wins"),
+    ExtensionPoint("job_enqueued", "job_enqueued", "every function is called"),
+    ExtensionPoint("target_job", "target_job", "the first function's answer"),
+    ExtensionPoint("reserved_nodes", "reserved_nodes", "every function is called"),
+    ExtensionPoint("victim_tasks", "victim", "union per tier; first non-empty tier"),
+    ExtensionPoint("job_starving", "job_starving", "AND in the first tier that has any"),
+    ExtensionPoint("print", None, "every function is called (vspec's print action)"),
+)
+POINTS: dict[Kind, ExtensionPoint] = {point.kind: point for point in EXTENSION_POINTS}
 # kind -> the PluginOption flag that gates it (None: never gated).
-GATES: dict[str, str | None] = {
-    "job_order": "job_order",
-    "queue_order": "queue_order",
-    "victim_queue_order": None,
-    "cluster_order": "cluster_order",
-    "task_order": "task_order",
-    "predicate": "predicate",
-    "pre_predicate": "predicate",
-    "best_node": "best_node",
-    "node_order": "node_order",
-    "batch_node_order": "node_order",
-    "node_map": "node_order",
-    "node_reduce": "node_order",
-    "preemptable": "preemptable",
-    "reclaimable": "reclaimable",
-    "overused": "overused",
-    "preemptive": "preemptive",
-    "allocatable": "allocatable",
-    "job_ready": "job_ready",
-    "job_pipelined": "job_pipelined",
-    "job_valid": None,
-    "job_enqueueable": "job_enqueued",
-    "job_enqueued": "job_enqueued",
-    "target_job": "target_job",
-    "reserved_nodes": "reserved_nodes",
-    "victim_tasks": "victim",
-    "job_starving": "job_starving",
-    "print": None,
-}
+GATES: dict[Kind, str | None] = {point.kind: point.gate for point in EXTENSION_POINTS}
+# The kinds whose functions may declare themselves node-local.
+NODE_LOCAL_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.node_local)
 
 
 class SessionPlugins:
@@ -80,14 +126,16 @@ class SessionPlugins:
     tiers: list[Tier]
 
     def __init__(self) -> None:
-        self._fns: dict[str, dict[str, Any]] = {kind: {} for kind in GATES}
-        self._chains: dict[str, list[list[tuple[str, Any]]]] = {}
-        self._flats: dict[str, list[Any]] = {}
-        self._node_local: dict[str, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
-        self._node_local_flats: dict[str, list[NodeLocalKeyFn | None]] = {}
+        self._fns: dict[Kind, dict[str, Any]] = {kind: {} for kind in POINTS}
+        self._chains: dict[Kind, list[list[tuple[str, Any]]]] = {}
+        self._flats: dict[Kind, list[Any]] = {}
+        self._node_local: dict[Kind, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
+        self._node_local_flats: dict[Kind, list[NodeLocalKeyFn | None]] = {}
 
     # -- registration -----------------------------------------------------------------------
-    def _add(self, kind: str, name: str, fn: Any, node_local: NodeLocalKeyFn | None = None) -> None:
+    def _add(
+        self, kind: Kind, name: str, fn: Any, node_local: NodeLocalKeyFn | None = None
+    ) -> None:
         self._fns[kind][name] = fn
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
@@ -190,7 +238,7 @@ class SessionPlugins:
 
     def wrap_fns(
         self,
-        kind: str,
+        kind: Kind,
         wrap: Callable[[str, Any], Any],
         node_local: Callable[[NodeLocalKeyFn], NodeLocalKeyFn] | None = None,
     ) -> None:
@@ -218,17 +266,17 @@ class SessionPlugins:
                     return option.enabled(flag)
         return False
 
-    def registered(self, kind: str, name: str) -> Any | None:
+    def registered(self, kind: Kind, name: str) -> Any | None:
         """The function ``name`` registered for ``kind`` (probes use it)."""
         return self._fns[kind].get(name)
 
     # -- dispatch helpers -------------------------------------------------------------------
-    def chain(self, kind: str) -> list[list[tuple[str, Any]]]:
+    def chain(self, kind: Kind) -> list[list[tuple[str, Any]]]:
         """Per tier, the enabled (plugin name, fn) pairs of ``kind``, in configured order."""
         cached = self._chains.get(kind)
         if cached is not None:
             return cached
-        gate = GATES[kind]
+        gate = POINTS[kind].gate
         fns = self._fns[kind]
         tiers = []
         for tier in self.tiers:
@@ -243,13 +291,13 @@ class SessionPlugins:
         self._chains[kind] = tiers
         return tiers
 
-    def _flat(self, kind: str) -> list[Any]:
+    def _flat(self, kind: Kind) -> list[Any]:
         flat = self._flats.get(kind)
         if flat is None:
             flat = self._flats[kind] = [fn for tier in self.chain(kind) for _, fn in tier]
         return flat
 
-    def node_local_key(self, kind: str, task: TaskInfo) -> tuple[Hashable, ...] | None:
+    def node_local_key(self, kind: Kind, task: TaskInfo) -> tuple[Hashable, ...] | None:
         """The key under which every enabled ``kind`` function ("predicate" or
         "node_order") is node-local for ``task``, or None when any of them is not (or did
         not declare it): results of the whole chain may then be memoised per node against
@@ -267,7 +315,7 @@ class SessionPlugins:
             keys.append(key)
         return tuple(keys)
 
-    def _first_compare(self, kind: str, left: Any, right: Any) -> int:
+    def _first_compare(self, kind: Kind, left: Any, right: Any) -> int:
         for fn in self._flat(kind):
             result: int = fn(left, right)
             if result != 0:
@@ -349,7 +397,7 @@ class SessionPlugins:
 
     # -- victims ----------------------------------------------------------------------------------
     def _evictable(
-        self, kind: str, actor: TaskInfo, candidates: list[TaskInfo]
+        self, kind: Kind, actor: TaskInfo, candidates: list[TaskInfo]
     ) -> list[TaskInfo] | None:
         """Preemptable/Reclaimable: intersect per tier; an empty answer ends the tier.
 
@@ -406,7 +454,7 @@ class SessionPlugins:
     def job_ready(self, job: JobInfo) -> bool:
         return all(fn(job) for fn in self._flat("job_ready"))
 
-    def _vote(self, kind: str, job: JobInfo) -> bool:
+    def _vote(self, kind: Kind, job: JobInfo) -> bool:
         """A Reject ends at once (false); a tier with a Permit decides true; default true."""
         for tier in self.chain(kind):
             permitted = False

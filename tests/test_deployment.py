@@ -143,6 +143,36 @@ def test_pod_webhook_refuses_a_pending_pod_of_a_missing_group_or_queue(tmp_path:
     ]
 
 
+def test_a_pod_group_without_queue_gets_the_webhooks_queue(tmp_path: Path) -> None:
+    text = """\
+        name: x
+        MODE
+        scheduler:
+          actions: enqueue
+          tiers: [{plugins: [{name: gang}]}]
+          options: {defaultQueue: fallback}
+        cluster:
+          queues: [{name: team}, {name: fallback}, {name: default}]
+          objects:
+          - apiVersion: v1
+            kind: Namespace
+            metadata: {name: ns, annotations: {scheduling.volcano.sh/queue-name: team}}
+          podGroups: [{name: pg, namespace: ns}, {name: other}]
+          jobs: [{name: j, namespace: ns, tasks: [{name: t}]}]
+        """
+
+    def queues_of(mode: str) -> list[str]:
+        spec = load(tmp_path, text.replace("MODE", mode), f"{mode or 'deployed'}.yaml")
+        return [pg.queue for pg in spec.cluster.pod_groups]
+
+    # The PodGroup webhook reads the namespace's annotation, else writes "default"; a
+    # job's group gets the job webhook's "default". Bare: the scheduler's --default-queue.
+    # (Deployed with --default-queue=fallback, the scheduler creates fallback, not
+    # default: a group written without a queue is then refused unless default exists.)
+    assert queues_of("") == ["team", "default", "default"]
+    assert queues_of("clusterMode: bare") == ["fallback", "fallback", "fallback"]
+
+
 def test_a_pod_of_another_scheduler_is_not_checked(tmp_path: Path) -> None:
     text = "name: x\ncluster:\n  pods: [{name: p, podGroup: none, schedulerName: other}]\n"
     assert errors(tmp_path, text) == []

@@ -435,8 +435,10 @@ def test_pod_group_defaults_and_keys(tmp_path: Path) -> None:
 
 
 def test_pod_group_without_queue_uses_the_default_queue_option(tmp_path: Path) -> None:
+    # Bare: on a deployed cluster the PodGroup webhook writes "default" first.
     text = """
         name: x
+        clusterMode: bare
         scheduler: {actions: "", options: {defaultQueue: q0}}
         cluster:
           podGroups: [{name: g}]

@@ -15,11 +15,14 @@ Cluster mode ``bare`` skips all of this (the translated Go unit-test cases need 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from vspec.errors import Location, SpecError
 from vspec.model.conf import SchedulerOptions
-from vspec.model.objects import Cluster, ObjectMeta, Pod, Queue
+from vspec.model.objects import QUEUE_NAME_ANNOTATION, Cluster, ObjectMeta, Pod, PodGroup, Queue
 
 ROOT_QUEUE = "root"
+DEFAULT_QUEUE = "default"  # schedulingv1beta1.DefaultQueue, what the webhooks write
 QUEUE_OPEN = "Open"
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
@@ -53,6 +56,21 @@ def admit_pods(cluster: Cluster, options: SchedulerOptions) -> None:
     pod_groups = {pg.meta.key: pg.queue for pg in cluster.pod_groups}
     for pod in cluster.pods:
         admit_pod(pod, options.scheduler_names, pod_groups, queues)
+
+
+def default_queues(cluster: Cluster, unqueued: Iterable[tuple[PodGroup, bool]]) -> None:
+    """The queue of a pod group written without one, as the webhooks set it: a Volcano
+    Job's is ``default`` (``patchDefaultQueue``, jobs/mutate/mutate_job.go), a PodGroup's
+    the ``scheduling.volcano.sh/queue-name`` annotation of its Namespace, else ``default``
+    (``createPodGroupPatch``, podgroups/mutate/mutate_podgroup.go). Not the scheduler's
+    ``--default-queue``, which only a group that reaches it without a queue gets."""
+    namespaces = {
+        ns.meta.name: ns.meta.annotations.get(QUEUE_NAME_ANNOTATION, "")
+        for ns in cluster.objects_of_kind("Namespace")
+    }
+    for pod_group, own in unqueued:
+        annotated = namespaces.get(pod_group.meta.namespace, "") if own else ""
+        pod_group.queue = annotated or DEFAULT_QUEUE
 
 
 def _add_startup_queues(cluster: Cluster, default_queue: str) -> None:

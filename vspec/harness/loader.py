@@ -36,7 +36,7 @@ from vspec.harness.apirules import (
 )
 from vspec.harness.attribution import attributed
 from vspec.harness.declared import undeclared
-from vspec.harness.deployment import admit_pods, deploy_queues
+from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings
@@ -474,6 +474,9 @@ class _ClusterBuilder:
         self.generate_at: At | None = None
         self.volcano_jobs: list[tuple[Mapping[str, Any], At]] = []  # converted at finish
         self.warnings: list[str] = []  # located: manifests of kinds Volcano ignores
+        # pod groups written without a queue; True: a PodGroup of its own, whose webhook
+        # reads the namespace's queue annotation (a job's group gets the job's queue)
+        self.unqueued: list[tuple[PodGroup, bool]] = []
 
     def section(self, at: At, chain: tuple[Path, ...]) -> None:
         raw = at.value or {}
@@ -641,8 +644,12 @@ class _ClusterBuilder:
     def pod_group(self, raw: Mapping[str, Any], at: At) -> None:
         if mf.is_manifest(raw):
             pg = mf.pod_group_from_manifest(raw, at, default_queue=self.options.default_queue)
+            unqueued = not (raw.get("spec") or {}).get("queue")
         else:
             pg = _compact_pod_group(raw, at, self.options.default_queue)
+            unqueued = "queue" not in raw
+        if unqueued:
+            self.unqueued.append((pg, True))
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
 
@@ -662,6 +669,8 @@ class _ClusterBuilder:
             # Volcano's job admission: minAvailable defaults to the total of replicas.
             group["minMember"] = sum(int(t.get("replicas", 1)) for t in tasks)
         pg = _compact_pod_group(group, at, self.options.default_queue)
+        if "queue" not in raw:
+            self.unqueued.append((pg, False))
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
         for i, task in enumerate(tasks):
@@ -701,6 +710,7 @@ class _ClusterBuilder:
         and refuses (in ``bare`` mode only the implicit queue when none is declared) and
         pod priorities from their classes."""
         if mode == "deployed":
+            default_queues(self.cluster, self.unqueued)
             deploy_queues(self.cluster, self.options)
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))

@@ -12,7 +12,8 @@ import difflib
 import random
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from vspec.api.task_info import task_status_of
@@ -109,6 +110,68 @@ def _session_uid(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
 
+class Scheduler:
+    """One vc-scheduler process: what outlives its sessions (the actions, the random
+    generator seeded once, node rotation and plugins' package-level state).
+
+    ``simulate`` runs it for a fixed number of cycles; a timeline
+    (:mod:`vspec.timeline`) runs it at the times its clock chooses, changing the
+    cluster between sessions.
+    """
+
+    def __init__(
+        self,
+        conf: SchedulerConf,
+        *,
+        seed: int = 0,
+        verbosity: int = 3,
+        recorder: Recorder = NO_RECORDER,
+    ) -> None:
+        check_conf(conf)
+        self.conf = conf
+        self.log = Klog(verbosity)
+        self.rng = random.Random(seed)
+        self.actions = _build_actions(conf)
+        self.state = SchedulerState()
+        self.recorder = recorder
+
+    def run_once(
+        self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
+    ) -> Cluster:
+        """One session at ``now``, its effects recorded in ``result`` (with the log's
+        current cycle); returns the cluster one period later. ``capture`` records the
+        in-session task and pod group states, as for a spec's last cycle."""
+        return _run_once(
+            self.conf,
+            cluster,
+            self.actions,
+            result,
+            self.log,
+            self.rng,
+            now,
+            self.state,
+            self.recorder,
+            last=capture,
+        )
+
+    def skip_session(self) -> None:
+        """What a session that changes nothing leaves behind: its uid drawn from the
+        generator. Node rotation and plugin state move only when a task is examined."""
+        _session_uid(self.rng)
+
+
+@contextmanager
+def engine_errors() -> Iterator[None]:
+    """An exception from engine code becomes the run's :class:`PluginError`
+    (:func:`plugin_error`); vspec's own errors pass as they are."""
+    try:
+        yield
+    except VspecError:
+        raise
+    except Exception as exc:
+        raise plugin_error(exc) from exc
+
+
 def simulate(
     conf: SchedulerConf,
     cluster: Cluster,
@@ -126,12 +189,10 @@ def simulate(
     Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises,
     :class:`vspec.errors.EngineError` where Volcano would panic.
     """
-    check_conf(conf)
-    log = Klog(verbosity)
-    rng = random.Random(seed)
     start = now or DEFAULT_NOW
-    result = SimulationResult(logs=log.lines)
-    try:
+    with engine_errors():
+        scheduler = Scheduler(conf, seed=seed, verbosity=verbosity, recorder=recorder)
+        result = SimulationResult(logs=scheduler.log.lines)
         if probes:
             from vspec.framework.probing import evaluate
 
@@ -141,26 +202,11 @@ def simulate(
                 cache, conf, log=probe_log, rng=random.Random(seed), now=start, uid="probe"
             )
             result.probe_failures = evaluate(ssn, probes)
-        actions = _build_actions(conf)
-        state = SchedulerState()
         for cycle in range(cycles):
-            log.cycle = cycle
-            cluster = _run_once(
-                conf,
-                cluster,
-                actions,
-                result,
-                log,
-                rng,
-                start + cycle * SCHEDULE_PERIOD,
-                state,
-                recorder,
-                last=cycle == cycles - 1,
+            scheduler.log.cycle = cycle
+            cluster = scheduler.run_once(
+                cluster, start + cycle * SCHEDULE_PERIOD, result, capture=cycle == cycles - 1
             )
-    except VspecError:
-        raise
-    except Exception as exc:
-        raise plugin_error(exc) from exc
     result.cluster = cluster
     return result
 

@@ -68,10 +68,14 @@ from vspec.model.spec import (
     ClusterMode,
     Expect,
     LogsExpect,
+    MetricBound,
     PodExpect,
     PodGroupExpect,
     Spec,
 )
+from vspec.model.timeline import Timeline
+from vspec.timeline.expr import MetricError, parse_bound
+from vspec.timeline.load import load_timeline
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 # Top-level keys of a spec that no cluster file, conf or manifest has.
@@ -408,19 +412,29 @@ def _spec(doc: Document, context: _Context) -> Spec:
     seed = int(data.get("seed", 0)) if context.seed is None else context.seed
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
-    builder.section(root / "cluster", (Path(doc.file).resolve(),))
-    cluster = builder.finish(cluster_mode)
+    cluster, timeline = _cluster_and_timeline(root, builder, context, cluster_mode)
     missing = undeclared(cluster, root)
     if missing:
         raise InvalidFile(missing)
     warnings = list(builder.warnings)
     now = mf.timestamp(data["now"], root / "now") if "now" in data else None
+    expect = _expect(root / "expect")
+    if timeline is None and expect.metrics:
+        raise (root / "expect" / "metrics").error(
+            "metrics bound a timeline; this spec has none", key=True
+        )
+    for key in ("podGroups", "pods", "pipelined"):
+        if timeline is not None and key in (data.get("expect") or {}):
+            raise (root / "expect" / key).error(
+                f"{key} reads one session's state; a timeline's spec bounds its metrics",
+                key=True,
+            )
     return Spec(
         name=data["name"],
         location=doc.locate(),
         scheduler=scheduler,
         cluster=cluster,
-        expect=_expect(root / "expect"),
+        expect=expect,
         probes=[_probe(root / "probes" / i) for i in range(len(data.get("probes") or ()))],
         description=data.get("description", ""),
         tags=list(data.get("tags", ())),
@@ -434,7 +448,51 @@ def _spec(doc: Document, context: _Context) -> Spec:
         replace_builtins=replaces,
         cluster_mode=cluster_mode,
         warnings=warnings,
+        timeline=timeline,
     )
+
+
+def _cluster_and_timeline(
+    root: At, builder: _ClusterBuilder, context: _Context, mode: ClusterMode
+) -> tuple[Cluster, Timeline | None]:
+    """A spec's cluster and timeline: its own, or those of the workload file it names."""
+    data: dict[str, Any] = root.value
+    source = root
+    if "workload" in data:
+        for key in ("cluster", "timeline"):
+            if key in data:
+                raise (root / key).error(
+                    "a spec with a workload takes its cluster and timeline from that file",
+                    key=True,
+                )
+        path = Path(root.doc.file).parent / data["workload"]
+        source = At(context.single_document(path, root / "workload", "workload file"))
+        _check(source.doc, "workload")
+    builder.section(source / "cluster", (Path(source.doc.file).resolve(),))
+    cluster = builder.finish(mode)
+    if "timeline" not in (source.value or {}):
+        return cluster, None
+    return cluster, load_timeline(source / "timeline", builder, builder.seed, cluster.nodes)
+
+
+def load_workload(
+    path: Path,
+    *,
+    options: SchedulerOptions | None = None,
+    seed: int = 0,
+    cluster_mode: ClusterMode | None = None,
+) -> tuple[Cluster, Timeline]:
+    """A workload file (``cluster`` and ``timeline``), as ``vspec compare`` reads it, in
+    ``cluster_mode`` (default: the file's project setting); raises :class:`SpecError`
+    (:class:`InvalidFile` for schema errors) when invalid."""
+    context = _Context(None)
+    doc = context.single_document(Path(path), None, "workload file")
+    _check(doc, "workload")
+    builder = _ClusterBuilder(context, options or SchedulerOptions(), seed)
+    mode = cluster_mode or project_settings(Path(path)).cluster_mode
+    cluster, timeline = _cluster_and_timeline(At(doc), builder, context, mode)
+    assert timeline is not None  # the schema requires one
+    return cluster, timeline
 
 
 def _scheduler(at: At, context: _Context) -> SchedulerConf:
@@ -477,6 +535,7 @@ class _ClusterBuilder:
         # pod groups written without a queue; True: a PodGroup of its own, whose webhook
         # reads the namespace's queue annotation (a job's group gets the job's queue)
         self.unqueued: list[tuple[PodGroup, bool]] = []
+        self.mode: ClusterMode = "deployed"  # set by finish, for a timeline's arrivals
 
     def section(self, at: At, chain: tuple[Path, ...]) -> None:
         raw = at.value or {}
@@ -705,10 +764,44 @@ class _ClusterBuilder:
         self.define(obj.kind, obj.meta, at)
         self.cluster.objects.append(obj)
 
+    def objects_at(self, at: At) -> Cluster:
+        """The objects of one cluster-shaped mapping (a timeline arrival), defined
+        against everything so far, pod priorities from the cluster's classes."""
+        part = self.part()
+        part.section(at, (Path(at.doc.file).resolve(),))
+        part.cluster.queues = self.cluster.queues
+        part.cluster.priority_classes = self.cluster.priority_classes
+        for raw, place in part.volcano_jobs:
+            vcjob.admit_and_create(raw, place, part.cluster, self.options, self.mode)
+        if self.mode == "deployed":
+            admit_pods(part.cluster, self.options)
+        _resolve_pod_priorities(part.cluster)
+        self.warnings.extend(part.warnings)
+        return part.cluster
+
+    def node_at(self, at: At) -> Node:
+        """The one node of a node entry (a timeline's ``add``)."""
+        part = self.part()
+        for raw, place in mf.expand(at.value, at, "Node"):
+            part.node(raw, place)
+        if len(part.cluster.nodes) != 1:
+            raise at.error(f"adds one node, not {len(part.cluster.nodes)}")
+        return part.cluster.nodes[0]
+
+    def rename(self, kind: str, obj: Pod | PodGroup, at: At) -> None:
+        self.define(kind, obj.meta, at)
+
+    def part(self) -> _ClusterBuilder:
+        """A builder whose objects are kept apart but named against this one's."""
+        part = _ClusterBuilder(self.context, self.options, self.seed)
+        part.defined = self.defined
+        return part
+
     def finish(self, mode: ClusterMode) -> Cluster:
         """Apply the defaults that need the whole cluster: what a deployed Volcano adds
         and refuses (in ``bare`` mode only the implicit queue when none is declared) and
         pod priorities from their classes."""
+        self.mode = mode
         if mode == "deployed":
             default_queues(self.cluster, self.unqueued)
             deploy_queues(self.cluster, self.options)
@@ -902,6 +995,13 @@ def _expect(at: At) -> Expect:
             matches=list(logs.get("matches") or ()),
             absent=list(logs.get("absent") or ()),
         )
+    for i, text in enumerate(raw.get("metrics") or ()):
+        place = at / "metrics" / i
+        try:
+            parse_bound(text)
+        except MetricError as exc:
+            raise place.error(str(exc)) from None
+        expect.metrics.append(MetricBound(text, place.location()))
     invariants = raw.get("invariants")
     if isinstance(invariants, list):
         expect.invariants = list(invariants)

@@ -162,7 +162,7 @@ def _run_and_check(
 ) -> tuple[SimulationResult, list[str]]:
     """The result and the spec's failures; the invariants' warnings go to ``outcome``.
     The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
-    disables. A project that names its engine (``[tool.vspec] engine``) runs on no other."""
+    disables. A project that names its engine (``[tool.vspec] engine``) runs on no other. A spec with a timeline runs it (:mod:`vspec.timeline.check`)."""
     settings = project_settings(Path(spec.location.file))
     wanted = settings.table.get("engine")
     if wanted is not None and wanted != engine.name:
@@ -170,6 +170,10 @@ def _run_and_check(
             f"the project's specs are for engine {wanted!r}; this run uses {engine.name!r}",
             settings.location("engine"),
         )
+    if spec.timeline is not None:
+        from vspec.timeline.check import run_timeline_spec
+
+        return run_timeline_spec(spec, seed)
     result = engine.simulate(
         spec.scheduler,
         spec.cluster,

@@ -34,6 +34,7 @@ from jsonschema.validators import extend
 from vspec.errors import SpecError
 from vspec.generate import generate_schema
 from vspec.harness.yamlload import Document, Key
+from vspec.timeline.schema import metrics_schema, timeline_schema, workload_schema
 
 Kind = Literal[
     "spec",
@@ -48,6 +49,7 @@ Kind = Literal[
     "queueManifest",
     "priorityClassManifest",
     "vcJobManifest",
+    "workload",
 ]
 
 MAX_ERRORS = 20  # reported per document; the rest are counted in one line
@@ -73,6 +75,18 @@ def _raw_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(text)
     # The generate vocabulary is vspec.generate's: its schema is stated there, once.
     schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()
+    # So are timelines, workload files and metric bounds: vspec.timeline's.
+    schema["$defs"]["timeline"] = timeline_schema()
+    schema["$defs"]["workload"] = workload_schema()
+    spec = schema["$defs"]["spec"]["properties"]
+    spec["timeline"] = {"$ref": "#/$defs/timeline"}
+    spec["workload"] = {
+        "type": "string",
+        "minLength": 1,
+        "description": "A workload file (cluster and timeline; relative to this file), "
+        "in place of cluster and timeline.",
+    }
+    schema["$defs"]["expect"]["properties"]["metrics"] = metrics_schema()
     return schema
 
 

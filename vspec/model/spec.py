@@ -11,6 +11,7 @@ from vspec.errors import Location
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster
 from vspec.model.probes import Probe
+from vspec.model.timeline import Timeline
 
 # What the scheduler sees besides the declared objects (vspec.harness.deployment).
 ClusterMode = Literal["deployed", "bare"]
@@ -37,6 +38,14 @@ class LogsExpect:
     absent: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class MetricBound:
+    """One ``expect.metrics`` entry: an expression of docs/timeline.md#metrics."""
+
+    text: str
+    location: Location
+
+
 @dataclass
 class Expect:
     binds: dict[str, str] | None = None
@@ -49,6 +58,7 @@ class Expect:
     pods: dict[str, PodExpect] = field(default_factory=dict)
     logs: LogsExpect | None = None
     invariants: list[str] = field(default_factory=list)
+    metrics: list[MetricBound] = field(default_factory=list)  # a timeline's bounds
     disabled_invariants: list[str] = field(default_factory=list)
     locations: dict[str, Location] = field(default_factory=dict)  # expect key -> where
 
@@ -74,6 +84,7 @@ class Spec:
     replace_builtins: frozenset[str] = frozenset()  # replaceBuiltins
     cluster_mode: ClusterMode = "deployed"  # what was added to the declared cluster
     warnings: list[str] = field(default_factory=list)  # located; e.g. manifests ignored
+    timeline: Timeline | None = None  # jobs that arrive and finish (vspec.timeline)
 
     @property
     def nodeid(self) -> str:

@@ -1,0 +1,471 @@
+"""The event-driven clock: Volcano's sessions at the schedule period on a cluster where
+jobs arrive, run for their time and finish, and nodes come and go (docs/timeline.md).
+
+Between two sessions the cluster moves on by the cycles rules (``advance``: bound pods
+run, evicted pods are gone one period later); on top of them the timeline applies its
+own events at the first session at or after their time: arrivals join Pending, a pod
+whose run time is over has ``Succeeded`` (it holds no node resources, as Volcano's cache
+keeps completed tasks off their node), a job whose pods all succeeded is deleted (a
+Volcano Job with ``ttlSecondsAfterFinished: 0``), and an evicted pod is created again,
+Pending, by its job's controller, to run its whole time again.
+
+**Jumping over idle periods.** A session can change the cluster only through what its
+actions do. ``enqueue`` acts on Pending pod groups, ``allocate``, ``backfill``,
+``preempt`` and ``reclaim`` on Pending tasks (preempt and reclaim evict only for a
+pending preemptor), ``print`` only logs. So when every pod is bound (none Pending, none
+terminating) and every pod group is Running, such a session binds, evicts and enqueues
+nothing; its job updater writes each Running phase again and re-stamps conditions with
+its own session id and clock, which no later decision reads (phases are compared, and
+``Unknown`` needs an Unschedulable condition of the *current* session). What outlives
+the session is unchanged but for the uid it draws from the generator, and node rotation
+moves only when a task is examined. Until the next arrival, completion or node event the
+cluster stays as it is, so every session until then is such a session: the clock jumps
+to that event, drawing the skipped sessions' uids so that the generator is where it
+would have been. A conf with any other action (``shuffle`` evicts with nothing pending,
+a user action is unknown) never jumps.
+
+**Jumping over stuck periods.** With a backlog, a session can change nothing for a long
+time: every pending task is too big for every node. The clock also jumps then, to the
+next event, when all of this holds: the last session ran on the cluster as it is now and
+changed nothing (no bind, eviction or phase); no pod is terminating and no pending pod is
+best-effort; no pending pod's requests (cpu, memory, scalars; the pods count is left out,
+which only makes the test stricter) fit in any node's idle resources; the actions are
+among enqueue, allocate, backfill and print (preempt and reclaim may evict for a task
+that fits nowhere); and every plugin is built in and reads no clock (sla, tdm, cdp,
+usage, rescheduling and deviceshare do). Then allocate can place or pipeline nothing
+whatever its node order, rotation or random tie-breaks (its first test is the request
+against the node's future idle, equal to idle with nothing releasing), backfill has no
+best-effort task, and enqueue decides as it did on the same cluster, as nothing it reads
+(phases, requests, queue state) moved and no plugin reads the time.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from vspec.api.resource import Resource
+from vspec.api.task_info import pod_resource_request
+from vspec.framework.registry import get_plugin
+from vspec.framework.scheduler import Scheduler, engine_errors
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup
+from vspec.model.result import SimulationResult
+from vspec.model.timeline import Arrival, NodeEvent, Timeline
+from vspec.timeline.records import JobRecord, PodRecord, Tick, TimelineResult
+from vspec.timeline.shares import fair_shares
+
+# Actions that change nothing when nothing is pending (see the module docstring).
+PENDING_DRIVEN_ACTIONS = frozenset(
+    {"enqueue", "allocate", "backfill", "preempt", "reclaim", "print"}
+)
+
+STUCK_SAFE_ACTIONS = frozenset({"enqueue", "allocate", "backfill", "print"})
+CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling", "deviceshare"})
+
+# Called after each session with the cluster it saw and what it did (invariant checks).
+SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
+
+
+def run_timeline(
+    conf: SchedulerConf,
+    cluster: Cluster,
+    timeline: Timeline,
+    *,
+    seed: int = 0,
+    now: datetime | None = None,
+    verbosity: int = 0,
+    on_session: SessionHook | None = None,
+) -> TimelineResult:
+    """Run ``timeline`` on ``cluster`` under ``conf`` and record what happened.
+
+    Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
+    """
+    started = time.process_time()
+    with engine_errors():
+        clock = _Clock(conf, cluster, timeline, seed, now or DEFAULT_NOW, verbosity, on_session)
+        clock.run()
+    clock.result.cpu_seconds = time.process_time() - started
+    return clock.result
+
+
+@dataclass
+class _Pending:
+    """Future events, each list sorted by time."""
+
+    arrivals: list[Arrival]
+    node_events: list[NodeEvent]
+    completions: list[tuple[datetime, int, str]] = field(default_factory=list)  # heap
+    next_arrival: int = 0
+    next_node_event: int = 0
+
+    def next_time(self, start: datetime) -> datetime | None:
+        times = []
+        if self.next_arrival < len(self.arrivals):
+            times.append(start + self.arrivals[self.next_arrival].at)
+        if self.next_node_event < len(self.node_events):
+            times.append(start + self.node_events[self.next_node_event].at)
+        if self.completions:
+            times.append(self.completions[0][0])
+        return min(times) if times else None
+
+
+class _Clock:
+    def __init__(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        timeline: Timeline,
+        seed: int,
+        start: datetime,
+        verbosity: int,
+        on_session: SessionHook | None,
+    ) -> None:
+        self.conf = conf
+        self.timeline = timeline
+        self.start = start
+        self.scheduler = Scheduler(conf, seed=seed, verbosity=verbosity)
+        self.on_session = on_session
+        self.names = frozenset(conf.options.scheduler_names)
+        self.can_jump = timeline.skip == "idle" and set(conf.actions) <= PENDING_DRIVEN_ACTIONS
+        self.can_jump_stuck = self.can_jump and _clock_free(conf)
+        self.settled = False  # the last session ran on this very cluster and changed nothing
+        self.cluster = Cluster(
+            nodes=list(cluster.nodes),
+            pods=list(cluster.pods),
+            pod_groups=list(cluster.pod_groups),
+            queues=cluster.queues,
+            priority_classes=cluster.priority_classes,
+            objects=cluster.objects,
+        )
+        self.events = _Pending(list(timeline.arrivals), list(timeline.node_events))
+        self.result = TimelineResult(start=start, end=start)
+        self.result.simulation.logs = self.scheduler.log.lines
+        self.run_for: dict[str, timedelta] = {}
+        self.originals: dict[str, Pod] = {}  # what an evicted pod is created again from
+        self.serial: dict[str, int] = {}  # bind count, to drop stale completions
+        self.bound_of: dict[str, set[str]] = defaultdict(set)  # job -> pods bound now
+        self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
+        self.requests: dict[str, Resource] = {}
+        self.tags = timeline.tags_of()
+        self._record_objects(self.cluster.pod_groups, self.cluster.pods, start)
+        for pod in self.cluster.pods:
+            if pod.node_name and pod.phase not in ("Succeeded", "Failed"):
+                self._bound(pod.meta.key, pod.node_name, start)
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run(self) -> None:
+        period = self.timeline.period
+        until = None if self.timeline.until is None else self.start + self.timeline.until
+        k = 0
+        while True:
+            now = self.start + k * period
+            if until is not None and now > until:
+                break
+            self.result.end = now
+            if self._apply_due(now):
+                self.settled = False
+            upcoming = self.events.next_time(self.start)
+            idle = self._idle()
+            if idle or (self.settled and upcoming is None):
+                if idle:
+                    self._tick(now, session=False)
+                if upcoming is None:
+                    break  # nothing left to happen, and no session would change anything
+            if (idle and self.can_jump) or (self.settled and self._stuck()):
+                assert upcoming is not None
+                target = max(k + 1, math.ceil((upcoming - self.start) / period))
+                for _ in range(target - k):
+                    self.scheduler.skip_session()
+                self.result.skipped += target - k
+                k = target
+                continue
+            self.settled = not self._session(now)
+            k += 1
+
+    def _session(self, now: datetime) -> bool:
+        """One session at ``now``; whether it changed the cluster."""
+        log = self.scheduler.log
+        first_line = len(log.lines)
+        before = self.cluster
+        phases = {pg.meta.key: pg.phase for pg in before.pod_groups}
+        session = SimulationResult()
+        after = self.scheduler.run_once(before, now, session, capture=self.on_session is not None)
+        session.logs = log.lines[first_line:]
+        session.cluster = after
+        index = self.result.sessions
+        self.result.sessions += 1
+        total = self.result.simulation
+        total.binds.extend(replace(b, cycle=index) for b in session.binds)
+        total.evictions.extend(replace(e, cycle=index) for e in session.evictions)
+        if self.on_session is not None:
+            self.on_session(now, before, session)
+        self.cluster = after
+        for bind in session.binds:
+            self._bound(bind.task, bind.node, now)
+        self._evicted([e.task for e in session.evictions], now)
+        self._tick(now, session=True, binds=len(session.binds), evictions=len(session.evictions))
+        changed_phase = any(phases.get(pg.meta.key) != pg.phase for pg in after.pod_groups)
+        return bool(session.binds or session.evictions or changed_phase)
+
+    def _idle(self) -> bool:
+        """Nothing pending: every pod bound and alive, every pod group Running."""
+        for pod in self.cluster.pods:
+            if pod.meta.deletion_timestamp is not None:
+                return False
+            if not pod.node_name and pod.scheduled_by(self.names) and pod.phase == "Pending":
+                return False
+        return all(pg.phase == "Running" for pg in self.cluster.pod_groups)
+
+    def _stuck(self) -> bool:
+        """No pending pod fits in any node's idle resources (see the module docstring)."""
+        if not self.can_jump_stuck:
+            return False
+        idle: dict[str, Resource] = {}
+        for node in self.cluster.nodes:
+            idle[node.meta.name] = Resource.from_list(node.allocatable)
+        wanted: dict[tuple[object, ...], Resource] = {}
+        for pod in self.cluster.pods:
+            if pod.meta.deletion_timestamp is not None:
+                return False
+            request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+            if pod.node_name:
+                if pod.phase not in ("Succeeded", "Failed") and pod.node_name in idle:
+                    idle[pod.node_name].sub_without_assert(request)
+            elif pod.scheduled_by(self.names) and pod.phase == "Pending":
+                if request.is_empty():
+                    return False  # best-effort: backfill's
+                wanted[request.signature()] = request
+        return not any(
+            _fits(request, room) for request in wanted.values() for room in idle.values()
+        )
+
+    # -- events -------------------------------------------------------------------------------
+    def _apply_due(self, now: datetime) -> bool:
+        """Apply the events due by ``now``; whether there were any."""
+        events = self.events
+        before = (events.next_node_event, events.next_arrival)
+        while events.next_node_event < len(events.node_events):
+            event = events.node_events[events.next_node_event]
+            if self.start + event.at > now:
+                break
+            events.next_node_event += 1
+            self._node_event(event, now)
+        while events.next_arrival < len(events.arrivals):
+            arrival = events.arrivals[events.next_arrival]
+            if self.start + arrival.at > now:
+                break
+            events.next_arrival += 1
+            self._arrive(arrival)
+        done: set[str] = set()
+        while events.completions and events.completions[0][0] <= now:
+            finish, serial, key = heapq.heappop(events.completions)
+            if self.serial.get(key) == serial:
+                done.add(key)
+                self.result.pods[key].finished = finish
+        if done:
+            self._complete(done)
+        return bool(done) or before != (events.next_node_event, events.next_arrival)
+
+    def _arrive(self, arrival: Arrival) -> None:
+        submitted = self.start + arrival.at
+        groups = [_created(pg, submitted) for pg in arrival.pod_groups]
+        pods = [_created(pod, submitted) for pod in arrival.pods]
+        self.run_for.update(arrival.run_for)
+        self.cluster.pod_groups = [*self.cluster.pod_groups, *groups]
+        self.cluster.pods = [*self.cluster.pods, *pods]
+        self._record_objects(groups, pods, submitted)
+
+    def _complete(self, done: set[str]) -> None:
+        """Pods whose time is over have succeeded; a job whose pods all have is deleted."""
+        finished: set[str] = set()
+        for key in done:
+            record = self.result.pods[key]
+            self.bound_of[record.job].discard(key)
+            alive = self.alive_of[record.job]
+            alive.discard(key)
+            job = self.result.jobs[record.job]
+            assert record.finished is not None
+            job.completed = max(job.completed or record.finished, record.finished)
+            if not alive:
+                finished.add(record.job)
+        for key in finished:
+            del self.alive_of[key]
+        pods = []
+        for pod in self.cluster.pods:
+            if pod.meta.key in done:
+                pod = copy.copy(pod)
+                pod.phase = "Succeeded"
+            if self.result.pods[pod.meta.key].job not in finished:
+                pods.append(pod)
+        self.cluster.pods = pods
+        self.cluster.pod_groups = [
+            pg for pg in self.cluster.pod_groups if pg.meta.key not in finished
+        ]
+
+    def _node_event(self, event: NodeEvent, now: datetime) -> None:
+        nodes = self.cluster.nodes
+        if event.kind == "add":
+            assert event.added is not None
+            self.cluster.nodes = [*nodes, event.added]
+            return
+        if event.kind == "remove":
+            self.cluster.nodes = [n for n in nodes if n.meta.name != event.node]
+        else:
+            unschedulable = event.kind != "uncordon"
+            self.cluster.nodes = [_cordoned(n, unschedulable, event.node) for n in nodes]
+        if event.kind in ("drain", "remove"):
+            gone = [
+                p.meta.key
+                for p in self.cluster.pods
+                if p.node_name == event.node and p.phase not in ("Succeeded", "Failed")
+            ]
+            self.cluster.pods = [p for p in self.cluster.pods if p.meta.key not in set(gone)]
+            self._evicted(gone, now)
+
+    # -- bookkeeping ------------------------------------------------------------------------
+    def _record_objects(self, groups: list[PodGroup], pods: list[Pod], submitted: datetime) -> None:
+        records = self.result
+        for pg in groups:
+            records.jobs[pg.meta.key] = JobRecord(
+                pg.meta.key, pg.queue, self.tags.get(pg.meta.key, ()), pg.min_member, 0, submitted
+            )
+        queue_of = {pg.meta.key: pg.queue for pg in self.cluster.pod_groups}
+        for pod in pods:
+            key = pod.meta.key
+            job = pod.job_id or key
+            if job not in records.jobs:
+                records.jobs[job] = JobRecord(job, "", self.tags.get(job, ()), 1, 0, submitted)
+            records.jobs[job].pods += 1
+            self.alive_of[job].add(key)
+            records.pods[key] = PodRecord(key, job, queue_of.get(job, ""), submitted)
+            self.originals[key] = pod
+            self.requests[key] = pod_resource_request(pod)
+
+    def _bound(self, key: str, node: str, now: datetime) -> None:
+        record = self.result.pods[key]
+        record.bound, record.node = now, node
+        record.binds += 1
+        self.serial[key] = serial = self.serial.get(key, 0) + 1
+        if key in self.run_for:
+            heapq.heappush(self.events.completions, (now + self.run_for[key], serial, key))
+        job = self.result.jobs[record.job]
+        bound = self.bound_of[record.job]
+        bound.add(key)
+        if job.started is None and len(bound) >= max(job.min_available, 1):
+            job.started = now
+
+    def _evicted(self, keys: list[str], now: datetime) -> None:
+        """Evicted pods are created again, Pending, by their jobs' controllers."""
+        again = []
+        for key in keys:
+            record = self.result.pods[key]
+            record.evictions += 1
+            self.result.jobs[record.job].evictions += 1
+            self.serial[key] = self.serial.get(key, 0) + 1  # its completion is void
+            self.bound_of[record.job].discard(key)
+            original = self.originals[key]
+            if original.node_name:  # a pod of the starting cluster
+                original = copy.copy(original)
+                original.node_name, original.phase = "", "Pending"
+            again.append(original)
+        if again:
+            present = {p.meta.key for p in self.cluster.pods}
+            self.cluster.pods = [
+                *self.cluster.pods,
+                *(p for p in again if p.meta.key not in present),
+            ]
+
+    def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
+        capacity = Resource()
+        for node in self.cluster.nodes:
+            capacity.add(Resource.from_list(node.allocatable))
+        used = Resource()
+        queue_used: dict[str, Resource] = defaultdict(Resource)
+        demand: dict[str, Resource] = defaultdict(Resource)
+        pending = running = 0
+        for pod in self.cluster.pods:
+            if pod.phase in ("Succeeded", "Failed"):
+                continue
+            request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+            record = self.result.pods.get(pod.meta.key)
+            queue = record.queue if record is not None else ""
+            demand[queue].add(request)
+            if pod.node_name:
+                running += 1
+                used.add(request)
+                queue_used[queue].add(request)
+            else:
+                pending += 1
+        names = _resource_names(capacity)
+        deserved = fair_shares(self.cluster.queues, capacity, demand, names)
+        self.result.ticks.append(
+            Tick(
+                time=now,
+                session=session,
+                used={n: used.get(n) for n in names},
+                capacity={n: capacity.get(n) for n in names},
+                queue_used={
+                    q.meta.name: {n: queue_used[q.meta.name].get(n) for n in names}
+                    for q in self.cluster.queues
+                },
+                queue_deserved=deserved,
+                pending=pending,
+                running=running,
+                binds=binds,
+                evictions=evictions,
+            )
+        )
+
+
+def _fits(request: Resource, room: Resource) -> bool:
+    """The request fits in the room, pods count aside, with a unit of slack per resource
+    (a looser test than allocate's: it may only say "fits" more often)."""
+    if request.milli_cpu > room.milli_cpu + 1 or request.memory > room.memory + 1:
+        return False
+    return all(q <= room.scalars.get(n, 0.0) + 1 for n, q in request.scalars.items() if n != "pods")
+
+
+def _clock_free(conf: SchedulerConf) -> bool:
+    """The conf's sessions depend on the cluster alone, not the clock (module docstring)."""
+    if not set(conf.actions) <= STUCK_SAFE_ACTIONS:
+        return False
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            plugin = get_plugin(option.name)
+            builtin = plugin is not None and plugin.__module__.startswith("vspec.plugins.")
+            if not builtin or option.name in CLOCK_READING_PLUGINS:
+                return False
+    return True
+
+
+def _resource_names(capacity: Resource) -> list[str]:
+    return [n for n in capacity.resource_names() if n != "pods"]
+
+
+_Object = TypeVar("_Object", PodGroup, Pod)
+
+
+def _created(obj: _Object, submitted: datetime) -> _Object:
+    """An arrival's object as the API server holds it: created when it was submitted."""
+    if obj.meta.creation_timestamp != ZERO_TIME:
+        return obj
+    new = copy.copy(obj)
+    new.meta = copy.copy(obj.meta)
+    new.meta.creation_timestamp = submitted
+    return new
+
+
+def _cordoned(node: Node, unschedulable: bool, name: str) -> Node:
+    if node.meta.name != name:
+        return node
+    new = copy.copy(node)
+    new.unschedulable = unschedulable
+    return new

@@ -136,6 +136,7 @@ class _Clock:
         self.names = frozenset(conf.options.scheduler_names)
         self.can_jump = timeline.skip == "idle" and set(conf.actions) <= PENDING_DRIVEN_ACTIONS
         self.can_jump_stuck = self.can_jump and _clock_free(conf)
+        self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
         self.cluster = Cluster(
             nodes=list(cluster.nodes),
@@ -225,27 +226,40 @@ class _Clock:
         return all(pg.phase == "Running" for pg in self.cluster.pod_groups)
 
     def _stuck(self) -> bool:
-        """No pending pod fits in any node's idle resources (see the module docstring)."""
+        """No pending job can get a pod placed, or (with gang's JobReady) enough of them
+        to be ready; see the module docstring."""
         if not self.can_jump_stuck:
             return False
         idle: dict[str, Resource] = {}
         for node in self.cluster.nodes:
             idle[node.meta.name] = Resource.from_list(node.allocatable)
-        wanted: dict[tuple[object, ...], Resource] = {}
+        pending: dict[str, list[Resource]] = defaultdict(list)
+        placed: dict[str, int] = defaultdict(int)
         for pod in self.cluster.pods:
             if pod.meta.deletion_timestamp is not None:
                 return False
             request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+            job = pod.job_id or pod.meta.key
             if pod.node_name:
+                placed[job] += 1
                 if pod.phase not in ("Succeeded", "Failed") and pod.node_name in idle:
                     idle[pod.node_name].sub_without_assert(request)
             elif pod.scheduled_by(self.names) and pod.phase == "Pending":
                 if request.is_empty():
                     return False  # best-effort: backfill's
-                wanted[request.signature()] = request
-        return not any(
-            _fits(request, room) for request in wanted.values() for room in idle.values()
-        )
+                pending[job].append(request)
+        groups = {pg.meta.key: pg for pg in self.cluster.pod_groups}
+        rooms = list(idle.values())
+        for job, requests in pending.items():
+            group = groups.get(job)
+            if group is not None and group.phase == "Pending":
+                continue  # only enqueue moves it, and it did not on this same cluster
+            needed = 1
+            if self.gang_ready and group is not None:
+                needed = max(1, group.min_member - placed[job])
+            if _placeable(requests, rooms, needed) >= needed:
+                return False
+        return True
 
     # -- events -------------------------------------------------------------------------------
     def _apply_due(self, now: datetime) -> bool:
@@ -431,6 +445,35 @@ def _fits(request: Resource, room: Resource) -> bool:
     if request.milli_cpu > room.milli_cpu + 1 or request.memory > room.memory + 1:
         return False
     return all(q <= room.scalars.get(n, 0.0) + 1 for n, q in request.scalars.items() if n != "pods")
+
+
+def _placeable(requests: list[Resource], rooms: list[Resource], needed: int) -> int:
+    """An upper bound on how many of a job's pending pods fit at once (up to ``needed``):
+    one when any fits anywhere, else per node as many copies of the job's smallest
+    request (resource by resource) as its room holds."""
+    if needed <= 1:
+        distinct = {r.signature(): r for r in requests}.values()
+        return int(any(_fits(r, room) for r in distinct for room in rooms))
+    names = {n for r in requests for n in r.resource_names() if n != "pods"}
+    sizes = [(n, min(r.get(n) for r in requests)) for n in names]
+    sizes = [(n, q) for n, q in sizes if q > 1]
+    if not sizes:
+        return needed
+    total = 0
+    for room in rooms:
+        total += max(0, min(math.floor((room.get(n) + 1) / q) for n, q in sizes))
+        if total >= needed:
+            break
+    return total
+
+
+def _gang_ready(conf: SchedulerConf) -> bool:
+    """Gang's JobReady is on: a job short of minAvailable placements is discarded."""
+    return any(
+        option.name == "gang" and option.enabled("job_ready")
+        for tier in conf.tiers
+        for option in tier.plugins
+    )
 
 
 def _clock_free(conf: SchedulerConf) -> bool:

@@ -1,0 +1,49 @@
+"""Helpers for timeline tests: a spec text in, a loaded spec or its run out."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from vspec.harness.loader import load_file
+from vspec.model.spec import Spec
+from vspec.timeline.clock import run_timeline
+from vspec.timeline.records import TimelineResult
+
+CONF = """
+scheduler:
+  actions: "enqueue, allocate, backfill"
+  tiers:
+  - plugins: [{name: priority}, {name: gang}, {name: conformance}]
+  - plugins: [{name: drf}, {name: predicates}, {name: proportion}, {name: nodeorder}]
+"""
+
+
+class Loader:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def errors(self, text: str) -> list[str]:
+        path = self.directory / "spec.yaml"
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return [f"{e.location.line}: {e}" if e.location else str(e) for e in load_file(path).errors]
+
+    def spec(self, text: str, *, conf: bool = True) -> Spec:
+        path = self.directory / "spec.yaml"
+        body = textwrap.dedent(text).lstrip("\n") + (textwrap.dedent(CONF) if conf else "")
+        path.write_text(body, encoding="utf-8")
+        loaded = load_file(path)
+        assert not loaded.errors, "\n".join(str(e) for e in loaded.errors)
+        return loaded.specs[0]
+
+    def run(self, text: str, **kwargs: object) -> TimelineResult:
+        spec = self.spec(text)
+        assert spec.timeline is not None
+        return run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def loader(tmp_path: Path) -> Loader:
+    return Loader(tmp_path)

@@ -57,9 +57,7 @@ def test_timeline_errors_are_located(loader: Loader) -> None:
         """
     )
     assert any(e.startswith("5:") and "is not a duration" in e for e in errors), errors
-    (more,) = loader.errors(
-        ONE_JOB.replace("runFor: 1m,", "runForTask: {nope: 1m},")
-    )
+    (more,) = loader.errors(ONE_JOB.replace("runFor: 1m,", "runForTask: {nope: 1m},"))
     assert more.startswith("6:") and "no task 'nope' in this arrival (its tasks: w)" in more
     (node,) = loader.errors(ONE_JOB + "  nodes:\n  - {at: 1m, drain: n9}\n")
     assert node.startswith("8:") and "no node 'n9'" in node

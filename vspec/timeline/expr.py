@@ -224,7 +224,7 @@ def check_bound(text: str, result: TimelineResult) -> str | None:
             shown = [
                 f"{ast.unparse(p)} is {v.text()}"
                 for p, v in zip(parts, values, strict=True)
-                if not isinstance(p, ast.Constant) and not _is_literal(p)
+                if not _is_literal(p)
             ]
             return "; ".join(shown) or "does not hold"
     return None

@@ -148,6 +148,13 @@ def _parser() -> argparse.ArgumentParser:
     fuzz = commands.choices["fuzz"]
     _plugins_dir_option(fuzz)
     fuzz.set_defaults(handler=_with_plugins(fuzz.get_default("handler")))
+
+    from vspec.compare import add_cli as add_compare  # `vspec compare`
+
+    add_compare(commands)
+    compare = commands.choices["compare"]
+    _plugins_dir_option(compare)
+    compare.set_defaults(handler=_with_plugins(compare.get_default("handler")))
     return parser
 
 

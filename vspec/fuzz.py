@@ -23,7 +23,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -65,10 +65,15 @@ class FuzzSpace:
     max_cycles: int = 2
     disabled: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
+    timelines: bool = False  # draw timelines (vspec.timeline_fuzz) instead of cycles
 
     def strategy(self) -> Any:
         from vspec.strategies import ClusterBounds, ConfSpace, specs
 
+        if self.timelines:
+            from vspec.timeline_fuzz import timeline_specs
+
+            return timeline_specs(self.conf or ConfSpace(), self.bounds or ClusterBounds())
         return specs(self.conf or ConfSpace(), self.bounds or ClusterBounds(), self.max_cycles)
 
 
@@ -192,6 +197,10 @@ def examine(
 
     Raises :class:`~vspec.errors.ConfError` for a conf Volcano would reject.
     """
+    from vspec.timeline_fuzz import GeneratedTimelineSpec, examine_timeline
+
+    if isinstance(case, GeneratedTimelineSpec):
+        return examine_timeline(case, engine, disabled)
     try:
         result = engine.simulate(
             case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=case.verbosity
@@ -402,6 +411,11 @@ def add_cli(subparsers: Any) -> None:
         metavar="DIR",
         help="Hypothesis example database, kept between runs",
     )
+    fuzz.add_argument(
+        "--timelines",
+        action="store_true",
+        help="draw timelines (arrivals, run times, node events); invariants after every session",
+    )
     fuzz.set_defaults(handler=_fuzz_command)
 
     invariants = subparsers.add_parser("invariants", help="list the named invariants")
@@ -416,6 +430,8 @@ def _fuzz_command(args: argparse.Namespace) -> int:
 
     try:
         space = load_space(args.space)
+        if args.timelines:
+            space = replace(space, timelines=True)
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -151,3 +151,38 @@ def test_until_stops_the_clock(loader: Loader) -> None:
     assert result.end - result.start <= timedelta(minutes=30)
     assert "default/late" not in result.jobs
     assert evaluate("makespan", result) == pytest.approx(float("inf"))
+
+
+def test_a_volcano_job_arrives_and_its_pods_appear_once_enqueued(loader: Loader) -> None:
+    result = loader.run(
+        """
+        name: t
+        cluster:
+          nodes: [{name: n1, allocatable: {cpu: 8, memory: 16Gi}}]
+        timeline:
+          arrivals:
+          - at: 1m
+            runFor: 10m
+            jobs:
+            - apiVersion: batch.volcano.sh/v1alpha1
+              kind: Job
+              metadata: {name: train, namespace: ml}
+              spec:
+                schedulerName: volcano
+                minAvailable: 2
+                tasks:
+                - name: worker
+                  replicas: 2
+                  template:
+                    spec:
+                      containers:
+                      - name: w
+                        resources: {requests: {cpu: "2", memory: 1Gi}}
+        """
+    )
+    job = result.jobs["ml/train"]
+    assert job.pods == 2 and job.min_available == 2
+    # Enqueued in the session at 1m, its pods created for the next one, bound then.
+    assert job.started == result.start + timedelta(minutes=1, seconds=1)
+    assert job.completed == result.start + timedelta(minutes=11, seconds=1)
+    assert {p.node for k, p in result.pods.items() if k.startswith("ml/train-")} == {"n1"}

@@ -40,6 +40,7 @@ from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings
+from vspec.harness.timeline_load import load_timeline
 from vspec.harness.yamlload import At, Document, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
@@ -75,7 +76,6 @@ from vspec.model.spec import (
 )
 from vspec.model.timeline import Timeline
 from vspec.timeline.expr import MetricError, parse_bound
-from vspec.timeline.load import load_timeline
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 # Top-level keys of a spec that no cluster file, conf or manifest has.
@@ -413,7 +413,13 @@ def _spec(doc: Document, context: _Context) -> Spec:
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
     cluster, timeline = _cluster_and_timeline(root, builder, context, cluster_mode)
-    missing = undeclared(cluster, root)
+    for key in ("podGroups", "pods", "pipelined"):
+        if timeline is not None and key in (data.get("expect") or {}):
+            raise (root / "expect" / key).error(
+                f"{key} reads one session's state; a timeline's spec bounds its metrics",
+                key=True,
+            )
+    missing = undeclared(cluster if timeline is None else timeline.everything(cluster), root)
     if missing:
         raise InvalidFile(missing)
     warnings = list(builder.warnings)
@@ -423,12 +429,6 @@ def _spec(doc: Document, context: _Context) -> Spec:
         raise (root / "expect" / "metrics").error(
             "metrics bound a timeline; this spec has none", key=True
         )
-    for key in ("podGroups", "pods", "pipelined"):
-        if timeline is not None and key in (data.get("expect") or {}):
-            raise (root / "expect" / key).error(
-                f"{key} reads one session's state; a timeline's spec bounds its metrics",
-                key=True,
-            )
     return Spec(
         name=data["name"],
         location=doc.locate(),

@@ -171,9 +171,9 @@ def _run_and_check(
             settings.location("engine"),
         )
     if spec.timeline is not None:
-        from vspec.timeline.check import run_timeline_spec
+        from vspec.harness.timeline_check import run_timeline_spec
 
-        return run_timeline_spec(spec, seed)
+        return run_timeline_spec(spec, seed, engine)
     result = engine.simulate(
         spec.scheduler,
         spec.cluster,

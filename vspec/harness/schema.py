@@ -76,7 +76,7 @@ def _raw_schema() -> dict[str, Any]:
     # The generate vocabulary is vspec.generate's: its schema is stated there, once.
     schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()
     # So are timelines, workload files and metric bounds: vspec.timeline's.
-    schema["$defs"]["timeline"] = timeline_schema()
+    schema["$defs"]["timeline"] = timeline_schema(schema["$defs"]["cluster"]["properties"])
     schema["$defs"]["workload"] = workload_schema()
     spec = schema["$defs"]["spec"]["properties"]
     spec["timeline"] = {"$ref": "#/$defs/timeline"}

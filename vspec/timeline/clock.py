@@ -145,6 +145,7 @@ class _Clock:
             queues=cluster.queues,
             priority_classes=cluster.priority_classes,
             objects=cluster.objects,
+            held_pods=list(cluster.held_pods),
         )
         self.events = _Pending(list(timeline.arrivals), list(timeline.node_events))
         self.result = TimelineResult(start=start, end=start)
@@ -156,7 +157,9 @@ class _Clock:
         self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
         self.requests: dict[str, Resource] = {}
         self.tags = timeline.tags_of()
-        self._record_objects(self.cluster.pod_groups, self.cluster.pods, start)
+        self._record_objects(
+            self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
+        )
         for pod in self.cluster.pods:
             if pod.node_name and pod.phase not in ("Succeeded", "Failed"):
                 self._bound(pod.meta.key, pod.node_name, start)
@@ -292,10 +295,12 @@ class _Clock:
         submitted = self.start + arrival.at
         groups = [_created(pg, submitted) for pg in arrival.pod_groups]
         pods = [_created(pod, submitted) for pod in arrival.pods]
+        held = [_created(pod, submitted) for pod in arrival.held_pods]
         self.run_for.update(arrival.run_for)
         self.cluster.pod_groups = [*self.cluster.pod_groups, *groups]
         self.cluster.pods = [*self.cluster.pods, *pods]
-        self._record_objects(groups, pods, submitted)
+        self.cluster.held_pods = [*self.cluster.held_pods, *held]
+        self._record_objects(groups, [*pods, *held], submitted)
 
     def _complete(self, done: set[str]) -> None:
         """Pods whose time is over have succeeded; a job whose pods all have is deleted."""

@@ -11,13 +11,14 @@ expressions built from numbers, durations (``90s``, ``1h30m``, in seconds), perc
 with Python's own parser once durations and percentages are rewritten, and only these
 node kinds are accepted, so nothing in it is ever executed.
 
-Over jobs (filters ``tag=``, ``queue=``, ``job=`` a glob over ``ns/name``; quote a value
-that is not a plain word): ``mean | min | max | p<N>(wait | completion, ...)`` and
-``count(...)``. Over the run: ``jobs``, ``unstarted``, ``unfinished``, ``makespan``,
-``evictions``, ``sessions``. Over time (a series, one value per tick): ``util(resource)``,
-``share(queue)``, ``deserved(queue)``, ``fairness(queue)``, ``pending``, ``running``; a
-series is reduced by ``mean | min | max(series)`` (time-weighted) or, compared with a
-value, by ``longest(condition)`` and ``total(condition)`` (seconds the condition held).
+Over jobs (filters ``tag=``, ``queue=``, ``job=`` a glob over ``ns/name``, ``state=``
+started, unstarted, completed or unfinished; quote a value that is not a plain word):
+``mean | min | max | p<N>(wait | completion, ...)`` and ``count(...)``. Over the run:
+``jobs``, ``unstarted``, ``unfinished``, ``makespan``, ``evictions``, ``sessions``. Over
+time (a series, one value per tick): ``util(resource)``, ``share(queue)``,
+``deserved(queue)``, ``fairness(queue)``, ``pending``, ``running``; a series is reduced
+by ``mean | min | max(series)`` (time-weighted) or, compared with a value, by
+``longest(condition)`` and ``total(condition)`` (seconds the condition held).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
+from vspec.golang import format_go_duration, parse_duration
 from vspec.timeline import metrics as m
 from vspec.timeline.records import TimelineResult
-from vspec.golang import format_go_duration, parse_duration
 
 
 class MetricError(Exception):
@@ -46,7 +47,7 @@ TICK_SERIES = ("pending", "running")
 SERIES_FUNCTIONS = ("util", "share", "deserved", "fairness")
 REDUCERS = ("mean", "min", "max")
 CONDITION_FUNCTIONS = ("longest", "total")
-FILTERS = ("tag", "queue", "job")
+FILTERS = ("tag", "queue", "job", "state")
 _PERCENTILE = re.compile(r"^p(\d{1,2}(?:\.\d+)?|100)$")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'")
 _DURATION = re.compile(r"(?<![\w.])((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)(?![\w.])")
@@ -195,8 +196,11 @@ def _check_job_call(node: ast.Call, name: str) -> None:
     for keyword in node.keywords:
         if keyword.arg not in FILTERS:
             raise _known(str(keyword.arg), FILTERS)
-        if _word(keyword.value) is None:
+        value = _word(keyword.value)
+        if value is None:
             raise MetricError(f"{keyword.arg}= takes a name; quote one that is not a word")
+        if keyword.arg == "state" and value not in m.JOB_STATES:
+            raise _known(value, m.JOB_STATES)
 
 
 def _word(node: ast.expr) -> str | None:

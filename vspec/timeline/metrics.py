@@ -18,14 +18,20 @@ INF = math.inf
 JOB_SERIES = ("wait", "completion")
 
 
+JOB_STATES = ("started", "unstarted", "completed", "unfinished")
+
+
 @dataclass(frozen=True)
 class JobFilter:
     tag: str | None = None
     queue: str | None = None
     job: str | None = None  # a glob over ns/name
+    state: str | None = None  # one of JOB_STATES
 
     def __call__(self, job: JobRecord) -> bool:
         if self.tag is not None and self.tag not in job.tags:
+            return False
+        if self.state is not None and not _in_state(job, self.state):
             return False
         if self.queue is not None and job.queue != self.queue:
             return False
@@ -36,6 +42,12 @@ class JobFilter:
             f"{k}={v}" for k, v in (("tag", self.tag), ("queue", self.queue), ("job", self.job))
         ]
         return ", ".join(p for p in parts if not p.endswith("=None"))
+
+
+def _in_state(job: JobRecord, state: str) -> bool:
+    if state in ("started", "unstarted"):
+        return (job.started is not None) == (state == "started")
+    return (job.completed is not None) == (state == "completed")
 
 
 def jobs(result: TimelineResult, where: JobFilter = JobFilter()) -> list[JobRecord]:
@@ -177,33 +189,35 @@ class Metric:
 def standard_metrics(runs: Iterable[TimelineResult]) -> list[Metric]:
     """The rows every comparison shows, for the tags, queues and resources the runs have."""
     runs = list(runs)
-    found_tags = _union(tags(r) for r in runs)
-    found_queues = _union(queues(r) for r in runs)
-    found_resources = _union(resources(r) for r in runs)
+    found_tags = union(tags(r) for r in runs)
+    found_queues = union([j.queue for j in r.jobs.values() if j.queue] for r in runs)
+    found_resources = union(resources(r) for r in runs)
     rows = [
         Metric("jobs", "jobs", False, "higher"),
-        Metric("jobs never started", "unstarted", False, "lower"),
-        Metric("jobs not completed", "unfinished", False, "lower"),
         Metric("makespan", "makespan", True, "lower"),
         Metric("evictions", "evictions", False, "lower"),
     ]
     for where, label in [("", "all jobs"), *((f", tag={t!r}", f"tag {t}") for t in found_tags)]:
-        for agg in ("mean", "p50", "p95", "max"):
-            rows.append(Metric(f"wait {agg} ({label})", f"{agg}(wait{where})", True, "lower"))
-        rows.append(Metric(f"completion p95 ({label})", f"p95(completion{where})", True, "lower"))
+        started = f"{where}, state=started"
+        rows += [
+            Metric(f"never started ({label})", f"count(state=unstarted{where})", False, "lower"),
+            Metric(f"not completed ({label})", f"count(state=unfinished{where})", False, "lower"),
+            Metric(f"wait p50 ({label})", f"p50(wait{where})", True, "lower"),
+            Metric(f"wait p95 ({label})", f"p95(wait{where})", True, "lower"),
+            Metric(f"wait mean, started ({label})", f"mean(wait{started})", True, "lower"),
+            Metric(f"wait max, started ({label})", f"max(wait{started})", True, "lower"),
+            Metric(f"completion p50 ({label})", f"p50(completion{where})", True, "lower"),
+        ]
     for r in found_resources:
         rows.append(Metric(f"utilisation {r} (mean)", f"mean(util({r!r}))", False, "higher"))
     for q in found_queues:
         rows.append(Metric(f"queue {q} share (mean)", f"mean(share({q!r}))", False, "higher"))
-        rows.append(
-            Metric(
-                f"queue {q} below 80% of deserved", f"total(fairness({q!r}) < 0.8)", True, "lower"
-            )
-        )
+        below = f"total(fairness({q!r}) < 0.8)"
+        rows.append(Metric(f"queue {q} below 80% of deserved", below, True, "lower"))
     return rows
 
 
-def _union(lists: Iterable[list[str]]) -> list[str]:
+def union(lists: Iterable[list[str]]) -> list[str]:
     out: dict[str, None] = {}
     for names in lists:
         out.update(dict.fromkeys(names))

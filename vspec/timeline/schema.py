@@ -48,11 +48,9 @@ def _one(key: str, value: dict[str, Any], description: str) -> dict[str, Any]:
     }
 
 
-def _entries(ref: str) -> dict[str, Any]:
-    return {"type": "array", "maxItems": 100000, "items": {"$ref": f"#/$defs/{ref}"}}
-
-
-def timeline_schema() -> dict[str, Any]:
+def timeline_schema(cluster: dict[str, Any]) -> dict[str, Any]:
+    """``cluster`` is the schema of the ``cluster`` key's properties: an arrival's
+    ``jobs``, ``podGroups`` and ``pods`` and an added node are exactly those."""
     run_for = _distribution()
     arrival = {
         "type": "object",
@@ -79,9 +77,9 @@ def timeline_schema() -> dict[str, Any]:
                 "description": "Per task (the pod's task-spec label, or a bare pod's name).",
             },
             "tags": {"type": "array", "maxItems": 100, "items": {"$ref": "#/$defs/string"}},
-            "jobs": _entries("job"),
-            "podGroups": _entries("podGroupEntry"),
-            "pods": _entries("podEntry"),
+            "jobs": cluster["jobs"],
+            "podGroups": cluster["podGroups"],
+            "pods": cluster["pods"],
         },
         "required": ["at"],
         "additionalProperties": False,
@@ -90,7 +88,7 @@ def timeline_schema() -> dict[str, Any]:
         "type": "object",
         "properties": {
             "at": DURATION,
-            "add": {"$ref": "#/$defs/nodeEntry"},
+            "add": cluster["nodes"]["items"],
             "cordon": {"$ref": "#/$defs/name"},
             "uncordon": {"$ref": "#/$defs/name"},
             "drain": {"$ref": "#/$defs/name"},

@@ -5,24 +5,27 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from vspec.golang import format_go_duration
 from vspec.harness.expect import check
 from vspec.invariants import check_invariants
+from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 from vspec.timeline.clock import run_timeline
 from vspec.timeline.expr import check_bound
 from vspec.timeline.records import TimelineResult
-from vspec.golang import format_go_duration
 
 MAX_INVARIANT_MESSAGES = 20
 # Re-running one session from a fresh generator is not the timeline's session: the
-# timeline as a whole is deterministic (tests/property/test_timeline.py checks it).
+# timeline as a whole is deterministic (tests/timeline/test_stateful.py checks it).
 PER_SESSION_DISABLED = ("deterministic",)
 
 
-def run_timeline_spec(spec: Spec, seed: int) -> tuple[SimulationResult, list[str]]:
-    """What the run did (binds, evictions, logs of every session) and what is wrong."""
+def run_timeline_spec(spec: Spec, seed: int, engine: Engine) -> tuple[SimulationResult, list[str]]:
+    """What the run did (binds, evictions, logs of every session) and what is wrong.
+    The timeline runs on vspec's own scheduler; ``engine`` is what the invariants are
+    told produced it."""
     assert spec.timeline is not None
     violations: list[str] = []
     start = spec.now
@@ -39,6 +42,7 @@ def run_timeline_spec(spec: Spec, seed: int) -> tuple[SimulationResult, list[str
             seed=seed,
             now=now,
             verbosity=spec.verbosity,
+            engine=engine,
         )
         at = format_go_duration(now - start)
         violations.extend(f"at +{at}: {message}" for message in found)

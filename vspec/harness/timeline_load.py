@@ -16,10 +16,10 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Protocol
 
+from vspec.golang import parse_duration
 from vspec.harness.yamlload import At
 from vspec.model.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, Cluster, Node, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
-from vspec.golang import parse_duration
 
 _NODE_EVENTS: tuple[NodeEventKind, ...] = ("add", "cordon", "uncordon", "drain", "remove")
 
@@ -92,7 +92,7 @@ def load_timeline(at: At, builder: ObjectBuilder, seed: int, nodes: list[Node]) 
 def _arrivals(at: At, builder: ObjectBuilder, rng: random.Random) -> list[Arrival]:
     raw: dict[str, Any] = at.value
     template = builder.objects_at(at)
-    pods_by_task = {_task_name(p) for p in template.pods}
+    pods_by_task = {_task_name(p) for p in (*template.pods, *template.held_pods)}
     for task in raw.get("runForTask") or {}:
         if task not in pods_by_task:
             known = ", ".join(sorted(pods_by_task)) or "none"
@@ -101,39 +101,42 @@ def _arrivals(at: At, builder: ObjectBuilder, rng: random.Random) -> list[Arriva
             )
     start = duration(raw["at"], at / "at")
     if "count" not in raw:
-        return [_arrival(at, start, template.pod_groups, template.pods, rng)]
+        return [_arrival(at, start, template, rng)]
     arrivals = []
     when = start
     for i in range(int(raw["count"])):
         if i and "every" in raw:
             when += draw(raw["every"], at / "every", rng)
-        groups, pods = _copy(template, i, at, builder)
-        arrivals.append(_arrival(at, when, groups, pods, rng))
+        arrivals.append(_arrival(at, when, _copy(template, i, at, builder), rng))
     return arrivals
 
 
-def _arrival(
-    at: At, when: timedelta, groups: list[PodGroup], pods: list[Pod], rng: random.Random
-) -> Arrival:
+def _arrival(at: At, when: timedelta, objects: Cluster, rng: random.Random) -> Arrival:
     raw: dict[str, Any] = at.value
     per_task = raw.get("runForTask") or {}
     run_for: dict[str, timedelta] = {}
-    for pod in pods:
+    for pod in (*objects.pods, *objects.held_pods):
         task = _task_name(pod)
         if task in per_task:
             run_for[pod.meta.key] = draw(per_task[task], at / "runForTask" / task, rng)
         elif "runFor" in raw:
             run_for[pod.meta.key] = draw(raw["runFor"], at / "runFor", rng)
-    return Arrival(when, groups, pods, run_for, tuple(raw.get("tags") or ()), at.location())
+    return Arrival(
+        when,
+        objects.pod_groups,
+        objects.pods,
+        run_for,
+        objects.held_pods,
+        tuple(raw.get("tags") or ()),
+        at.location(),
+    )
 
 
 def _task_name(pod: Pod) -> str:
     return pod.meta.labels.get(TASK_SPEC_KEY) or pod.meta.name
 
 
-def _copy(
-    template: Cluster, index: int, at: At, builder: ObjectBuilder
-) -> tuple[list[PodGroup], list[Pod]]:
+def _copy(template: Cluster, index: int, at: At, builder: ObjectBuilder) -> Cluster:
     """Copy ``index`` of an arrival: every pod group and pod named ``<name>-<index>``
     (a job's pods keep their ``<job>-<task>-<n>`` shape)."""
     renamed = {pg.meta.name: f"{pg.meta.name}-{index}" for pg in template.pod_groups}
@@ -143,21 +146,26 @@ def _copy(
         new.meta = _renamed_meta(pg.meta, renamed[pg.meta.name])
         builder.rename("pod group", new, at)
         groups.append(new)
-    pods = []
-    for pod in template.pods:
-        group = pod.group_name
-        name = pod.meta.name
-        if group in renamed and name.startswith(f"{group}-"):
-            name = renamed[group] + name[len(group) :]
-        else:
-            name = f"{name}-{index}"
-        new_pod = copy.copy(pod)
-        new_pod.meta = _renamed_meta(pod.meta, name)
-        if group in renamed:
-            new_pod.meta.annotations[GROUP_NAME_ANNOTATION] = renamed[group]
-        builder.rename("pod", new_pod, at)
-        pods.append(new_pod)
-    return groups, pods
+    return Cluster(
+        pod_groups=groups,
+        pods=[_copy_pod(p, index, renamed, at, builder) for p in template.pods],
+        held_pods=[_copy_pod(p, index, renamed, at, builder) for p in template.held_pods],
+    )
+
+
+def _copy_pod(pod: Pod, index: int, renamed: dict[str, str], at: At, builder: ObjectBuilder) -> Pod:
+    group = pod.group_name
+    name = pod.meta.name
+    if group in renamed and name.startswith(f"{group}-"):
+        name = renamed[group] + name[len(group) :]
+    else:
+        name = f"{name}-{index}"
+    new_pod = copy.copy(pod)
+    new_pod.meta = _renamed_meta(pod.meta, name)
+    if group in renamed:
+        new_pod.meta.annotations[GROUP_NAME_ANNOTATION] = renamed[group]
+    builder.rename("pod", new_pod, at)
+    return new_pod
 
 
 def _renamed_meta(meta: Any, name: str) -> Any:

@@ -1,0 +1,179 @@
+"""Drawn timelines, for the property tests and ``vspec fuzz --timelines``.
+
+A drawn timeline is a drawn cluster (:func:`vspec.strategies.clusters`) plus the jobs of
+a second drawn cluster, submitted Pending at drawn times with drawn run times, plus
+cordon, uncordon and drain events on its nodes. Every invariant that applies is checked
+after every session, against the cluster that session saw.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+
+from vspec.errors import ConfError, PluginError, VspecError, culprit
+from vspec.harness.timeline_check import PER_SESSION_DISABLED
+from vspec.invariants import InvariantInputs, run_checks
+from vspec.model.engine import Engine
+from vspec.model.objects import Cluster, Pod, PodGroup
+from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
+from vspec.strategies import (
+    ClusterBounds,
+    ConfSpace,
+    GeneratedSpec,
+    cluster_document,
+    clusters,
+    scheduler_confs,
+)
+
+_EVENT_KINDS: tuple[NodeEventKind, ...] = ("cordon", "uncordon", "drain")
+
+
+@dataclass
+class GeneratedTimelineSpec(GeneratedSpec):
+    """A drawn spec with a timeline."""
+
+    timeline: Timeline = field(default_factory=Timeline)
+
+    def document(self, **extra: Any) -> dict[str, Any]:
+        doc = super().document(**extra)
+        doc.pop("cycles", None)
+        doc["timeline"] = timeline_document(self.timeline)
+        return doc
+
+
+def timeline_document(timeline: Timeline) -> dict[str, Any]:
+    """The ``timeline`` key of a spec that the loader turns back into ``timeline``."""
+    arrivals = []
+    for arrival in timeline.arrivals:
+        objects = cluster_document(Cluster(pods=arrival.pods, pod_groups=arrival.pod_groups))
+        entry: dict[str, Any] = {"at": _seconds(arrival.at)}
+        runs = {_seconds(d) for d in arrival.run_for.values()}
+        if len(runs) == 1 and len(arrival.run_for) == len(arrival.pods):
+            entry["runFor"] = runs.pop()
+        elif arrival.run_for:
+            entry["runForTask"] = {
+                p.meta.name: _seconds(arrival.run_for[p.meta.key])
+                for p in arrival.pods
+                if p.meta.key in arrival.run_for
+            }
+        entry["podGroups"] = objects["podGroups"]
+        entry["pods"] = objects["pods"]
+        arrivals.append(entry)
+    events = [{"at": _seconds(e.at), e.kind: e.node} for e in timeline.node_events]
+    return {"arrivals": arrivals, "nodes": events}
+
+
+def _seconds(delta: timedelta) -> str:
+    return f"{int(delta.total_seconds())}s"
+
+
+@st.composite
+def timelines(draw: st.DrawFn, cluster: Cluster, bounds: ClusterBounds) -> Timeline:
+    later = draw(clusters(bounds))
+    queues = [q.meta.name for q in cluster.queues]
+    nodes = [n.meta.name for n in cluster.nodes]
+    arrivals = []
+    for pg in later.pod_groups:
+        group = copy.deepcopy(pg)
+        group.meta.name = f"t-{pg.meta.name}"
+        group.phase = "Pending"
+        group.running = 0
+        group.queue = draw(st.sampled_from(queues))
+        pods = [_pending(p, pg, group) for p in later.pods if p.job_id == pg.meta.key]
+        run = timedelta(seconds=draw(st.integers(1, 900)))
+        arrivals.append(
+            Arrival(
+                at=timedelta(seconds=draw(st.integers(0, 600))),
+                pod_groups=[group],
+                pods=pods,
+                run_for={p.meta.key: run for p in pods},
+            )
+        )
+    arrivals.sort(key=lambda a: a.at)
+    events = [
+        NodeEvent(
+            at=timedelta(seconds=draw(st.integers(0, 900))),
+            kind=draw(st.sampled_from(_EVENT_KINDS)),
+            node=draw(st.sampled_from(nodes)),
+        )
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    events.sort(key=lambda e: e.at)
+    return Timeline(
+        period=timedelta(seconds=draw(st.sampled_from([1, 10]))),
+        arrivals=arrivals,
+        node_events=events,
+    )
+
+
+def _pending(pod: Pod, old: PodGroup, new: PodGroup) -> Pod:
+    from vspec.model.objects import GROUP_NAME_ANNOTATION
+
+    copy_ = copy.deepcopy(pod)
+    copy_.meta.name = f"t-{pod.meta.name}"
+    copy_.meta.uid = f"{pod.meta.namespace}-{copy_.meta.name}"
+    copy_.meta.annotations[GROUP_NAME_ANNOTATION] = new.meta.name
+    copy_.node_name = ""
+    copy_.phase = "Pending"
+    copy_.meta.deletion_timestamp = None
+    return copy_
+
+
+@st.composite
+def timeline_specs(
+    draw: st.DrawFn, space: ConfSpace, bounds: ClusterBounds
+) -> GeneratedTimelineSpec:
+    cluster = draw(clusters(bounds))
+    return GeneratedTimelineSpec(
+        draw(scheduler_confs(space)),
+        cluster,
+        seed=draw(st.integers(0, 2**16)),
+        verbosity=draw(st.sampled_from([1, 3])),
+        timeline=draw(timelines(cluster, bounds)),
+    )
+
+
+def examine_timeline(
+    case: GeneratedTimelineSpec, engine: Engine, disabled: tuple[str, ...] = ()
+) -> dict[str, list[str]]:
+    """Run the timeline; the invariants violated after some session (the first session
+    of each), or ``crash-<plugin>``. Raises :class:`ConfError` for a conf Volcano
+    would reject."""
+    from vspec.timeline.clock import run_timeline
+
+    found: dict[str, list[str]] = {}
+    off = (*disabled, *PER_SESSION_DISABLED)
+
+    def after_session(now: Any, before: Cluster, session: Any) -> None:
+        inputs = InvariantInputs(
+            case.conf, before, case.seed, now, 1, case.verbosity, engine=engine
+        )
+        for name, messages in run_checks(inputs, session, disabled=off).items():
+            found.setdefault(name, [f"at {now:%H:%M:%S}: {m}" for m in messages])
+
+    try:
+        run_timeline(
+            case.conf,
+            case.cluster,
+            case.timeline,
+            seed=case.seed,
+            verbosity=case.verbosity,
+            on_session=after_session,
+        )
+    except ConfError:
+        raise
+    except VspecError as exc:
+        return {f"crash-{_culprit_name(exc)}": [str(exc)]}
+    return found
+
+
+def _culprit_name(exc: VspecError) -> str:
+    if isinstance(exc, PluginError):
+        return exc.plugin
+    found = culprit(exc)
+    return found.name if found is not None else "engine"

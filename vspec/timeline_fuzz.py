@@ -105,7 +105,7 @@ def timelines(draw: st.DrawFn, cluster: Cluster, bounds: ClusterBounds) -> Timel
     ]
     events.sort(key=lambda e: e.at)
     return Timeline(
-        period=timedelta(seconds=draw(st.sampled_from([1, 10]))),
+        period=timedelta(seconds=draw(st.sampled_from([5, 30]))),
         arrivals=arrivals,
         node_events=events,
     )

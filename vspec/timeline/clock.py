@@ -45,6 +45,7 @@ import copy
 import heapq
 import math
 import time
+from bisect import insort
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -90,7 +91,7 @@ def run_timeline(
     """
     started = time.process_time()
     with engine_errors():
-        clock = _Clock(conf, cluster, timeline, seed, now or DEFAULT_NOW, verbosity, on_session)
+        clock = Clock(conf, cluster, timeline, seed, now or DEFAULT_NOW, verbosity, on_session)
         clock.run()
     clock.result.cpu_seconds = time.process_time() - started
     return clock.result
@@ -117,7 +118,10 @@ class _Pending:
         return min(times) if times else None
 
 
-class _Clock:
+class Clock:
+    """The clock of one run, which can also be driven step by step: :meth:`run` up to a
+    moment, :meth:`submit` more, run on (the stateful property tests do)."""
+
     def __init__(
         self,
         conf: SchedulerConf,
@@ -138,6 +142,7 @@ class _Clock:
         self.can_jump_stuck = self.can_jump and _clock_free(conf)
         self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
+        self.k = 0  # the clock is at start + k periods
         self.cluster = Cluster(
             nodes=list(cluster.nodes),
             pods=list(cluster.pods),
@@ -155,6 +160,7 @@ class _Clock:
         self.serial: dict[str, int] = {}  # bind count, to drop stale completions
         self.bound_of: dict[str, set[str]] = defaultdict(set)  # job -> pods bound now
         self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
+        self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
         self.requests: dict[str, Resource] = {}
         self.tags = timeline.tags_of()
         self._record_objects(
@@ -165,11 +171,29 @@ class _Clock:
                 self._bound(pod.meta.key, pod.node_name, start)
 
     # -- the loop ---------------------------------------------------------------------------
-    def run(self) -> None:
+    def submit(self, arrival: Arrival) -> None:
+        """One more arrival (due at once if its time has passed)."""
+        events = self.events
+        insort(events.arrivals, arrival, lo=events.next_arrival, key=lambda a: a.at)
+
+    def add_node_event(self, event: NodeEvent) -> None:
+        events = self.events
+        insort(events.node_events, event, lo=events.next_node_event, key=lambda e: e.at)
+
+    @property
+    def now(self) -> datetime:
+        return self.start + self.k * self.timeline.period
+
+    def run(self, limit: datetime | None = None) -> None:
+        """Run until ``limit`` (or the timeline's ``until``), or until nothing is left to
+        happen."""
         period = self.timeline.period
         until = None if self.timeline.until is None else self.start + self.timeline.until
-        k = 0
+        if limit is not None:
+            until = limit if until is None else min(until, limit)
+        k = self.k
         while True:
+            self.k = k
             now = self.start + k * period
             if until is not None and now > until:
                 break
@@ -193,6 +217,7 @@ class _Clock:
                 continue
             self.settled = not self._session(now)
             k += 1
+        self.k = k
 
     def _session(self, now: datetime) -> bool:
         """One session at ``now``; whether it changed the cluster."""
@@ -310,13 +335,13 @@ class _Clock:
             self.bound_of[record.job].discard(key)
             alive = self.alive_of[record.job]
             alive.discard(key)
-            job = self.result.jobs[record.job]
-            assert record.finished is not None
-            job.completed = max(job.completed or record.finished, record.finished)
             if not alive:
                 finished.add(record.job)
         for key in finished:
             del self.alive_of[key]
+            self.result.jobs[key].completed = max(
+                f for p in self.members[key] if (f := self.result.pods[p].finished) is not None
+            )
         pods = []
         for pod in self.cluster.pods:
             if pod.meta.key in done:
@@ -364,6 +389,7 @@ class _Clock:
                 records.jobs[job] = JobRecord(job, "", self.tags.get(job, ()), 1, 0, submitted)
             records.jobs[job].pods += 1
             self.alive_of[job].add(key)
+            self.members[job].append(key)
             records.pods[key] = PodRecord(key, job, queue_of.get(job, ""), submitted)
             self.originals[key] = pod
             self.requests[key] = pod_resource_request(pod)

@@ -771,6 +771,9 @@ class _ClusterBuilder:
         part.section(at, (Path(at.doc.file).resolve(),))
         part.cluster.queues = self.cluster.queues
         part.cluster.priority_classes = self.cluster.priority_classes
+        part.cluster.objects = self.cluster.objects  # namespaces' queue annotations
+        if self.mode == "deployed":
+            default_queues(part.cluster, part.unqueued)
         for raw, place in part.volcano_jobs:
             vcjob.admit_and_create(raw, place, part.cluster, self.options, self.mode)
         if self.mode == "deployed":

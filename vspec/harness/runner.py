@@ -162,7 +162,8 @@ def _run_and_check(
 ) -> tuple[SimulationResult, list[str]]:
     """The result and the spec's failures; the invariants' warnings go to ``outcome``.
     The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
-    disables. A project that names its engine (``[tool.vspec] engine``) runs on no other. A spec with a timeline runs it (:mod:`vspec.timeline.check`)."""
+    disables. A project that names its engine (``[tool.vspec] engine``) runs on no other.
+    A spec with a timeline runs it (:mod:`vspec.harness.timeline_check`)."""
     settings = project_settings(Path(spec.location.file))
     wanted = settings.table.get("engine")
     if wanted is not None and wanted != engine.name:

@@ -34,7 +34,7 @@ def fair_shares(
         cap = Resource.from_list(queue.capability) if queue.capability else None
         wanted[queue.meta.name] = {
             n: min(request.get(n), cap.get(n))
-            if cap is not None and not cap.is_zero(n)
+            if cap is not None and cap.get(n) > 0
             else request.get(n)
             for n in names
         }

@@ -16,7 +16,17 @@ from vspec.api.types import ABSTAIN, PERMIT, REJECT, Code, Status, TaskStatus, V
 from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import Action, ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import (
+    Action,
+    ArgumentSpec,
+    BoolArgument,
+    Event,
+    EventHandler,
+    FloatArgument,
+    IntArgument,
+    Plugin,
+    StrArgument,
+)
 from vspec.framework.registry import register_action, register_plugin
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import NodeLocalKeyFn
@@ -32,12 +42,15 @@ __all__ = [
     "Action",
     "ArgumentSpec",
     "Arguments",
+    "BoolArgument",
     "Code",
     "Condition",
     "Event",
     "EventHandler",
     "FitError",
+    "FloatArgument",
     "GoError",
+    "IntArgument",
     "JobInfo",
     "NodeInfo",
     "NodeLocalKeyFn",
@@ -47,6 +60,7 @@ __all__ = [
     "Session",
     "Statement",
     "Status",
+    "StrArgument",
     "TaskInfo",
     "TaskStatus",
     "ValidateResult",

@@ -14,6 +14,7 @@ from vspec.extension import (
     ArgumentSpec,
     Code,
     FitError,
+    FloatArgument,
     NodeInfo,
     Plugin,
     Session,
@@ -25,18 +26,20 @@ from vspec.extension import (
 LABEL = "example.vspec/dedicated"
 
 
+# Declared once: listed by `vspec plugins` and read with its default.
+BONUS = FloatArgument("dedicated.bonus", 50.0, "node-order score for a requested node")
+
+
 @register_plugin
 class DedicatedNodes(Plugin):
     """Dedicated nodes take only the jobs that ask for them."""
 
     name: ClassVar[str] = "dedicated-nodes"
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec("dedicated.bonus", "float", "50", "node-order score for a requested node"),
-    )
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (BONUS,)
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
-        self.bonus = arguments.get_float("dedicated.bonus", 50.0)
+        self.bonus = BONUS.read(arguments)
 
     def on_session_open(self, ssn: Session) -> None:
         def wanted(task: TaskInfo) -> str:

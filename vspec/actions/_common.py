@@ -15,12 +15,15 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import Action, ArgumentSpec
+from vspec.framework.interface import Action, ArgumentSpec, BoolArgument
 from vspec.framework.session import Session
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
+PREDICATE_ERROR_CACHE = BoolArgument(
+    PREDICATE_ERROR_CACHE_KEY, True, "reuse a task role's node errors within a job turn"
+)
 
 
 class ErrorCacheAction(Action):
@@ -30,22 +33,15 @@ class ErrorCacheAction(Action):
     sessions, and a configuration without the key keeps it.
     """
 
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(
-            PREDICATE_ERROR_CACHE_KEY,
-            "bool",
-            "true",
-            "reuse a task role's node errors within a job turn",
-        ),
-    )
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (PREDICATE_ERROR_CACHE,)
 
     def __init__(self) -> None:
         self.enable_predicate_error_cache = True
 
     def read_error_cache_flag(self, ssn: Session) -> None:
         raw = next((c.arguments for c in ssn.configurations if c.name == self.name), {})
-        self.enable_predicate_error_cache = Arguments(raw, ssn.log).get_bool(
-            PREDICATE_ERROR_CACHE_KEY, self.enable_predicate_error_cache
+        self.enable_predicate_error_cache = PREDICATE_ERROR_CACHE.read(
+            Arguments(raw, ssn.log), self.enable_predicate_error_cache
         )
 
 

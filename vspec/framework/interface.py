@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
 from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
@@ -27,6 +27,59 @@ class ArgumentSpec:
     type: str
     default: str
     help: str = ""
+
+
+T = TypeVar("T", int, float, bool, str)
+
+
+class Argument(ArgumentSpec, Generic[T]):
+    """An argument declared once, with its typed default: listed in ``arguments_spec``
+    (what ``vspec plugins`` shows) and read with :meth:`read`, so the default is written
+    in one place. Reading follows Go's type rules (:class:`Arguments`)."""
+
+    type_name: ClassVar[str]
+    value: T
+
+    def __init__(self, name: str, default: T, help: str = "") -> None:
+        if isinstance(default, bool):
+            shown = str(default).lower()
+        elif isinstance(default, str):
+            shown = default
+        else:
+            shown = f"{default:g}"
+        super().__init__(name, self.type_name, shown, help)
+        object.__setattr__(self, "value", default)
+
+
+class IntArgument(Argument[int]):
+    """``read(arguments)`` is ``GetInt`` with the declared default; ``default`` stands in
+    for it where a value persists across sessions (Volcano's singleton actions)."""
+
+    type_name = "int"
+
+    def read(self, arguments: Arguments, default: int | None = None) -> int:
+        return arguments.get_int(self.name, self.value if default is None else default)
+
+
+class FloatArgument(Argument[float]):
+    type_name = "float"
+
+    def read(self, arguments: Arguments, default: float | None = None) -> float:
+        return arguments.get_float(self.name, self.value if default is None else default)
+
+
+class BoolArgument(Argument[bool]):
+    type_name = "bool"
+
+    def read(self, arguments: Arguments, default: bool | None = None) -> bool:
+        return arguments.get_bool(self.name, self.value if default is None else default)
+
+
+class StrArgument(Argument[str]):
+    type_name = "string"
+
+    def read(self, arguments: Arguments, default: str | None = None) -> str:
+        return arguments.get_str(self.name, self.value if default is None else default)
 
 
 @dataclass

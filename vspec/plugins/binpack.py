@@ -10,7 +10,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.resource import CPU, MEMORY
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.interface import ArgumentSpec, IntArgument, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
@@ -19,8 +19,11 @@ if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 BINPACK_WEIGHT = "binpack.weight"
+BINPACK_WEIGHT_ARG = IntArgument(BINPACK_WEIGHT, 1, "weight of the whole score; 0 disables it")
 BINPACK_CPU = "binpack.cpu"
+BINPACK_CPU_ARG = IntArgument(BINPACK_CPU, 1, "weight of cpu; negative means 1")
 BINPACK_MEMORY = "binpack.memory"
+BINPACK_MEMORY_ARG = IntArgument(BINPACK_MEMORY, 1, "weight of memory; negative means 1")
 BINPACK_RESOURCES = "binpack.resources"
 BINPACK_RESOURCES_PREFIX = BINPACK_RESOURCES + "."
 MAX_NODE_SCORE = 100
@@ -30,9 +33,9 @@ MAX_NODE_SCORE = 100
 class PriorityWeight:
     """The plugin weight and one weight per resource (cpu and memory always present)."""
 
-    weight: int = 1
-    cpu: int = 1
-    memory: int = 1
+    weight: int = BINPACK_WEIGHT_ARG.value
+    cpu: int = BINPACK_CPU_ARG.value
+    memory: int = BINPACK_MEMORY_ARG.value
     resources: dict[str, int] = field(default_factory=dict)
 
     @classmethod
@@ -40,11 +43,11 @@ class PriorityWeight:
         """``calculateWeight``: negative resource weights become 1; a plugin weight of 0
         disables scoring."""
         w = cls()
-        w.weight = args.get_int(BINPACK_WEIGHT, w.weight)
-        w.cpu = args.get_int(BINPACK_CPU, w.cpu)
+        w.weight = BINPACK_WEIGHT_ARG.read(args)
+        w.cpu = BINPACK_CPU_ARG.read(args)
         if w.cpu < 0:
             w.cpu = 1
-        w.memory = args.get_int(BINPACK_MEMORY, w.memory)
+        w.memory = BINPACK_MEMORY_ARG.read(args)
         if w.memory < 0:
             w.memory = 1
         listed = args.get(BINPACK_RESOURCES)
@@ -118,9 +121,9 @@ class BinpackPlugin(Plugin):
 
     name: ClassVar[str] = "binpack"
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(BINPACK_WEIGHT, "int", "1", "weight of the whole score; 0 disables it"),
-        ArgumentSpec(BINPACK_CPU, "int", "1", "weight of cpu; negative means 1"),
-        ArgumentSpec(BINPACK_MEMORY, "int", "1", "weight of memory; negative means 1"),
+        BINPACK_WEIGHT_ARG,
+        BINPACK_CPU_ARG,
+        BINPACK_MEMORY_ARG,
         ArgumentSpec(
             BINPACK_RESOURCES,
             "string",

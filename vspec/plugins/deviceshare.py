@@ -35,7 +35,15 @@ from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError
 from vspec.errors import PluginError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import (
+    ArgumentSpec,
+    BoolArgument,
+    Event,
+    EventHandler,
+    IntArgument,
+    Plugin,
+    StrArgument,
+)
 from vspec.framework.registry import register_plugin
 from vspec.model.objects import Pod
 
@@ -48,6 +56,11 @@ NODE_LOCK_ENABLE = "deviceshare.NodeLockEnable"
 VGPU_ENABLE = "deviceshare.VGPUEnable"
 SCHEDULE_POLICY = "deviceshare.SchedulePolicy"
 SCHEDULE_WEIGHT = "deviceshare.ScheduleWeight"
+GPU_SHARING_ARG = BoolArgument(GPU_SHARING_PREDICATE, False, "share GPUs by volcano.sh/gpu-memory")
+GPU_NUMBER_ARG = BoolArgument(GPU_NUMBER_PREDICATE, False, "whole GPUs by volcano.sh/gpu-number")
+VGPU_ARG = BoolArgument(VGPU_ENABLE, False, "HAMi vGPUs by volcano.sh/vgpu-*")
+SCHEDULE_POLICY_ARG = StrArgument(SCHEDULE_POLICY, "", "vGPU scoring: binpack or spread")
+SCHEDULE_WEIGHT_ARG = IntArgument(SCHEDULE_WEIGHT, 0, "weight of the device score")
 
 
 @register_plugin
@@ -56,23 +69,20 @@ class DeviceSharePlugin(Plugin):
 
     name: ClassVar[str] = "deviceshare"
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(GPU_SHARING_PREDICATE, "bool", "false", "share GPUs by volcano.sh/gpu-memory"),
-        ArgumentSpec(GPU_NUMBER_PREDICATE, "bool", "false", "whole GPUs by volcano.sh/gpu-number"),
-        ArgumentSpec(NODE_LOCK_ENABLE, "bool", "false", "lock nodes while binding (not modelled)"),
-        ArgumentSpec(VGPU_ENABLE, "bool", "false", "HAMi vGPUs by volcano.sh/vgpu-*"),
-        ArgumentSpec(SCHEDULE_POLICY, "string", "", "vGPU scoring: binpack or spread"),
-        ArgumentSpec(SCHEDULE_WEIGHT, "int", "0", "weight of the device score"),
+        GPU_SHARING_ARG,
+        GPU_NUMBER_ARG,
+        BoolArgument(NODE_LOCK_ENABLE, False, "lock nodes while binding (not modelled)"),
+        VGPU_ARG,
+        SCHEDULE_POLICY_ARG,
+        SCHEDULE_WEIGHT_ARG,
     )
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
-        self.modes = Modes(
-            arguments.get_bool(GPU_SHARING_PREDICATE, False),
-            arguments.get_bool(GPU_NUMBER_PREDICATE, False),
-        )
-        self.vgpu = arguments.get_bool(VGPU_ENABLE, False)
-        self.schedule_policy = arguments.get_str(SCHEDULE_POLICY, "")
-        self.schedule_weight = arguments.get_int(SCHEDULE_WEIGHT, 0)
+        self.modes = Modes(GPU_SHARING_ARG.read(arguments), GPU_NUMBER_ARG.read(arguments))
+        self.vgpu = VGPU_ARG.read(arguments)
+        self.schedule_policy = SCHEDULE_POLICY_ARG.read(arguments)
+        self.schedule_weight = SCHEDULE_WEIGHT_ARG.read(arguments)
         # Volcano exits (klog.Fatal) on these combinations.
         if self.modes.sharing and self.modes.number:
             raise PluginError(self.name, "can not define true in both gpu sharing and gpu number")

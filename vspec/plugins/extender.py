@@ -31,7 +31,7 @@ from vspec.api.types import PERMIT, REJECT, Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.interface import ArgumentSpec, BoolArgument, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.golang import parse_duration
 from vspec.model.objects import ObjectMeta
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 URL_PREFIX = "extender.urlPrefix"
 HTTP_TIMEOUT = "extender.httpTimeout"
 IGNORABLE = "extender.ignorable"
+IGNORABLE_ARG = BoolArgument(IGNORABLE, False, "skip the extender when it fails")
 VERBS = (
     "onSessionOpen",
     "onSessionClose",
@@ -177,7 +178,7 @@ class ExtenderPlugin(Plugin):
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
         ArgumentSpec(URL_PREFIX, "string", "", "base URL of the extender, e.g. http://127.0.0.1"),
         ArgumentSpec(HTTP_TIMEOUT, "duration", "1s", "timeout of each call"),
-        ArgumentSpec(IGNORABLE, "bool", "false", "skip the extender when it fails"),
+        IGNORABLE_ARG,
         *(
             ArgumentSpec(f"extender.{verb}Verb", "string", "", f"path of the {verb} call")
             for verb in VERBS
@@ -193,7 +194,7 @@ class ExtenderPlugin(Plugin):
 
         self.url_prefix = text(URL_PREFIX)
         self.verbs = {verb: text(f"extender.{verb}Verb") for verb in VERBS}
-        self.ignorable = arguments.get_bool(IGNORABLE, False)
+        self.ignorable = IGNORABLE_ARG.read(arguments)
         self.timeout = DEFAULT_TIMEOUT
         raw_timeout = text(HTTP_TIMEOUT)
         if raw_timeout:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.interface import ArgumentSpec, IntArgument, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_map
 from vspec.k8s.filters import PREFER_NO_SCHEDULE
@@ -45,13 +45,29 @@ if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
+NODE_AFFINITY_WEIGHT_ARG = IntArgument(
+    NODE_AFFINITY_WEIGHT, 2, "raw sum of matching preferred weights"
+)
 POD_AFFINITY_WEIGHT = "podaffinity.weight"
+POD_AFFINITY_WEIGHT_ARG = IntArgument(POD_AFFINITY_WEIGHT, 2, "preferred inter-pod (anti-)affinity")
 LEAST_REQUESTED_WEIGHT = "leastrequested.weight"
+LEAST_REQUESTED_WEIGHT_ARG = IntArgument(LEAST_REQUESTED_WEIGHT, 1, "LeastAllocated (cpu, memory)")
 BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
+BALANCED_RESOURCE_WEIGHT_ARG = IntArgument(
+    BALANCED_RESOURCE_WEIGHT, 1, "BalancedAllocation (cpu, memory, nvidia.com/gpu)"
+)
 MOST_REQUESTED_WEIGHT = "mostrequested.weight"
+MOST_REQUESTED_WEIGHT_ARG = IntArgument(MOST_REQUESTED_WEIGHT, 0, "MostAllocated (cpu, memory)")
 TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
+TAINT_TOLERATION_WEIGHT_ARG = IntArgument(
+    TAINT_TOLERATION_WEIGHT, 3, "untolerated PreferNoSchedule taints"
+)
 IMAGE_LOCALITY_WEIGHT = "imagelocality.weight"
+IMAGE_LOCALITY_WEIGHT_ARG = IntArgument(IMAGE_LOCALITY_WEIGHT, 1, "images already on the node")
 POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
+POD_TOPOLOGY_SPREAD_WEIGHT_ARG = IntArgument(
+    POD_TOPOLOGY_SPREAD_WEIGHT, 2, "ScheduleAnyway spread constraints"
+)
 
 
 Scorer = Callable[["ScoreFacts", K8sNodeInfo], int]
@@ -59,27 +75,27 @@ Scorer = Callable[["ScoreFacts", K8sNodeInfo], int]
 
 @dataclass
 class PriorityWeight:
-    least_requested: int = 1
-    most_requested: int = 0
-    node_affinity: int = 2
-    pod_affinity: int = 2
-    balanced_resource: int = 1
-    taint_toleration: int = 3
-    image_locality: int = 1
-    pod_topology_spread: int = 2
+    least_requested: int = LEAST_REQUESTED_WEIGHT_ARG.value
+    most_requested: int = MOST_REQUESTED_WEIGHT_ARG.value
+    node_affinity: int = NODE_AFFINITY_WEIGHT_ARG.value
+    pod_affinity: int = POD_AFFINITY_WEIGHT_ARG.value
+    balanced_resource: int = BALANCED_RESOURCE_WEIGHT_ARG.value
+    taint_toleration: int = TAINT_TOLERATION_WEIGHT_ARG.value
+    image_locality: int = IMAGE_LOCALITY_WEIGHT_ARG.value
+    pod_topology_spread: int = POD_TOPOLOGY_SPREAD_WEIGHT_ARG.value
 
     @classmethod
     def from_arguments(cls, args: Arguments) -> PriorityWeight:
         """``calculateWeight``: integers only (Go's GetInt)."""
         w = cls()
-        w.node_affinity = args.get_int(NODE_AFFINITY_WEIGHT, w.node_affinity)
-        w.pod_affinity = args.get_int(POD_AFFINITY_WEIGHT, w.pod_affinity)
-        w.least_requested = args.get_int(LEAST_REQUESTED_WEIGHT, w.least_requested)
-        w.most_requested = args.get_int(MOST_REQUESTED_WEIGHT, w.most_requested)
-        w.balanced_resource = args.get_int(BALANCED_RESOURCE_WEIGHT, w.balanced_resource)
-        w.taint_toleration = args.get_int(TAINT_TOLERATION_WEIGHT, w.taint_toleration)
-        w.image_locality = args.get_int(IMAGE_LOCALITY_WEIGHT, w.image_locality)
-        w.pod_topology_spread = args.get_int(POD_TOPOLOGY_SPREAD_WEIGHT, w.pod_topology_spread)
+        w.node_affinity = NODE_AFFINITY_WEIGHT_ARG.read(args)
+        w.pod_affinity = POD_AFFINITY_WEIGHT_ARG.read(args)
+        w.least_requested = LEAST_REQUESTED_WEIGHT_ARG.read(args)
+        w.most_requested = MOST_REQUESTED_WEIGHT_ARG.read(args)
+        w.balanced_resource = BALANCED_RESOURCE_WEIGHT_ARG.read(args)
+        w.taint_toleration = TAINT_TOLERATION_WEIGHT_ARG.read(args)
+        w.image_locality = IMAGE_LOCALITY_WEIGHT_ARG.read(args)
+        w.pod_topology_spread = POD_TOPOLOGY_SPREAD_WEIGHT_ARG.read(args)
         return w
 
 
@@ -145,16 +161,14 @@ class NodeOrderPlugin(Plugin):
 
     name: ClassVar[str] = "nodeorder"
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(LEAST_REQUESTED_WEIGHT, "int", "1", "LeastAllocated (cpu, memory)"),
-        ArgumentSpec(MOST_REQUESTED_WEIGHT, "int", "0", "MostAllocated (cpu, memory)"),
-        ArgumentSpec(NODE_AFFINITY_WEIGHT, "int", "2", "raw sum of matching preferred weights"),
-        ArgumentSpec(POD_AFFINITY_WEIGHT, "int", "2", "preferred inter-pod (anti-)affinity"),
-        ArgumentSpec(
-            BALANCED_RESOURCE_WEIGHT, "int", "1", "BalancedAllocation (cpu, memory, nvidia.com/gpu)"
-        ),
-        ArgumentSpec(TAINT_TOLERATION_WEIGHT, "int", "3", "untolerated PreferNoSchedule taints"),
-        ArgumentSpec(IMAGE_LOCALITY_WEIGHT, "int", "1", "images already on the node"),
-        ArgumentSpec(POD_TOPOLOGY_SPREAD_WEIGHT, "int", "2", "ScheduleAnyway spread constraints"),
+        LEAST_REQUESTED_WEIGHT_ARG,
+        MOST_REQUESTED_WEIGHT_ARG,
+        NODE_AFFINITY_WEIGHT_ARG,
+        POD_AFFINITY_WEIGHT_ARG,
+        BALANCED_RESOURCE_WEIGHT_ARG,
+        TAINT_TOLERATION_WEIGHT_ARG,
+        IMAGE_LOCALITY_WEIGHT_ARG,
+        POD_TOPOLOGY_SPREAD_WEIGHT_ARG,
     )
 
     _ssn: Session

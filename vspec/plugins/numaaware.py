@@ -31,7 +31,7 @@ from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError, SpecError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, IntArgument, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_insertion_sort
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 NUMA_TOPO_WEIGHT = "weight"
+NUMA_TOPO_WEIGHT_ARG = IntArgument(NUMA_TOPO_WEIGHT, 1, "weight of the NUMA-span score")
 CPU_MANAGER_POLICY = "CPUManagerPolicy"
 TOPOLOGY_MANAGER_POLICY = "TopologyManagerPolicy"
 MAX_NODE_SCORE = 100
@@ -467,13 +468,11 @@ class NumaAwarePlugin(Plugin):
     """Predicate and BatchNodeOrder from the nodes' Numatopology (CPU pinning)."""
 
     name: ClassVar[str] = "numa-aware"
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(NUMA_TOPO_WEIGHT, "int", "1", "weight of the NUMA-span score"),
-    )
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (NUMA_TOPO_WEIGHT_ARG,)
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
-        self.weight = arguments.get_int(NUMA_TOPO_WEIGHT, 1)
+        self.weight = NUMA_TOPO_WEIGHT_ARG.read(arguments)
         self.topologies: dict[str, NumaTopology] = {}
         self.node_res_sets: dict[str, ResNumaSets] = {}
         # task uid -> node -> what the predicate assigned there

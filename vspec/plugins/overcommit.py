@@ -9,7 +9,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.types import PERMIT, REJECT
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.interface import ArgumentSpec, FloatArgument, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.plugins._util import running_job_reservation
 
@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 OVERCOMMIT_FACTOR = "overcommit-factor"
 DEFAULT_OVERCOMMIT_FACTOR = 1.2
+OVERCOMMIT_FACTOR_ARG = FloatArgument(
+    OVERCOMMIT_FACTOR,
+    DEFAULT_OVERCOMMIT_FACTOR,
+    "multiplier of the cluster's allocatable resources that enqueue may promise; "
+    "values below 1.0 are replaced by the default with a warning",
+)
 CLUSTER_OVERUSED = "resource in cluster is overused"
 
 
@@ -26,15 +32,7 @@ class OvercommitPlugin(Plugin):
     """Enqueue jobs while inqueue minResources fit the overcommitted idle resources."""
 
     name: ClassVar[str] = "overcommit"
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(
-            OVERCOMMIT_FACTOR,
-            "float",
-            str(DEFAULT_OVERCOMMIT_FACTOR),
-            "multiplier of the cluster's allocatable resources that enqueue may promise; "
-            "values below 1.0 are replaced by the default with a warning",
-        ),
-    )
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (OVERCOMMIT_FACTOR_ARG,)
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
@@ -45,7 +43,7 @@ class OvercommitPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         log = ssn.log
         log.v(5, "Enter overcommit plugin ...")
-        self.factor = self.arguments.get_float(OVERCOMMIT_FACTOR, self.factor)
+        self.factor = OVERCOMMIT_FACTOR_ARG.read(self.arguments, self.factor)
         if self.factor < 1.0:
             log.warning(
                 f"Invalid input {self.factor:f} for overcommit-factor, reason: overcommit-factor "

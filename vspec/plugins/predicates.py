@@ -19,7 +19,7 @@ from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError
 from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import ArgumentSpec, BoolArgument, Event, EventHandler, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.k8s.filters import (
     InterPodAffinityState,
@@ -44,14 +44,44 @@ if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+NODE_AFFINITY_ENABLE_ARG = BoolArgument(
+    NODE_AFFINITY_ENABLE, True, "nodeSelector and node affinity"
+)
 NODE_PORTS_ENABLE = "predicate.NodePortsEnable"
+NODE_PORTS_ENABLE_ARG = BoolArgument(NODE_PORTS_ENABLE, True, "host port conflicts")
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+TAINT_TOLERATION_ENABLE_ARG = BoolArgument(
+    TAINT_TOLERATION_ENABLE, True, "NoSchedule/NoExecute taints"
+)
 POD_AFFINITY_ENABLE = "predicate.PodAffinityEnable"
+POD_AFFINITY_ENABLE_ARG = BoolArgument(
+    POD_AFFINITY_ENABLE, True, "required inter-pod (anti-)affinity"
+)
 NODE_VOLUME_LIMITS_ENABLE = "predicate.NodeVolumeLimitsEnable"
+NODE_VOLUME_LIMITS_ENABLE_ARG = BoolArgument(
+    NODE_VOLUME_LIMITS_ENABLE, True, "CSI volume limits (no volumes are modelled)"
+)
 VOLUME_ZONE_ENABLE = "predicate.VolumeZoneEnable"
+VOLUME_ZONE_ENABLE_ARG = BoolArgument(
+    VOLUME_ZONE_ENABLE, True, "volume zones (no volumes are modelled)"
+)
 POD_TOPOLOGY_SPREAD_ENABLE = "predicate.PodTopologySpreadEnable"
+POD_TOPOLOGY_SPREAD_ENABLE_ARG = BoolArgument(
+    POD_TOPOLOGY_SPREAD_ENABLE, True, "DoNotSchedule topology spread constraints"
+)
 CACHE_PREDICATE = "predicate.CacheEnable"
+CACHE_PREDICATE_ARG = BoolArgument(
+    CACHE_PREDICATE,
+    False,
+    "cache the node affinity/taint/unschedulable result per node and pod annotation "
+    "volcano.sh/template-uid for the session",
+)
 PROPORTIONAL_PREDICATE = "predicate.ProportionalEnable"
+PROPORTIONAL_PREDICATE_ARG = BoolArgument(
+    PROPORTIONAL_PREDICATE,
+    False,
+    "keep cpu/memory in proportion to idle scalar resources of predicate.resources",
+)
 PROPORTIONAL_RESOURCE = "predicate.resources"
 PROPORTIONAL_RESOURCES_PREFIX = PROPORTIONAL_RESOURCE + "."
 
@@ -94,30 +124,30 @@ class BaseResource:
 
 @dataclass
 class PredicateEnable:
-    node_affinity: bool = True
-    node_ports: bool = True
-    taint_toleration: bool = True
-    pod_affinity: bool = True
-    node_volume_limits: bool = True
-    volume_zone: bool = True
-    pod_topology_spread: bool = True
-    cache: bool = False
-    proportional: bool = False
+    node_affinity: bool = NODE_AFFINITY_ENABLE_ARG.value
+    node_ports: bool = NODE_PORTS_ENABLE_ARG.value
+    taint_toleration: bool = TAINT_TOLERATION_ENABLE_ARG.value
+    pod_affinity: bool = POD_AFFINITY_ENABLE_ARG.value
+    node_volume_limits: bool = NODE_VOLUME_LIMITS_ENABLE_ARG.value
+    volume_zone: bool = VOLUME_ZONE_ENABLE_ARG.value
+    pod_topology_spread: bool = POD_TOPOLOGY_SPREAD_ENABLE_ARG.value
+    cache: bool = CACHE_PREDICATE_ARG.value
+    proportional: bool = PROPORTIONAL_PREDICATE_ARG.value
     proportional_resources: dict[str, BaseResource] = field(default_factory=dict)
 
     @classmethod
     def from_arguments(cls, args: Arguments) -> PredicateEnable:
         """``enablePredicate``; a negative proportional rate becomes 1."""
         e = cls()
-        e.node_affinity = args.get_bool(NODE_AFFINITY_ENABLE, e.node_affinity)
-        e.node_ports = args.get_bool(NODE_PORTS_ENABLE, e.node_ports)
-        e.taint_toleration = args.get_bool(TAINT_TOLERATION_ENABLE, e.taint_toleration)
-        e.pod_affinity = args.get_bool(POD_AFFINITY_ENABLE, e.pod_affinity)
-        e.node_volume_limits = args.get_bool(NODE_VOLUME_LIMITS_ENABLE, e.node_volume_limits)
-        e.volume_zone = args.get_bool(VOLUME_ZONE_ENABLE, e.volume_zone)
-        e.pod_topology_spread = args.get_bool(POD_TOPOLOGY_SPREAD_ENABLE, e.pod_topology_spread)
-        e.cache = args.get_bool(CACHE_PREDICATE, e.cache)
-        e.proportional = args.get_bool(PROPORTIONAL_PREDICATE, e.proportional)
+        e.node_affinity = NODE_AFFINITY_ENABLE_ARG.read(args)
+        e.node_ports = NODE_PORTS_ENABLE_ARG.read(args)
+        e.taint_toleration = TAINT_TOLERATION_ENABLE_ARG.read(args)
+        e.pod_affinity = POD_AFFINITY_ENABLE_ARG.read(args)
+        e.node_volume_limits = NODE_VOLUME_LIMITS_ENABLE_ARG.read(args)
+        e.volume_zone = VOLUME_ZONE_ENABLE_ARG.read(args)
+        e.pod_topology_spread = POD_TOPOLOGY_SPREAD_ENABLE_ARG.read(args)
+        e.cache = CACHE_PREDICATE_ARG.read(args)
+        e.proportional = PROPORTIONAL_PREDICATE_ARG.read(args)
         listed = args.get(PROPORTIONAL_RESOURCE)
         for raw in (listed if isinstance(listed, str) else "").split(","):
             resource = raw.strip()
@@ -213,30 +243,15 @@ class PredicatesPlugin(Plugin):
 
     name: ClassVar[str] = "predicates"
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(NODE_AFFINITY_ENABLE, "bool", "true", "nodeSelector and node affinity"),
-        ArgumentSpec(NODE_PORTS_ENABLE, "bool", "true", "host port conflicts"),
-        ArgumentSpec(TAINT_TOLERATION_ENABLE, "bool", "true", "NoSchedule/NoExecute taints"),
-        ArgumentSpec(POD_AFFINITY_ENABLE, "bool", "true", "required inter-pod (anti-)affinity"),
-        ArgumentSpec(
-            NODE_VOLUME_LIMITS_ENABLE, "bool", "true", "CSI volume limits (no volumes are modelled)"
-        ),
-        ArgumentSpec(VOLUME_ZONE_ENABLE, "bool", "true", "volume zones (no volumes are modelled)"),
-        ArgumentSpec(
-            POD_TOPOLOGY_SPREAD_ENABLE, "bool", "true", "DoNotSchedule topology spread constraints"
-        ),
-        ArgumentSpec(
-            CACHE_PREDICATE,
-            "bool",
-            "false",
-            "cache the node affinity/taint/unschedulable result per node and pod annotation "
-            "volcano.sh/template-uid for the session",
-        ),
-        ArgumentSpec(
-            PROPORTIONAL_PREDICATE,
-            "bool",
-            "false",
-            "keep cpu/memory in proportion to idle scalar resources of predicate.resources",
-        ),
+        NODE_AFFINITY_ENABLE_ARG,
+        NODE_PORTS_ENABLE_ARG,
+        TAINT_TOLERATION_ENABLE_ARG,
+        POD_AFFINITY_ENABLE_ARG,
+        NODE_VOLUME_LIMITS_ENABLE_ARG,
+        VOLUME_ZONE_ENABLE_ARG,
+        POD_TOPOLOGY_SPREAD_ENABLE_ARG,
+        CACHE_PREDICATE_ARG,
+        PROPORTIONAL_PREDICATE_ARG,
         ArgumentSpec(PROPORTIONAL_RESOURCE, "string", "", "comma list of scalar resources"),
         ArgumentSpec(
             PROPORTIONAL_RESOURCES_PREFIX + "<name>.cpu", "float", "1", "cpu cores kept per unit"

@@ -21,7 +21,7 @@ from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.errors import GoError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
+from vspec.framework.interface import ArgumentSpec, Event, EventHandler, IntArgument, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.model.objects import TASK_SPEC_KEY
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from vspec.framework.session import Session
 
 PLUGIN_WEIGHT = "task-topology.weight"
+PLUGIN_WEIGHT_ARG = IntArgument(PLUGIN_WEIGHT, 1, "weight of the bucket score")
 AFFINITY_ANNOTATION = "volcano.sh/task-topology-affinity"
 ANTI_AFFINITY_ANNOTATION = "volcano.sh/task-topology-anti-affinity"
 TASK_ORDER_ANNOTATION = "volcano.sh/task-topology-task-order"
@@ -298,13 +299,11 @@ class TaskTopologyPlugin(Plugin):
     """TaskOrder and NodeOrder that co-locate a job's task roles per its annotations."""
 
     name: ClassVar[str] = "task-topology"
-    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec(PLUGIN_WEIGHT, "int", "1", "weight of the bucket score"),
-    )
+    arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (PLUGIN_WEIGHT_ARG,)
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
-        self.weight = arguments.get_int(PLUGIN_WEIGHT, 1)
+        self.weight = PLUGIN_WEIGHT_ARG.read(arguments)
         self.managers: dict[str, JobManager] = {}
 
     def on_session_open(self, ssn: Session) -> None:

@@ -17,7 +17,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.interface import ArgumentSpec, IntArgument, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.golang import format_go_duration, format_go_time, go_divide, go_float, go_map, go_value
 from vspec.model.objects import NodeUsage
@@ -38,15 +38,20 @@ def node_usage(node: NodeInfo) -> NodeUsage:
     return node.node.usage if node.node is not None and node.node.usage is not None else _NO_USAGE
 
 
+USAGE_WEIGHT = IntArgument("usage.weight", 5, "weight of the usage score")
+CPU_WEIGHT = IntArgument("cpu.weight", 1, "weight of CPU idleness within the score")
+MEMORY_WEIGHT = IntArgument("memory.weight", 1, "weight of memory idleness within the score")
+
+
 @register_plugin
 class UsagePlugin(Plugin):
     """Predicate and NodeOrder from the nodes' measured CPU and memory load."""
 
     name: ClassVar[str] = "usage"
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
-        ArgumentSpec("usage.weight", "int", "5", "weight of the usage score"),
-        ArgumentSpec("cpu.weight", "int", "1", "weight of CPU idleness within the score"),
-        ArgumentSpec("memory.weight", "int", "1", "weight of memory idleness within the score"),
+        USAGE_WEIGHT,
+        CPU_WEIGHT,
+        MEMORY_WEIGHT,
         ArgumentSpec(
             THRESHOLDS,
             "map",
@@ -57,9 +62,9 @@ class UsagePlugin(Plugin):
 
     def __init__(self, arguments: Arguments) -> None:
         super().__init__(arguments)
-        self.usage_weight = arguments.get_int("usage.weight", 5)
-        self.cpu_weight = arguments.get_int("cpu.weight", 1)
-        self.memory_weight = arguments.get_int("memory.weight", 1)
+        self.usage_weight = USAGE_WEIGHT.read(arguments)
+        self.cpu_weight = CPU_WEIGHT.read(arguments)
+        self.memory_weight = MEMORY_WEIGHT.read(arguments)
         self.cpu_thresholds = 80.0
         self.mem_thresholds = 80.0
         self.period = NODE_METRICS_PERIOD

@@ -66,10 +66,16 @@ class FuzzSpace:
     disabled: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
     timelines: bool = False  # draw timelines (vspec.timeline_fuzz) instead of cycles
+    # A mixture: each example is drawn from one of these (their conf, bounds and cycles).
+    mix: tuple[FuzzSpace, ...] = ()
 
     def strategy(self) -> Any:
+        from hypothesis import strategies as st
+
         from vspec.strategies import ClusterBounds, ConfSpace, specs
 
+        if self.mix:
+            return st.one_of([space.strategy() for space in self.mix])
         if self.timelines:
             from vspec.timeline_fuzz import timeline_specs
 
@@ -77,14 +83,78 @@ class FuzzSpace:
         return specs(self.conf or ConfSpace(), self.bounds or ClusterBounds(), self.max_cycles)
 
 
-BUILTIN_SPACES = ("default", "seed")
+# The plugins whose rules the preempt and reclaim invariants restate, with the node
+# filters and scorers a production conf puts next to them.
+_CORE_PLUGINS = ("priority", "gang", "conformance", "drf", "predicates", "nodeorder", "binpack")
+
+
+def _focused(actions: tuple[str, ...], required: tuple[str, ...], plugins: tuple[str, ...]) -> Any:
+    """A space pinning the ``required`` actions (and priority, gang and the ``required``
+    plugins), flags as a ConfigMap leaves them."""
+    from vspec.strategies import ConfSpace
+
+    return ConfSpace(
+        actions=actions,
+        plugins=plugins,
+        flags="default",
+        default_plugin_flags=(True,),
+        require_actions=tuple(a for a in required if a in actions),
+        require_plugins=("priority", "gang", *(p for p in required if p in plugins)),
+        ordered=True,
+        # One tier: the plugins' victim vetoes then bind (evictions.sole_decider).
+        max_tiers=1,
+    )
 
 
 def builtin_space(name: str) -> FuzzSpace:
-    """``default``: every registered action and plugin; ``seed``: the seed conf pinned."""
-    from vspec.strategies import ConfSpace
+    """The built-in spaces (docs/invariants.md, "Fuzzing")."""
+    from vspec.strategies import ClusterBounds, ConfSpace
 
-    return FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)) if name == "seed" else FuzzSpace()
+    rooted = ClusterBounds(hierarchy="always")
+    spaces = {
+        "default": FuzzSpace(),
+        "seed": FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)),
+        "preempt": FuzzSpace(
+            _focused(
+                ("enqueue", "allocate", "preempt", "backfill"),
+                ("allocate", "preempt"),
+                (*_CORE_PLUGINS, "proportion"),
+            )
+        ),
+        "reclaim": FuzzSpace(
+            _focused(
+                ("enqueue", "allocate", "reclaim", "backfill"),
+                ("allocate", "reclaim", "proportion"),
+                (*_CORE_PLUGINS, "proportion"),
+            )
+        ),
+        "capacity": FuzzSpace(
+            ConfSpace(
+                actions=("enqueue", "allocate", "preempt", "reclaim", "backfill"),
+                plugins=(*_CORE_PLUGINS, "capacity"),
+                require_actions=("allocate",),
+                require_plugins=("capacity",),
+                ordered=True,
+            ),
+            rooted,
+        ),
+        "shuffle": FuzzSpace(
+            _focused(
+                ("enqueue", "allocate", "shuffle", "backfill"),
+                ("shuffle",),
+                (*_CORE_PLUGINS, "proportion", "pdb", "tdm", "rescheduling"),
+            )
+        ),
+    }
+    if name == "mixed":
+        parts = ("seed", "preempt", "reclaim", "capacity", "shuffle")
+        wide = FuzzSpace(bounds=rooted)  # every plugin; capacity's hierarchy needs a root
+        # Known: proportion panics in enqueue after an eviction earlier in the session.
+        return FuzzSpace(mix=(*(spaces[p] for p in parts), wide), ignored=("crash-proportion",))
+    return spaces[name]
+
+
+BUILTIN_SPACES = ("default", "seed", "preempt", "reclaim", "capacity", "shuffle", "mixed")
 
 
 _SPACE_KEYS = {
@@ -100,6 +170,8 @@ _SPACE_KEYS = {
     "maxCycles",
     "invariants",
     "ignore",
+    "requireActions",
+    "requirePlugins",
 }
 _BOUND_KEYS = {
     "maxNodes": "max_nodes",
@@ -108,6 +180,7 @@ _BOUND_KEYS = {
     "maxRoles": "max_roles",
     "maxReplicas": "max_replicas",
     "guarantees": "guarantees",
+    "hierarchy": "hierarchy",
 }
 
 
@@ -133,6 +206,8 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         arguments=bool(raw.get("arguments", True)),
         repeat_actions=bool(raw.get("repeatActions", False)),
         default_plugin_flags=tuple(bool(v) for v in default_flags),
+        require_actions=tuple(raw.get("requireActions") or ()),
+        require_plugins=tuple(raw.get("requirePlugins") or ()),
     )
     cluster = raw.get("cluster") or {}
     bad = set(cluster) - set(_BOUND_KEYS)
@@ -247,6 +322,7 @@ class Fuzzer:
     # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
     shrink_seconds: float = 30.0
+    first: bool = False  # stop after the batch that found the first finding
     report: FuzzReport = field(default_factory=FuzzReport)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
@@ -266,6 +342,8 @@ class Fuzzer:
                 f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
                 f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
             )
+            if self.first and self.report.findings:
+                break
             per_example = (time.perf_counter() - t0) / done
             left = deadline - time.perf_counter()
             if left < per_example:
@@ -402,6 +480,9 @@ def add_cli(subparsers: Any) -> None:
     fuzz.add_argument("--examples", type=int, metavar="N", help="number of examples to run")
     fuzz.add_argument("--seed", type=int, metavar="N", help="seed (default: random, printed)")
     fuzz.add_argument(
+        "--first", action="store_true", help="stop at the first finding (after shrinking it)"
+    )
+    fuzz.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where findings are written"
     )
     fuzz.add_argument(
@@ -439,7 +520,9 @@ def _fuzz_command(args: argparse.Namespace) -> int:
     seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     print(f"vspec fuzz: space {args.space}, seed {seed_value}", file=sys.stderr)
     shrink = min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
-    fuzzer = Fuzzer(space, get_engine(), args.out, args.database, shrink_seconds=shrink)
+    fuzzer = Fuzzer(
+        space, get_engine(), args.out, args.database, shrink_seconds=shrink, first=args.first
+    )
     report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
     print(
         f"{report.examples} examples in {report.seconds:.1f}s ({report.rate:.1f}/s); "

@@ -26,7 +26,20 @@ from vspec.errors import Location
 from vspec.framework.registry import registered_actions, registered_plugins
 from vspec.generate import generate_cluster
 from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
-from vspec.model.corev1 import Container, Taint, Toleration
+from vspec.model.corev1 import (
+    Affinity,
+    Container,
+    ContainerPort,
+    LabelSelector,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodAffinity,
+    PodAffinityTerm,
+    PreferredSchedulingTerm,
+    Taint,
+    Toleration,
+)
 from vspec.model.objects import (
     DEFAULT_NOW,
     GROUP_NAME_ANNOTATION,
@@ -40,13 +53,24 @@ from vspec.model.objects import (
     PriorityClass,
     Queue,
 )
+from vspec.model.quantity import parse_quantity
 from vspec.model.spec import Spec
 
 GI = 2**30
+MI = 2**20
 ZONES = ("a", "b")
-TAINT = Taint("dedicated", "x", "NoSchedule")
-TOLERATION = Toleration("dedicated", "Equal", "x", "NoSchedule")
-PRIORITY_CLASSES = (("high", 100), ("low", 10))
+HOSTNAME = "kubernetes.io/hostname"
+# Priority classes every drawn cluster declares: two ordinary ones (equal values come up
+# through the pods' own priorities) and Kubernetes' two system-critical classes, which
+# conformance protects.
+PRIORITY_CLASSES = (
+    ("high", 100),
+    ("low", 10),
+    ("system-cluster-critical", 2000000000),
+    ("system-node-critical", 2000001000),
+)
+NAMESPACES = ("ns0", "ns1", "kube-system")
+GPU = "nvidia.com/gpu"
 
 # Documented ranges of plugin arguments (inclusive); others get a small range per type.
 ARGUMENT_RANGES: dict[str, tuple[float, float]] = {
@@ -91,24 +115,109 @@ class ClusterBounds:
     # Queue guarantees easily make Volcano's proportion panic
     # (specs/findings/proportion-guarantee-panics.yaml): drawn only when asked.
     guarantees: bool = False
+    # A `root` queue the others name as parent (capacity's enableHierarchy reads it):
+    # "sometimes", "always" (capacity with hierarchy panics without one, see
+    # specs/findings/) or "never".
+    hierarchy: str = "sometimes"
+
+
+def _weighted(*choices: tuple[int, Any]) -> st.SearchStrategy[Any]:
+    """Values drawn in proportion to their weights (edge values get large weights)."""
+    pool = [value for weight, value in choices for _ in range(weight)]
+    return st.sampled_from(pool)
+
+
+def _q(text: str) -> Fraction:
+    return parse_quantity(text)
 
 
 # Strategies are built once: Hypothesis labels each strategy object, and building fresh
-# ones inside every draw dominates the cost of a small example.
-_CPU = st.sampled_from([Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)])
-_MEMORY = st.sampled_from([Fraction(0), Fraction(GI // 2), Fraction(GI), Fraction(2 * GI)])
-_NODE_CPU = st.sampled_from([Fraction(1), Fraction(2), Fraction(4), Fraction(8)])
-_NODE_MEMORY = st.sampled_from([Fraction(2 * GI), Fraction(4 * GI), Fraction(8 * GI)])
-_NODE_PODS = st.sampled_from([Fraction(110), Fraction(2), Fraction(4)])
+# ones inside every draw dominates the cost of a small example. Quantities lean towards
+# the edges: zero, one milli-unit, values one step off a node's size, odd byte counts.
+_CPU = _weighted(
+    (3, _q("0")),
+    (1, _q("1m")),
+    (1, _q("999m")),
+    (3, _q("1")),
+    (1, _q("1001m")),
+    (2, _q("500m")),
+    (1, _q("1500m")),
+    (3, _q("2")),
+    (1, _q("3")),
+    (1, _q("4")),
+)
+_MEMORY = _weighted(
+    (3, _q("0")),
+    (1, _q("1")),
+    (1, _q("100M")),
+    (1, Fraction(GI // 2 + 1)),
+    (2, Fraction(GI // 2)),
+    (3, Fraction(GI)),
+    (1, Fraction(3 * GI // 2)),
+    (2, Fraction(2 * GI)),
+)
+_NODE_CPU = _weighted((3, _q("2")), (3, _q("4")), (1, _q("1")), (1, _q("3500m")), (1, _q("8")))
+_NODE_MEMORY = _weighted(
+    (3, Fraction(4 * GI)), (2, Fraction(2 * GI)), (1, Fraction(8 * GI)), (1, Fraction(3 * GI + MI))
+)
+_NODE_PODS = _weighted((3, Fraction(110)), (2, Fraction(2)), (1, Fraction(1)), (2, Fraction(4)))
+_TAINTS = st.lists(
+    st.sampled_from(
+        [
+            Taint("dedicated", "x", "NoSchedule"),
+            Taint("dedicated", "x", "NoExecute"),
+            Taint("dedicated", "y", "PreferNoSchedule"),
+            Taint(GPU, "", "NoSchedule"),
+            Taint("spot", "true", "NoExecute"),
+        ]
+    ),
+    max_size=2,
+    unique_by=lambda t: (t.key, t.effect),
+)
+_TOLERATIONS = st.lists(
+    st.sampled_from(
+        [
+            Toleration("dedicated", "Equal", "x", "NoSchedule"),
+            Toleration("dedicated", "Equal", "x", ""),
+            Toleration("dedicated", "Exists", "", "NoExecute"),
+            Toleration("dedicated", "Equal", "y", "NoSchedule"),
+            Toleration(GPU, "Exists", "", "NoSchedule"),
+            Toleration("spot", "Exists", "", ""),
+            Toleration("", "Exists", "", ""),
+            Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"),
+        ]
+    ),
+    max_size=2,
+    unique=True,
+)
+_NODE_REQUIREMENT = st.sampled_from(
+    [
+        NodeSelectorRequirement("zone", "In", ("a",)),
+        NodeSelectorRequirement("zone", "In", ("a", "b")),
+        NodeSelectorRequirement("zone", "NotIn", ("a",)),
+        NodeSelectorRequirement("gpu", "Exists"),
+        NodeSelectorRequirement("gpu", "DoesNotExist"),
+        NodeSelectorRequirement("rank", "Gt", ("1",)),
+        NodeSelectorRequirement("rank", "Lt", ("2",)),
+        NodeSelectorRequirement("rank", "NotIn", ("1",)),
+    ]
+)
+_NODE_TERM = st.builds(
+    NodeSelectorTerm, st.lists(_NODE_REQUIREMENT, min_size=1, max_size=2, unique=True).map(tuple)
+)
 _ZONE = st.sampled_from(ZONES)
+_RANK = st.sampled_from(["", "0", "1", "2", "3"])
 _BOOL = st.booleans()
-_ONE_IN = {n: st.integers(0, n - 1).map(lambda v: v == 0) for n in (3, 4, 5, 6, 10)}
+_ONE_IN = {n: st.integers(0, n - 1).map(lambda v: v == 0) for n in (2, 3, 4, 5, 6, 8, 10, 12)}
 _SMALL = {(lo, hi): st.integers(lo, hi) for lo in (0, 1) for hi in range(1, 9)}
-_TASK_PRIORITY = st.none() | st.integers(0, 3)
-_NAMESPACE = st.sampled_from(["ns0", "ns1"])
-_CLASS_NAME = st.sampled_from(["", *(n for n, _ in PRIORITY_CLASSES)])
+_TASK_PRIORITY = _weighted((3, None), (2, 1), (1, 0), (1, 3))
+_NAMESPACE = _weighted((4, "ns0"), (2, "ns1"), (1, "kube-system"))
+_GROUP_CLASS = _weighted((2, ""), (2, "high"), (2, "low"))
+_POD_CLASS = _weighted((12, ""), (1, "system-cluster-critical"), (1, "system-node-critical"))
 _WAITING_PHASE = st.sampled_from(["Pending", "Inqueue"])
 _FLAG = st.sampled_from([None, True, False])
+_RECLAIMABLE = _weighted((3, None), (1, True), (1, False))
+_CREATED = _weighted((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
 
 
 def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
@@ -119,32 +228,82 @@ def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
 @st.composite
 def nodes(draw: st.DrawFn, index: int = 0) -> Node:
     allocatable = {"cpu": draw(_NODE_CPU), "memory": draw(_NODE_MEMORY), "pods": draw(_NODE_PODS)}
-    if draw(_BOOL):
-        allocatable["nvidia.com/gpu"] = Fraction(draw(_int(1, 2)))
+    labels = {"zone": draw(_ZONE), HOSTNAME: f"n{index}"}
+    if draw(_ONE_IN[3]):
+        allocatable[GPU] = Fraction(draw(_int(1, 2)))
+        labels["gpu"] = "true"
+    rank = draw(_RANK)
+    if rank:
+        labels["rank"] = rank
     return Node(
-        ObjectMeta(f"n{index}", labels={"zone": draw(_ZONE)}),
+        ObjectMeta(f"n{index}", labels=labels),
         allocatable=allocatable,
         capacity=dict(allocatable),
-        taints=[TAINT] if draw(_ONE_IN[5]) else [],
+        taints=draw(_TAINTS) if draw(_ONE_IN[4]) else [],
         unschedulable=draw(_ONE_IN[10]),
     )
 
 
+def _queue_resources(draw: st.DrawFn, names: Sequence[str]) -> dict[str, Fraction]:
+    out: dict[str, Fraction] = {}
+    for name in names:
+        if name == "cpu":
+            out["cpu"] = Fraction(draw(_int(1, 8)))
+        elif name == "memory":
+            out["memory"] = Fraction(draw(_int(1, 8)) * GI)
+        elif name == GPU:
+            out[GPU] = Fraction(draw(_int(0, 2)))
+    return out
+
+
+_QUEUE_DIMS = st.lists(st.sampled_from(["cpu", "memory", GPU]), max_size=3, unique=True)
+
+
 @st.composite
-def queues(draw: st.DrawFn, index: int = 0) -> Queue:
-    capability: dict[str, Fraction] = {}
-    if draw(_BOOL):
-        capability["cpu"] = Fraction(draw(_int(1, 8)))
-    guarantee: dict[str, Fraction] = {}
-    if draw(_ONE_IN[5]):
-        guarantee["cpu"] = Fraction(draw(_int(1, 2)))
+def queues(draw: st.DrawFn, index: int = 0, parent: str = "") -> Queue:
     return Queue(
-        ObjectMeta(f"q{index}"),
+        ObjectMeta(f"q{index}", creation_timestamp=draw(_CREATED)),
         weight=draw(_int(1, 4)),
-        capability=capability,
-        guarantee=guarantee,
+        capability=_queue_resources(draw, draw(_QUEUE_DIMS)) if draw(_BOOL) else {},
+        deserved=_queue_resources(draw, draw(_QUEUE_DIMS)) if draw(_ONE_IN[3]) else {},
+        guarantee=_queue_resources(draw, ["cpu"]) if draw(_ONE_IN[5]) else {},
         priority=draw(_int(0, 1)),
+        parent=parent,
+        reclaimable=draw(_RECLAIMABLE),
     )
+
+
+def _requests(draw: st.DrawFn) -> dict[str, Fraction]:
+    """One role's requests; all zero makes its pods best-effort (about one in six)."""
+    requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
+    if draw(_ONE_IN[6]):
+        requests[GPU] = Fraction(draw(_int(1, 2)))
+    if draw(_ONE_IN[6]):
+        requests["pods"] = Fraction(1)  # as a user may write it; Volcano counts pods itself
+    return {k: v for k, v in requests.items() if v}
+
+
+def _affinity(draw: st.DrawFn, job: str) -> Affinity | None:
+    """Required and preferred node affinity, and pod (anti-)affinity to the job's pods."""
+    node_affinity = None
+    if draw(_ONE_IN[6]):
+        node_affinity = NodeAffinity(
+            required=tuple(draw(st.lists(_NODE_TERM, min_size=1, max_size=2)))
+            if draw(_BOOL)
+            else None,
+            preferred=(PreferredSchedulingTerm(draw(_int(1, 8)), draw(_NODE_TERM)),)
+            if draw(_ONE_IN[3])
+            else (),
+        )
+    term = PodAffinityTerm(
+        topology_key=HOSTNAME if draw(_BOOL) else "zone",
+        label_selector=LabelSelector(match_labels=(("job", job),)),
+    )
+    pod_affinity = PodAffinity(required=(term,)) if draw(_ONE_IN[12]) else None
+    anti = PodAffinity(required=(term,)) if draw(_ONE_IN[10]) else None
+    if node_affinity is None and pod_affinity is None and anti is None:
+        return None
+    return Affinity(node_affinity, pod_affinity, anti)
 
 
 def _pods(
@@ -155,14 +314,17 @@ def _pods(
     node_names: Sequence[str],
     bounds: ClusterBounds,
 ) -> list[Pod]:
-    """One role's replicas: same requests, selector, tolerations and priority."""
-    requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
-    if draw(_ONE_IN[6]):
-        requests["nvidia.com/gpu"] = Fraction(1)
-    requests = {k: v for k, v in requests.items() if v}
-    selector = {"zone": draw(_ZONE)} if draw(_ONE_IN[4]) else {}
-    tolerations = [TOLERATION] if draw(_ONE_IN[4]) else []
+    """One role's replicas: same requests, selector, tolerations, affinity and priority."""
+    requests = _requests(draw)
+    selector = {"zone": draw(_ZONE)} if draw(_ONE_IN[6]) else {}
+    tolerations = draw(_TOLERATIONS) if draw(_ONE_IN[3]) else []
+    affinity = _affinity(draw, job)
+    ports = [ContainerPort(8080, 8080)] if draw(_ONE_IN[12]) else []
     priority = draw(_TASK_PRIORITY)
+    class_name = draw(_POD_CLASS)
+    if class_name:
+        priority = dict(PRIORITY_CLASSES)[class_name]
+    created = draw(_CREATED)
     where = st.none() | st.sampled_from(node_names) if node_names else st.none()
     pods = []
     for i in range(draw(_int(1, bounds.max_replicas))):
@@ -175,16 +337,19 @@ def _pods(
                     name,
                     namespace,
                     uid=f"{namespace}-{name}",
-                    labels={TASK_SPEC_KEY: role},
+                    labels={TASK_SPEC_KEY: role, "job": job},
                     annotations={GROUP_NAME_ANNOTATION: job},
+                    creation_timestamp=created,
                     deletion_timestamp=DEFAULT_NOW if releasing else None,
                 ),
                 phase="Running" if node else "Pending",
                 node_name=node or "",
                 priority=priority,
+                priority_class_name=class_name,
                 node_selector=selector,
                 tolerations=tolerations,
-                containers=[Container(requests=requests)],
+                affinity=affinity,
+                containers=[Container(requests=requests, ports=list(ports))],
             )
         )
     return pods
@@ -205,16 +370,22 @@ def _job(
     min_task_member: dict[str, int] = {}
     for r in range(draw(_int(1, bounds.max_roles))):
         role_pods = _pods(draw, name, namespace, f"r{r}", node_names, bounds)
-        if draw(_ONE_IN[4]):
+        if draw(_ONE_IN[3]):
             min_task_member[f"r{r}"] = draw(_int(0, len(role_pods)))
         pods.extend(role_pods)
     running = any(p.node_name for p in pods)
+    # minMember: all pods (a full gang) or one (no gang) most often, else anything.
+    min_member = draw(
+        _weighted((2, len(pods)), (1, 1), (1, 0), (2, -1)).flatmap(
+            lambda v: _int(0, len(pods)) if v < 0 else st.just(v)
+        )
+    )
     pg = PodGroup(
-        ObjectMeta(name, namespace),
+        ObjectMeta(name, namespace, creation_timestamp=draw(_CREATED)),
         queue=queue,
-        min_member=draw(_int(0, len(pods))),
+        min_member=min_member,
         min_task_member=min_task_member,
-        priority_class_name=draw(_CLASS_NAME),
+        priority_class_name=draw(_GROUP_CLASS),
         phase="Running" if running else draw(_WAITING_PHASE),
     )
     if draw(_ONE_IN[4]):
@@ -228,15 +399,21 @@ def _job(
 
 @st.composite
 def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
-    """Small explicit clusters: nodes with labels, taints and pod limits, weighted queues
-    with capabilities, gang jobs with roles, priorities, best-effort and running pods."""
+    """Small explicit clusters: nodes with labels, taints and pod limits; weighted queues
+    with capabilities, deserved shares and (optionally) guarantees, sometimes under a
+    `root` queue; gang jobs with roles, priorities, affinities, host ports, best-effort,
+    running and terminating pods."""
     node_list = [draw(nodes(i)) for i in range(draw(_int(1, bounds.max_nodes)))]
-    queue_list = [draw(queues(i)) for i in range(draw(_int(1, bounds.max_queues)))]
+    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_ONE_IN[4]))
+    parent = "root" if rooted else ""
+    queue_list = [draw(queues(i, parent)) for i in range(draw(_int(1, bounds.max_queues)))]
     if not bounds.guarantees:
         for q in queue_list:
             q.guarantee = {}
+    if parent:
+        queue_list.insert(0, Queue(ObjectMeta("root"), weight=1))
     names = [n.meta.name for n in node_list]
-    qnames = [q.meta.name for q in queue_list]
+    qnames = [q.meta.name for q in queue_list if q.meta.name != "root"]
     cluster = Cluster(
         nodes=node_list,
         queues=queue_list,
@@ -324,6 +501,11 @@ class ConfSpace:
     arguments: bool = True
     repeat_actions: bool = False
     default_plugin_flags: tuple[bool, ...] = (True, False)
+    # Always drawn (in the pool's order for actions, first tier's end for plugins).
+    require_actions: tuple[str, ...] = ()
+    require_plugins: tuple[str, ...] = ()
+    # Actions in the pool's order (as production confs list them: enqueue first).
+    ordered: bool = False
 
     def action_pool(self) -> list[str]:
         return list(self.actions) or sorted(e.name for e in registered_actions())
@@ -379,7 +561,15 @@ def scheduler_confs(draw: st.DrawFn, space: ConfSpace = ConfSpace()) -> dict[str
         if space.repeat_actions
         else st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)
     )
+    missing = [a for a in space.require_actions if a not in actions]
+    for name in missing:  # where the pool puts it relative to the drawn ones
+        at = sum(1 for a in actions if pool.index(a) < pool.index(name)) if name in pool else 0
+        actions.insert(at, name)
+    if space.ordered:
+        actions.sort(key=lambda a: pool.index(a) if a in pool else len(pool))
     plugins = draw(st.lists(st.sampled_from(space.plugin_pool()), min_size=1, unique=True))
+    plugins += [p for p in space.require_plugins if p not in plugins]
+    plugins = draw(st.permutations(plugins)) if space.require_plugins else plugins
     tier_count = draw(st.integers(1, max(1, min(space.max_tiers, len(plugins)))))
     cuts = (
         sorted(
@@ -522,6 +712,12 @@ def _queue(q: Queue) -> dict[str, Any]:
             doc[key] = _resources(value)
     if q.priority:
         doc["priority"] = q.priority
+    if q.parent:
+        doc["parent"] = q.parent
+    if q.reclaimable is not None:
+        doc["reclaimable"] = q.reclaimable
+    if q.meta.creation_timestamp != ZERO_TIME:
+        doc["creationTimestamp"] = _time(q.meta.creation_timestamp)
     return doc
 
 
@@ -535,6 +731,8 @@ def _pod_group(pg: PodGroup) -> dict[str, Any]:
     if pg.priority_class_name:
         doc["priorityClassName"] = pg.priority_class_name
     doc["phase"] = pg.phase
+    if pg.meta.creation_timestamp != ZERO_TIME:
+        doc["creationTimestamp"] = _time(pg.meta.creation_timestamp)
     return doc
 
 
@@ -543,7 +741,68 @@ def _toleration(t: Toleration) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if v}
 
 
+def _requirements(reqs: Sequence[NodeSelectorRequirement]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for r in reqs:
+        doc: dict[str, Any] = {"key": r.key, "operator": r.operator}
+        if r.values:
+            doc["values"] = list(r.values)
+        out.append(doc)
+    return out
+
+
+def _node_term(term: NodeSelectorTerm) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    if term.match_expressions:
+        doc["matchExpressions"] = _requirements(term.match_expressions)
+    if term.match_fields:
+        doc["matchFields"] = _requirements(term.match_fields)
+    return doc
+
+
+def _pod_terms(affinity: PodAffinity) -> dict[str, Any]:
+    """Required terms with matchLabels selectors (what :func:`clusters` draws)."""
+    terms = []
+    for t in affinity.required:
+        term: dict[str, Any] = {"topologyKey": t.topology_key}
+        if t.label_selector is not None:
+            term["labelSelector"] = {"matchLabels": dict(t.label_selector.match_labels)}
+        terms.append(term)
+    return {"requiredDuringSchedulingIgnoredDuringExecution": terms}
+
+
+def _affinity_document(a: Affinity) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    na = a.node_affinity
+    if na is not None:
+        body: dict[str, Any] = {}
+        if na.required is not None:
+            body["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_node_term(t) for t in na.required]
+            }
+        if na.preferred:
+            body["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": t.weight, "preference": _node_term(t.preference)} for t in na.preferred
+            ]
+        doc["nodeAffinity"] = body
+    if a.pod_affinity is not None:
+        doc["podAffinity"] = _pod_terms(a.pod_affinity)
+    if a.pod_anti_affinity is not None:
+        doc["podAntiAffinity"] = _pod_terms(a.pod_anti_affinity)
+    return doc
+
+
+def _requests_of(p: Pod) -> dict[str, Fraction]:
+    requests: dict[str, Fraction] = {}
+    for c in p.containers:
+        for k, v in c.requests.items():
+            requests[k] = requests.get(k, Fraction(0)) + v
+    return requests
+
+
 def _pod(p: Pod) -> dict[str, Any]:
+    if any(c.ports for c in p.containers):
+        return _pod_manifest(p)
     doc: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
     if p.group_name:
         doc["podGroup"] = p.group_name
@@ -556,23 +815,65 @@ def _pod(p: Pod) -> dict[str, Any]:
     doc["phase"] = p.phase
     if p.node_name:
         doc["nodeName"] = p.node_name
-    requests: dict[str, Fraction] = {}
-    for c in p.containers:
-        for k, v in c.requests.items():
-            requests[k] = requests.get(k, Fraction(0)) + v
+    requests = _requests_of(p)
     if requests:
         doc["requests"] = _resources(requests)
-    if p.priority is not None:
-        doc["priority"] = p.priority
-    if p.node_selector:
-        doc["nodeSelector"] = dict(p.node_selector)
-    if p.tolerations:
-        doc["tolerations"] = [_toleration(t) for t in p.tolerations]
+    doc.update(_pod_scheduling(p))
     if p.meta.deletion_timestamp is not None:
         doc["deletionTimestamp"] = _time(p.meta.deletion_timestamp)
     if p.meta.creation_timestamp != ZERO_TIME:
         doc["creationTimestamp"] = _time(p.meta.creation_timestamp)
     return doc
+
+
+def _pod_scheduling(p: Pod) -> dict[str, Any]:
+    """The keys the compact form and a Pod manifest's spec share."""
+    doc: dict[str, Any] = {}
+    if p.priority is not None:
+        doc["priority"] = p.priority
+    if p.priority_class_name:
+        doc["priorityClassName"] = p.priority_class_name
+    if p.node_selector:
+        doc["nodeSelector"] = dict(p.node_selector)
+    if p.tolerations:
+        doc["tolerations"] = [_toleration(t) for t in p.tolerations]
+    if p.affinity is not None:
+        doc["affinity"] = _affinity_document(p.affinity)
+    return doc
+
+
+def _pod_manifest(p: Pod) -> dict[str, Any]:
+    """A Pod manifest: the compact form has no containers, so no host ports."""
+    meta: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
+    if p.meta.labels:
+        meta["labels"] = dict(p.meta.labels)
+    if p.meta.annotations:
+        meta["annotations"] = dict(p.meta.annotations)
+    if p.meta.creation_timestamp != ZERO_TIME:
+        meta["creationTimestamp"] = _time(p.meta.creation_timestamp)
+    if p.meta.deletion_timestamp is not None:
+        meta["deletionTimestamp"] = _time(p.meta.deletion_timestamp)
+    containers = []
+    for i, c in enumerate(p.containers):
+        container: dict[str, Any] = {"name": c.name or f"c{i}"}
+        if c.requests:
+            container["resources"] = {"requests": _resources(c.requests)}
+        if c.ports:
+            container["ports"] = [
+                {"containerPort": port.container_port, "hostPort": port.host_port}
+                for port in c.ports
+            ]
+        containers.append(container)
+    spec: dict[str, Any] = {"containers": containers, **_pod_scheduling(p)}
+    if p.node_name:
+        spec["nodeName"] = p.node_name
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": spec,
+        "status": {"phase": p.phase},
+    }
 
 
 def cluster_document(cluster: Cluster) -> dict[str, Any]:

@@ -81,7 +81,15 @@ def test_a_sound_engine_yields_no_finding(tmp_path: Path) -> None:
 
 
 def test_space_files(tmp_path: Path) -> None:
-    assert BUILTIN_SPACES == ("default", "seed")
+    assert BUILTIN_SPACES == (
+        "default",
+        "seed",
+        "preempt",
+        "reclaim",
+        "capacity",
+        "shuffle",
+        "mixed",
+    )
     seed_space = load_space("seed").conf
     assert seed_space is not None and seed_space.fixed == SEED_CONF
     file = tmp_path / "space.yaml"

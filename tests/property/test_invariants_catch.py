@@ -39,6 +39,14 @@ def test_catalogue_names_the_contract_invariants() -> None:
         "no-priority-inversion",
         "pipelined-consistent",
         "conservation",
+        "preempt-victims-eligible",
+        "reclaim-victims-eligible",
+        "critical-pods-protected",
+        "gang-victims-keep-min",
+        "phase-consistent",
+        "preempt-for-pipelined",
+        "liveness",
+        "allocate-order",
     ]
     for inv in catalogue():
         assert inv.summary and inv.definition and inv.applies
@@ -320,7 +328,9 @@ def test_check_invariants_selects_requests_and_disables() -> None:
     ) == [
         "invariants: unknown invariant 'nonsense' (known: gang-atomicity, no-overcommit, "
         "predicates-respected, queue-capability, logprint-correct, deterministic, "
-        "no-priority-inversion, pipelined-consistent, conservation)"
+        "no-priority-inversion, pipelined-consistent, conservation, preempt-victims-eligible, "
+        "reclaim-victims-eligible, critical-pods-protected, gang-victims-keep-min, "
+        "phase-consistent, preempt-for-pipelined, liveness, allocate-order)"
     ]
 
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vspec.api.resource import Resource
-from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
@@ -20,21 +19,21 @@ from vspec.invariants.history import (
     CycleView,
     Jobs,
     allocatable,
-    bool_argument,
     cycles,
     dims,
     enabled,
     exceeds,
     fmt,
     gone_after,
-    job_info,
     node_affinity_fails,
+    node_filters,
     plugin_entries,
     pods_by_job,
     request,
     taint_fails,
     unschedulable_fails,
 )
+from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
 from vspec.model.result import SimulationResult
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
@@ -64,19 +63,14 @@ def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
             pg = jobs.pod_groups.get(uid)
             if pg is None:
                 continue
-            job = job_info(uid, pg, members.get(uid, []), after)
-            if job.is_ready() and job.check_task_ready():
+            pods = members.get(uid, [])
+            if gang_ready(pg, pods, after):
                 continue
-            pending_be = job.pending_best_effort_task_num()
             messages.append(
                 f"cycle {view.cycle}: job {uid} had {count} pod(s) bound but is not ready "
-                f"afterwards: {job.ready_task_num()} ready + {pending_be} pending best-effort "
-                f"< minMember {job.min_available}"
-                + (
-                    ""
-                    if job.check_task_ready()
-                    else f", or a role is below minTaskMember {pg.min_task_member}"
-                )
+                f"afterwards: {placed_count(pods, after)} placed (plus pending best-effort) "
+                f"< minMember {pg.min_member}, or a role is below minTaskMember "
+                f"{pg.min_task_member or '{}'}"
             )
     return messages
 
@@ -149,34 +143,15 @@ register(
 # -- predicates-respected --------------------------------------------------------------------
 
 
-def _predicate_entries(inputs: InvariantInputs) -> list[tuple[str, bool]]:
-    """(filter, on) for the node filters the predicates plugin runs (first entry wins)."""
-    entries = [o for _, o in plugin_entries(inputs.conf, "predicates") if o.enabled("predicate")]
-    if not entries:
-        return []
-    option = entries[0]
-    return [
-        ("unschedulable", True),
-        ("affinity", bool_argument(option, "predicate.NodeAffinityEnable", True)),
-        ("taints", bool_argument(option, "predicate.TaintTolerationEnable", True)),
-    ]
-
-
 def _predicates_applies(inputs: InvariantInputs) -> bool:
-    return bool(_predicate_entries(inputs))
+    return bool(node_filters(inputs.conf))
 
 
-_FILTERS = {
-    "unschedulable": unschedulable_fails,
-    "affinity": node_affinity_fails,
-    "taints": taint_fails,
-}
+_ALL_FILTERS = (unschedulable_fails, node_affinity_fails, taint_fails)
 
 
 def _predicates_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    filters = [_FILTERS[name] for name, on in _predicate_entries(inputs) if on]
-    if not filters:
-        filters = list(_FILTERS.values())  # requested explicitly: judge every filter
+    filters = node_filters(inputs.conf) or list(_ALL_FILTERS)  # requested: judge them all
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     messages: list[str] = []
     for view in cycles(inputs.cluster, result, inputs.cycles):
@@ -234,8 +209,8 @@ def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list
             queue = queues.get(name)
             if queue is None or not queue.capability:
                 continue
-            capability = Resource.from_list(queue.capability)
-            guarantee = Resource.from_list(queue.guarantee)
+            capability = resources_of([queue.capability])
+            guarantee = resources_of([queue.guarantee])
             # Judged: dimensions the capability limits (a zero cpu/memory means unlimited
             # to proportion), the binds request, and the guarantee does not exceed.
             names = {
@@ -521,7 +496,7 @@ def _inversion_applies(inputs: InvariantInputs) -> bool:
 
 
 def _task_priority(view: CycleView, key: str) -> int:
-    return TaskInfo(view.pods[key]).priority
+    return task_priority(view.pods[key])
 
 
 def _inversion_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:

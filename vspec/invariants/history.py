@@ -8,14 +8,12 @@ trusting the engine's own bookkeeping, and match nodes with their own small filt
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from vspec.api.job_info import JobInfo
-from vspec.api.node_info import NodeInfo
-from vspec.api.resource import MIN_RESOURCE, Resource
-from vspec.api.task_info import TaskInfo, pod_resource_request, task_status_of
+from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
+from vspec.invariants.outside import TOLERANCE, node_allocatable, pod_request, pod_status
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.model.objects import Cluster, Node, Pod, PodGroup
@@ -55,7 +53,7 @@ class CycleView:
     evictions: list[Eviction] = field(default_factory=list)
 
     def status(self, key: str) -> TaskStatus:
-        return task_status_of(self.pods[key])
+        return pod_status(self.pods[key])
 
 
 def gone_after(view: CycleView) -> set[str]:
@@ -122,18 +120,6 @@ def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:
     return pod.scheduled_by(conf.options.scheduler_names)
 
 
-def job_info(
-    uid: str, pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]
-) -> JobInfo:
-    """The model's JobInfo for the pods, with the given task statuses (for gang arithmetic)."""
-    job = JobInfo(uid, pg)
-    for pod in pods:
-        task = TaskInfo(pod)
-        task.status = statuses.get(pod.meta.key, task.status)
-        job.add_task_info(task)
-    return job
-
-
 def pods_by_job(pods: Mapping[str, Pod], conf: SchedulerConf) -> dict[str, list[Pod]]:
     """The pods of each job as the cache holds them (ours, or already on a node)."""
     out: dict[str, list[Pod]] = {}
@@ -147,23 +133,23 @@ def pods_by_job(pods: Mapping[str, Pod], conf: SchedulerConf) -> dict[str, list[
 
 
 def request(pod: Pod) -> Resource:
-    return pod_resource_request(pod)
+    return pod_request(pod)
 
 
 def allocatable(node: Node) -> Resource:
     """As the session sees it (oversubscription annotations included)."""
-    return NodeInfo(node).allocatable
+    return node_allocatable(node)
 
 
 def dims(r: Resource) -> dict[str, float]:
     """The dimensions of ``r`` that are not (within Volcano's tolerance) zero."""
     out = {"cpu": r.milli_cpu, "memory": r.memory, **r.scalars}
-    return {k: v for k, v in out.items() if v >= MIN_RESOURCE}
+    return {k: v for k, v in out.items() if v >= TOLERANCE}
 
 
 def exceeds(used: Resource, limit: Resource, names: set[str]) -> list[str]:
     """The dimensions among ``names`` where ``used`` is above ``limit`` beyond tolerance."""
-    return [name for name in sorted(names) if used.get(name) - limit.get(name) >= MIN_RESOURCE]
+    return [name for name in sorted(names) if used.get(name) - limit.get(name) >= TOLERANCE]
 
 
 def _human(name: str, value: float) -> str:
@@ -262,3 +248,21 @@ def bool_argument(option: PluginOption, key: str, default: bool) -> bool:
     """``Arguments.GetBool``: only a YAML boolean counts."""
     value = option.arguments.get(key)
     return value if isinstance(value, bool) else default
+
+
+NodeFilter = Callable[[Pod, Node], "str | None"]
+
+
+def node_filters(conf: SchedulerConf) -> list[NodeFilter]:
+    """The node filters the predicates plugin runs (its first entry with enablePredicate
+    on decides): unschedulable always, node affinity and taints unless switched off."""
+    entries = [o for _, o in plugin_entries(conf, "predicates") if o.enabled("predicate")]
+    if not entries:
+        return []
+    option = entries[0]
+    out: list[NodeFilter] = [unschedulable_fails]
+    if bool_argument(option, "predicate.NodeAffinityEnable", True):
+        out.append(node_affinity_fails)
+    if bool_argument(option, "predicate.TaintTolerationEnable", True):
+        out.append(taint_fails)
+    return out

@@ -1,0 +1,163 @@
+"""How many engine mutants ``vspec fuzz`` kills in a fixed budget each.
+
+    python tests/mutation/run.py [--seconds 60] [--jobs 1] [--space mixed] [NAME...]
+
+Each mutant (tests/mutation/mutants.py) is applied to a fresh copy of the ``vspec``
+package in a temporary directory, and ``vspec fuzz --first`` runs on it (with that copy
+first on PYTHONPATH, its own example database, under ``nice``). A mutant is killed when
+the fuzzer reports a finding; its shrunk spec's size (nodes, pods) is read back. The
+unmutated package is fuzzed first with the same budget: a finding there is a false
+alarm of the invariants, and so is a mutant's finding that also fails on the unmutated
+engine (neither counts as a kill; the run exits 2). Otherwise exit 0 when at least
+``--target`` of the mutants are killed, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+from mutants import MUTANTS, Mutant  # noqa: E402
+
+
+@dataclass
+class Outcome:
+    name: str
+    killed: bool
+    kind: str = ""
+    seconds: float = 0.0
+    nodes: int = 0
+    pods: int = 0
+    false_alarm: bool = False  # the finding fails on the unmutated engine too
+    spec: str = ""  # the finding's spec file
+
+
+def _copy_package(dest: Path, mutant: Mutant | None) -> None:
+    shutil.copytree(ROOT / "vspec", dest / "vspec", ignore=shutil.ignore_patterns("__pycache__"))
+    if mutant is None:
+        return
+    path = dest / mutant.path
+    text = path.read_text(encoding="utf-8")
+    if text.count(mutant.old) != 1:
+        raise SystemExit(f"mutant {mutant.name}: its snippet is not found once in {mutant.path}")
+    path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
+
+
+def _size(finding: Path) -> tuple[int, int]:
+    doc = yaml.safe_load(finding.read_text(encoding="utf-8"))
+    cluster = doc.get("cluster") or {}
+    return len(cluster.get("nodes") or []), len(cluster.get("pods") or [])
+
+
+def fuzz(mutant: Mutant | None, seconds: float, space: str, seed: int) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="vspec-mutant-") as tmp:
+        work = Path(tmp)
+        _copy_package(work, mutant)
+        env = dict(os.environ, PYTHONPATH=str(work), PYTHONDONTWRITEBYTECODE="1")
+        command = [
+            "nice", "-n", "19", sys.executable, "-m", "vspec", "fuzz",
+            "--space", space, "--seconds", str(seconds), "--seed", str(seed), "--first",
+            "--out", str(work / "findings"), "--database", str(work / "db"),
+        ]  # fmt: skip
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        name = mutant.name if mutant else "(unmutated)"
+        if done.returncode not in (0, 1):
+            print(done.stderr[-2000:], file=sys.stderr)
+            raise SystemExit(f"{name}: vspec fuzz failed with exit status {done.returncode}")
+        findings = sorted((work / "findings").glob("*.yaml"))
+        if not findings:
+            return Outcome(name, False, seconds=elapsed)
+        first = findings[0]
+        nodes, pods = _size(first)
+        kind = first.stem.rsplit("-", 1)[0]
+        alarm = mutant is not None and _fails_unmutated(first)
+        text = first.read_text(encoding="utf-8")
+        return Outcome(name, not alarm, kind, elapsed, nodes, pods, alarm, text)
+
+
+def _fails_unmutated(finding: Path) -> bool:
+    """Whether the finding's spec fails on the project's own engine (exit 1)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "vspec", "run", str(finding)],
+        cwd=finding.parent,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode == 1:
+        print(f"false alarm on the unmutated engine: {finding.name}", file=sys.stderr)
+        print(finding.read_text(encoding="utf-8"), file=sys.stderr)
+    return done.returncode == 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="only these mutants")
+    parser.add_argument("--seconds", type=float, default=60.0, help="fuzz budget per mutant")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants fuzzed at once")
+    parser.add_argument("--space", default="mixed", help="the fuzz space (default mixed)")
+    parser.add_argument("--seed", type=int, default=1, help="the fuzz seed for every run")
+    parser.add_argument("--target", type=float, default=0.9, help="share to kill (0.9)")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    if not args.no_baseline:
+        base = fuzz(None, args.seconds, args.space, args.seed)
+        if base.killed:
+            # Kills are still judged one by one (a finding must pass on the unmutated
+            # engine), but the invariant has a bug to fix: say so and fail the run.
+            print(f"FALSE ALARM: the unmutated engine fails {base.kind}:\n{base.spec}")
+        else:
+            print(f"unmutated engine: no finding in {base.seconds:.0f} s", flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = [pool.submit(fuzz, m, args.seconds, args.space, args.seed) for m in chosen]
+        outcomes = []
+        for run in runs:
+            o = run.result()
+            outcomes.append(o)
+            verdict = (
+                f"killed by {o.kind} ({o.nodes} nodes, {o.pods} pods)"
+                if o.killed
+                else f"FALSE ALARM {o.kind}"
+                if o.false_alarm
+                else "SURVIVED"
+            )
+            print(f"{o.name:40s} {o.seconds:5.0f} s  {verdict}", flush=True)
+    killed = [o for o in outcomes if o.killed]
+    alarms = [o.name for o in outcomes if o.false_alarm]
+    if alarms:
+        print(f"false alarms (invariant bugs, not kills): {', '.join(alarms)}")
+    share = len(killed) / len(outcomes) if outcomes else 0.0
+    largest = max(killed, key=lambda o: (o.pods, o.nodes), default=None)
+    print(
+        f"\nkilled {len(killed)} of {len(outcomes)} mutants ({share:.0%}) within "
+        f"{args.seconds:g} s each (space {args.space}, seed {args.seed})"
+    )
+    if killed:
+        print(
+            f"shrunk specs: at most {max(o.nodes for o in killed)} nodes and "
+            f"{max(o.pods for o in killed)} pods (largest: {largest.name if largest else ''})"
+        )
+    if alarms or (not args.no_baseline and base.killed):
+        return 2
+    return 0 if share >= args.target else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

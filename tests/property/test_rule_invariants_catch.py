@@ -1,0 +1,196 @@
+"""The liveness, order, eviction and phase invariants: each holds for the real engine
+on a small scenario and reports the same scenario run on an engine broken on purpose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from property_builders import cluster, node, pod, pod_group, run, violations
+
+from vspec.actions import preempt as preempt_action
+from vspec.api.job_info import JobInfo
+from vspec.api.queue_info import QueueInfo
+from vspec.api.types import preemptable_status
+from vspec.framework import job_updater
+from vspec.framework.session import Session
+from vspec.framework.statement import Statement
+from vspec.model.objects import ObjectMeta, PriorityClass, Queue
+from vspec.plugins import conformance
+
+CLASSES = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 1)]
+ONE_TIER = ("priority", "gang", "conformance")
+
+
+def conf(actions: str, *plugins: str) -> dict[str, Any]:
+    return {"actions": actions, "tiers": [{"plugins": [{"name": p} for p in plugins]}]}
+
+
+def test_liveness(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster([node("n0", cpu=4)], [pod("g", f"g-w-{i}") for i in range(3)], [])
+
+    def gang() -> Any:
+        w = world()
+        w.pod_groups.append(pod_group("g", 3))
+        return w
+
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, gang())
+    assert len(result.binds) == 3
+    assert violations("liveness", inputs, result) == []
+
+    monkeypatch.setattr(JobInfo, "is_ready", lambda self: False)  # gangs never ready
+    inputs, result = run(settings, gang())
+    assert result.binds == []
+    [message] = violations("liveness", inputs, result)
+    assert "job ns/g could have been placed whole on n0" in message
+
+
+def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", cpu=1)],
+            [pod("lo", "lo-p"), pod("hi", "hi-p")],
+            [pod_group("lo", 1, priority_class="low"), pod_group("hi", 1, priority_class="high")],
+            classes=CLASSES,
+        )
+
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, world())
+    assert [b.task for b in result.binds] == ["ns/hi-p"]
+    assert violations("allocate-order", inputs, result) == []
+
+    # Jobs by ascending priority.
+    monkeypatch.setattr(Session, "job_order_fn", lambda self, a, b: a.priority < b.priority)
+    inputs, result = run(settings, world())
+    assert [b.task for b in result.binds] == ["ns/lo-p"]
+    [message] = violations("allocate-order", inputs, result)
+    assert "its first task ns/hi-p should be bound first; the first bind was ns/lo-p" in message
+
+
+def preempt_world(*, victim_namespace: str = "ns", preemptor_cpu: float = 1) -> Any:
+    """A running low-priority pod fills the node; a high-priority job waits."""
+    return cluster(
+        [node("n0", cpu=1, pods=1)],
+        [
+            pod("run", "run-p", node_name="n0", namespace=victim_namespace),
+            pod("wait", "wait-p", cpu=preemptor_cpu),
+        ],
+        [
+            pod_group("run", 0, phase="Running", priority_class="low", namespace=victim_namespace),
+            pod_group("wait", 1, priority_class="high"),
+        ],
+        classes=CLASSES,
+    )
+
+
+def test_preempt_victims_eligible(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = conf("enqueue, allocate, preempt", *ONE_TIER)
+    inputs, result = run(settings, preempt_world(preemptor_cpu=0))
+    assert result.evictions == []  # a best-effort preemptor may not take a 1-CPU pod
+    assert violations("preempt-victims-eligible", inputs, result) == []
+
+    monkeypatch.setattr(
+        preempt_action,
+        "may_be_preempted_by",
+        lambda preemptor, task: preemptable_status(task.status) and task.preemptable,
+    )
+    inputs, result = run(settings, preempt_world(preemptor_cpu=0))
+    assert [e.task for e in result.evictions] == ["ns/run-p"]
+    [message] = violations("preempt-victims-eligible", inputs, result)
+    assert "ns/run-p was evicted (preempt) but no pending pod" in message
+
+
+def test_critical_pods_protected(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = conf("enqueue, allocate, preempt", *ONE_TIER)
+    inputs, result = run(settings, preempt_world(victim_namespace="kube-system"))
+    assert result.evictions == []
+    assert violations("critical-pods-protected", inputs, result) == []
+
+    monkeypatch.setattr(conformance, "evictable", lambda evictor, evictees: (evictees, 1))
+    inputs, result = run(settings, preempt_world(victim_namespace="kube-system"))
+    assert [e.task for e in result.evictions] == ["kube-system/run-p"]
+    [message] = violations("critical-pods-protected", inputs, result)
+    assert "critical pod kube-system/run-p was evicted (preempt)" in message
+
+
+def test_gang_victims_keep_min(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        w = preempt_world()
+        w.pod_groups[0].min_member = 1  # the victim's job needs its only pod
+        return w
+
+    settings = conf("enqueue, allocate, preempt", *ONE_TIER)
+    inputs, result = run(settings, world())
+    assert result.evictions == []
+    assert violations("gang-victims-keep-min", inputs, result) == []
+
+    monkeypatch.setattr(Session, "preemptable", lambda self, preemptor, preemptees: preemptees)
+    inputs, result = run(settings, world())
+    assert [e.task for e in result.evictions] == ["ns/run-p"]
+    [message] = violations("gang-victims-keep-min", inputs, result)
+    assert "job ns/run were evicted and it is left with 0 placed, below minMember 1" in message
+
+
+def test_reclaim_victims_eligible(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", cpu=2)],
+            [pod("run", f"run-{i}", node_name="n0") for i in range(2)] + [pod("wait", "wait-p")],
+            [
+                pod_group("run", 1, phase="Running", queue="q1"),
+                pod_group("wait", 1, queue="q2"),
+            ],
+            queues=[Queue(ObjectMeta("q1"), reclaimable=False), Queue(ObjectMeta("q2"))],
+        )
+
+    settings = conf("enqueue, allocate, reclaim", "priority", "conformance", "proportion")
+    inputs, result = run(settings, world())
+    assert result.evictions == []
+    assert violations("reclaim-victims-eligible", inputs, result) == []
+
+    monkeypatch.setattr(QueueInfo, "reclaimable", lambda self: True)
+    inputs, result = run(settings, world())
+    assert [e.task for e in result.evictions] == ["ns/run-0"]
+    [message] = violations("reclaim-victims-eligible", inputs, result)
+    assert "reclaimed ns/run-0 from queue q1, which is not reclaimable" in message
+
+
+def test_preempt_for_pipelined(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        w = preempt_world()
+        w.pods.append(pod("wait", "wait-q"))  # the gang needs two CPUs, the node has one
+        w.pod_groups[1].min_member = 2
+        return w
+
+    settings = conf("enqueue, allocate, preempt", *ONE_TIER)
+    inputs, result = run(settings, world())
+    assert result.evictions == []
+    assert violations("preempt-for-pipelined", inputs, result) == []
+
+    monkeypatch.setattr(Statement, "discard", Statement.commit)  # keep failed evictions
+    inputs, result = run(settings, world())
+    assert [e.task for e in result.evictions] == ["ns/run-p"]
+    [message] = violations("preempt-for-pipelined", inputs, result)
+    assert "ns/run-p was preempted, but no other job of queue q" in message
+
+
+def test_phase_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster([node("n0", cpu=2)], [pod("g", f"g-w-{i}") for i in range(2)], [])
+
+    def gang() -> Any:
+        w = world()
+        w.pod_groups.append(pod_group("g", 2))
+        return w
+
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, gang())
+    assert result.pod_groups["ns/g"].phase == "Running"
+    assert violations("phase-consistent", inputs, result) == []
+
+    monkeypatch.setattr(job_updater, "job_phase", lambda ssn, job: "Inqueue")
+    inputs, result = run(settings, gang())
+    [message] = violations("phase-consistent", inputs, result)
+    assert "job ns/g: pod group phase Inqueue after the last cycle" in message

@@ -1,0 +1,422 @@
+"""Liveness and order of allocate, judged on the first cycle (whose state is the input).
+
+Both invariants look at a job that allocate must be able to place whole: all its pods
+Pending, none with inter-pod affinity, host ports or spread constraints, and one node
+whose idle resources, pod slots and filters take every one of them. Allocate places a
+job task by task on the best-scored nodes; tasks that went elsewhere only leave that
+node freer, so such a job is placed whatever the scores, unless a plugin vetoes it.
+Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cmp_to_key
+
+from vspec.api.resource import Resource
+from vspec.api.types import TaskStatus
+from vspec.invariants.base import Invariant, InvariantInputs, register
+from vspec.invariants.history import (
+    HOLDING,
+    CycleView,
+    Jobs,
+    allocatable,
+    cycles,
+    dims,
+    enabled,
+    exceeds,
+    node_affinity_fails,
+    placed_by_us,
+    plugin_entries,
+    request,
+    taint_fails,
+    unschedulable_fails,
+)
+from vspec.invariants.outside import (
+    TOLERANCE,
+    best_effort,
+    gang_ready,
+    resources_of,
+    task_priority,
+)
+from vspec.model.objects import Node, Pod, PodGroup, Queue
+from vspec.model.result import SimulationResult
+
+# Plugins that veto nothing allocate does here, or whose vetoes are restated below.
+KNOWN_PLUGINS = frozenset(
+    {"priority", "gang", "conformance", "drf", "predicates", "proportion", "nodeorder"}
+    | {"binpack", "logprint"}
+)
+# Arguments of predicates that add filters not restated here.
+_UNKNOWN_PREDICATES = ("predicate.ProportionalEnable",)
+_QUEUE_VETO = ("proportion",)  # plugins whose Allocatable/Overused judge queue shares
+
+
+@dataclass
+class FirstCycle:
+    """What allocate sees in the first cycle."""
+
+    inputs: InvariantInputs
+    view: CycleView
+    jobs: Jobs
+    members: dict[str, list[Pod]]  # job -> its pods placed by us
+
+    @classmethod
+    def of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
+        view = next(iter(cycles(inputs.cluster, result, inputs.cycles)))
+        jobs = Jobs.of(inputs.cluster)
+        members: dict[str, list[Pod]] = {}
+        for pod in view.pods.values():
+            if pod.job_id in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
+                members.setdefault(pod.job_id, []).append(pod)
+        return cls(inputs, view, jobs, members)
+
+    def pending(self, uid: str) -> list[Pod]:
+        """The job's pods allocate tries: Pending, not best-effort."""
+        return [
+            p
+            for p in self.members.get(uid, [])
+            if self.view.status(p.meta.key) is TaskStatus.Pending and not best_effort(p)
+        ]
+
+    def reaches_allocate(self, pg: PodGroup) -> bool | None:
+        """Whether the job is past Pending when allocate first runs (None: unknown)."""
+        actions = self.inputs.conf.actions
+        if pg.phase not in ("Pending", ""):
+            return True
+        if "enqueue" not in actions:
+            return True  # allocate moves it to Inqueue itself
+        if actions.index("enqueue") < actions.index("allocate") and pg.min_resources is None:
+            return True  # enqueue admits a job without minResources whatever the plugins
+        return None if actions.index("enqueue") < actions.index("allocate") else False
+
+    def whole(self, uid: str) -> Node | None:
+        """A node that takes every pod of the job at once, if the job is simple enough."""
+        pg = self.jobs.pod_groups[uid]
+        pods = self.members.get(uid, [])
+        queue = self._queue(uid)
+        if queue is None or queue.state != "Open" or not self.pending(uid):
+            return None
+        if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in pods):
+            return None
+        if len(pods) < pg.min_member or any(
+            sum(1 for p in pods if _role(p) == role) < n for role, n in pg.min_task_member.items()
+        ):
+            return None  # gang's JobValid refuses it
+        if any(_complex(p) for p in pods):
+            return None
+        need = Resource()
+        for p in pods:
+            need.add(request(p))
+        for node in self.inputs.cluster.nodes:
+            if self._takes(node, pods, need):
+                return node
+        return None
+
+    def _queue(self, uid: str) -> Queue | None:
+        name = self.jobs.queue(uid)
+        return next((q for q in self.inputs.cluster.queues if q.meta.name == name), None)
+
+    def _takes(self, node: Node, pods: list[Pod], need: Resource) -> bool:
+        held = Resource()
+        slots = sum(_slots(p) for p in pods)
+        for key, pod in self.view.pods.items():
+            if pod.node_name != node.meta.name:
+                continue
+            slots += _slots(pod)
+            if self.view.status(key) in HOLDING:
+                held.add(request(pod))
+        limit = allocatable(node)
+        if slots > limit.get("pods"):
+            return False
+        total = held.clone().add(need)
+        if exceeds(total, limit, set(dims(need)) - {"pods"}):
+            return False
+        checks = (unschedulable_fails, node_affinity_fails, taint_fails)
+        return all(fails(p, node) is None for p in pods for fails in checks)
+
+
+def _slots(pod: Pod) -> int:
+    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
+    written = sum(c.requests.get("pods", 0) for c in pod.containers)
+    return 1 + int(written)
+
+
+def _role(pod: Pod) -> str:
+    return pod.meta.labels.get("volcano.sh/task-spec", "")
+
+
+def _complex(pod: Pod) -> bool:
+    """Features whose filters are not restated: inter-pod affinity, host ports, spread
+    constraints, scheduling gates."""
+    affinity = pod.affinity
+    inter = affinity is not None and (
+        affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+    )
+    ports = any(port.host_port for c in pod.containers for port in c.ports)
+    return inter or ports or bool(pod.topology_spread_constraints) or bool(pod.scheduling_gates)
+
+
+def _conf_known(inputs: InvariantInputs) -> bool:
+    """Allocate runs, after nothing but enqueue and print, and every plugin that is on
+    is a known one."""
+    conf = inputs.conf
+    if "allocate" not in conf.actions:
+        return False
+    first = conf.actions.index("allocate")
+    if any(a not in ("enqueue", "print") for a in conf.actions[:first]):
+        return False
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            if option.name not in KNOWN_PLUGINS:
+                return False
+            if option.name == "predicates" and any(
+                option.arguments.get(k) is True for k in _UNKNOWN_PREDICATES
+            ):
+                return False
+    return not any(q.guarantee for q in inputs.cluster.queues)
+
+
+def _demanding_queues(first: FirstCycle) -> set[str]:
+    """Queues whose session jobs have Pending pods that request resources."""
+    return {first.jobs.queue(uid) for uid in first.jobs.pod_groups if first.pending(uid)}
+
+
+def _queue_allows(first: FirstCycle, uid: str) -> bool:
+    """Proportion's deserved share covers the job: its queue is the only one whose jobs
+    have Pending pods that request resources or pods on a node (the others then deserve
+    nothing and the queue gets the whole cluster), and the cluster's total and the
+    queue's capability take what its pods hold plus the job."""
+    conf = first.inputs.conf
+    if not any(plugin_entries(conf, p) for p in _QUEUE_VETO):
+        return True
+    queue = first._queue(uid)
+    if queue is None or _demanding_queues(first) != {queue.meta.name}:
+        return False
+    used = Resource()
+    for other, pods in first.members.items():
+        for p in pods:
+            if first.view.status(p.meta.key) not in HOLDING:
+                continue
+            if first.jobs.queue(other) != queue.meta.name:
+                return False
+            used.add(request(p))
+    for p in first.members.get(uid, []):
+        used.add(request(p))
+    total = Resource()
+    for node in first.inputs.cluster.nodes:
+        total.add(allocatable(node))
+    names = set(dims(used)) - {"pods"}
+    if exceeds(used, total, names):
+        return False
+    capability = resources_of([queue.capability])
+    # A zero cpu or memory capability means none to proportion; a zero scalar is a limit.
+    limited = {n for n in queue.capability if n != "pods"} - {
+        n for n in ("cpu", "memory") if capability.get(n) < TOLERANCE
+    }
+    return not exceeds(used, capability, limited)
+
+
+def _placeable(first: FirstCycle) -> list[tuple[str, Node]]:
+    out = []
+    for uid, pg in first.jobs.pod_groups.items():
+        if first.reaches_allocate(pg) is not True:
+            continue
+        node = first.whole(uid)
+        if node is not None and _queue_allows(first, uid):
+            out.append((uid, node))
+    return out
+
+
+def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    first = FirstCycle.of(inputs, result)
+    if first.view.binds:
+        return []
+    return [
+        f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
+        f"{node.meta.name}"
+        for uid, node in _placeable(first)
+    ]
+
+
+register(
+    Invariant(
+        "liveness",
+        "allocate binds something when a job fits whole on one node",
+        "In the first cycle, if nothing is bound, no job of the session could have been "
+        "placed whole: a job past Pending when allocate runs (or without minResources "
+        "when enqueue runs first, or any job when there is no enqueue), in an Open queue, "
+        "whose pods are all Pending, at least minMember and minTaskMember per role, "
+        "without inter-pod affinity, host ports, spread constraints or scheduling gates, "
+        "at least one of them not best-effort, and one node whose idle resources (its "
+        "allocatable minus what its pods hold), free pod slots and unschedulable, affinity "
+        "and taint filters take all of them; with proportion on, its queue must be the "
+        "only one whose jobs have Pending pods that request resources or pods on a node, "
+        "and the cluster's total and the queue's capability must take what its pods hold "
+        "plus the job.",
+        "Configurations where allocate runs after nothing but enqueue and print, every "
+        "plugin entry is one of priority, gang, conformance, drf, predicates (without "
+        "predicate.ProportionalEnable), proportion, nodeorder, binpack, logprint, and no "
+        "queue has a guarantee.",
+        _conf_known,
+        _liveness_check,
+    )
+)
+
+
+# -- order -----------------------------------------------------------------------------------------
+
+Compare = Callable[[str, str], int]  # negative: the left job goes first
+
+
+def _job_compare(first: FirstCycle) -> Compare | None:
+    """The configured JobOrder, tier by tier (the first plugin that tells them apart
+    decides), then creation time and name; None for a plugin not restated here."""
+    conf = first.inputs.conf
+    steps: list[Compare] = []
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            if not option.enabled("job_order"):
+                continue
+            if option.name == "priority":
+                steps.append(lambda a, b: first.jobs.priority[b] - first.jobs.priority[a])
+            elif option.name == "gang":
+                steps.append(lambda a, b: _ready(first, a) - _ready(first, b))
+            elif option.name == "drf":
+                shares = _drf_shares(first)
+                steps.append(_by_share(shares))
+            elif option.name in ("sla", "tdm"):
+                return None
+
+    def compare(a: str, b: str) -> int:
+        for step in steps:
+            c = step(a, b)
+            if c:
+                return c
+        ta = first.jobs.pod_groups[a].meta.creation_timestamp
+        tb = first.jobs.pod_groups[b].meta.creation_timestamp
+        if ta != tb:
+            return -1 if ta < tb else 1
+        return -1 if a < b else (1 if a > b else 0)
+
+    return compare
+
+
+def _by_share(shares: dict[str, float]) -> Compare:
+    def compare(a: str, b: str) -> int:
+        return (shares[a] > shares[b]) - (shares[a] < shares[b])
+
+    return compare
+
+
+def _drf_shares(first: FirstCycle) -> dict[str, float]:
+    """Each job's dominant share: the largest fraction of the cluster's total (its nodes'
+    allocatable) that its Running and Bound pods request in one resource, pod slots
+    counted as Volcano counts them (one, plus any a pod requests itself)."""
+    total = Resource()
+    for node in first.inputs.cluster.nodes:
+        total.add(allocatable(node))
+    shares: dict[str, float] = {}
+    for uid in first.jobs.pod_groups:
+        held = Resource()
+        for p in first.members.get(uid, []):
+            if first.view.status(p.meta.key) in (TaskStatus.Running, TaskStatus.Bound):
+                held.add(request(p))
+                held.scalars["pods"] += _slots(p) - 1
+        names = ["cpu", "memory", *total.scalars]
+        shares[uid] = max((_share(held.get(n), total.get(n)) for n in names), default=0.0)
+    return shares
+
+
+def _share(held: float, total: float) -> float:
+    if total == 0:
+        return 0.0 if held == 0 else 1.0
+    return held / total
+
+
+def _ready(first: FirstCycle, uid: str) -> int:
+    pg = first.jobs.pod_groups[uid]
+    return 1 if gang_ready(pg, first.members.get(uid, []), {}) else 0
+
+
+def _task_compare(first: FirstCycle) -> Callable[[Pod, Pod], int] | None:
+    conf = first.inputs.conf
+    by_priority = False
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            if option.name == "priority" and option.enabled("task_order"):
+                by_priority = True  # the only known plugin with a TaskOrder
+
+    def compare(a: Pod, b: Pod) -> int:
+        if by_priority and task_priority(a) != task_priority(b):
+            return task_priority(b) - task_priority(a)
+        ia, ib = _index(a.meta.name), _index(b.meta.name)
+        if ia is not None and ib is not None and ia != ib:
+            return ia - ib
+        ta, tb = a.meta.creation_timestamp, b.meta.creation_timestamp
+        if ta != tb:
+            return -1 if ta < tb else 1
+        return -1 if a.meta.uid < b.meta.uid else (1 if a.meta.uid > b.meta.uid else 0)
+
+    return compare
+
+
+def _index(name: str) -> int | None:
+    """The replica index Volcano reads from a pod name ``<job>-<task>-<n>``."""
+    parts = name.split("-")
+    return int(parts[-1]) if len(parts) >= 3 and parts[-1].isdigit() else None
+
+
+def _order_applies(inputs: InvariantInputs) -> bool:
+    return _conf_known(inputs) and enabled(inputs.conf, "priority", "job_order")
+
+
+def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    first = FirstCycle.of(inputs, result)
+    demanding = _demanding_queues(first)
+    if len(demanding) != 1:
+        return []
+    candidates = [
+        uid
+        for uid, pg in first.jobs.pod_groups.items()
+        if first.pending(uid) and first.reaches_allocate(pg) is not False
+    ]
+    jobs_cmp, tasks_cmp = _job_compare(first), _task_compare(first)
+    if not candidates or jobs_cmp is None or tasks_cmp is None:
+        return []
+    top = sorted(candidates, key=cmp_to_key(jobs_cmp))[0]
+    pg = first.jobs.pod_groups[top]
+    if first.reaches_allocate(pg) is not True or first.whole(top) is None:
+        return []
+    if not _queue_allows(first, top):
+        return []
+    want = sorted(first.pending(top), key=cmp_to_key(tasks_cmp))[0].meta.key
+    got = first.view.binds[0].task if first.view.binds else None
+    if got == want:
+        return []
+    return [
+        f"cycle 0: job {top} comes first in the configured job order and fits whole, so "
+        f"its first task {want} should be bound first; the first bind was {got}"
+    ]
+
+
+register(
+    Invariant(
+        "allocate-order",
+        "allocate places the first job of the configured order first, its first task first",
+        "In the first cycle, when one queue alone has Pending pods that request resources: "
+        "order its jobs with such pods by the configured JobOrder (tier by tier, the first "
+        "of priority (higher first), gang (not ready first) and drf (the smaller dominant "
+        "share of the cluster's allocatable held by Running and Bound pods first) that "
+        "tells two jobs apart decides; then the older pod group, then the name). "
+        "If the first job fits whole (as `liveness` defines it), the first bind of the "
+        "cycle is its first task by TaskOrder (priority's higher task priority first when "
+        "on, then the replica index, creation time and UID).",
+        "Configurations where `liveness` applies, priority's JobOrder is on, and the "
+        "JobOrder and TaskOrder plugins that are on are among priority, gang and drf "
+        "(priority alone for TaskOrder).",
+        _order_applies,
+        _order_check,
+    )
+)

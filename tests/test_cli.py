@@ -413,6 +413,18 @@ class TestOtherCommands:
         assert "$schema" in schema
         assert '"name"' in out
 
+    @pytest.mark.parametrize(
+        ("kind", "title"),
+        [("cluster", "vspec cluster file"), ("scheduler", "vspec scheduler conf file")],
+    )
+    def test_schema_of_other_files(
+        self, capsys: pytest.CaptureFixture[str], kind: str, title: str
+    ) -> None:
+        code, out, _ = run(capsys, "schema", kind)
+        assert code == 0
+        schema = json.loads(out)
+        assert schema["title"] == title and "then" in schema and "$defs" in schema
+
     def test_plugins_lists_actions_and_plugins(self, capsys: pytest.CaptureFixture[str]) -> None:
         code, out, _ = run(capsys, "plugins")
         assert code == 0

@@ -13,9 +13,19 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from vspec.harness.loader import discover
-from vspec.harness.schema import _FastPaths, _Inliner, _raw_schema, cluster_schema, spec_schema
+from vspec.harness.schema import (
+    SCHEMAS,
+    _FastPaths,
+    _Inliner,
+    _raw_schema,
+    cluster_schema,
+    scheduler_schema,
+    spec_schema,
+)
 from vspec.harness.yamlload import parse_documents, read_documents
 from vspec.model.conf import FLAG_KEYS
+
+REPO = Path(__file__).resolve().parents[1]
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BADINPUT = Path(__file__).parent / "badinput"
@@ -36,10 +46,57 @@ def all_properties(node: Any) -> set[str]:
 
 
 def test_schemas_are_valid_draft_2020_12() -> None:
-    for schema in (spec_schema(), cluster_schema()):
+    for schema in (spec_schema(), cluster_schema(), scheduler_schema()):
         Draft202012Validator.check_schema(schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert cluster_schema()["$ref"] == "#/$defs/cluster"
+    ids = {s()["$id"] for s in SCHEMAS.values()}
+    assert ids == {"urn:vspec:spec:v1", "urn:vspec:cluster:v1", "urn:vspec:scheduler:v1"}
+
+
+def _documents(path: Path) -> list[Any]:
+    """Every document as JSON sees it (timestamps stay strings), empty ones as None."""
+    return [d.data for d in read_documents(path)]
+
+
+def test_every_document_of_the_repositorys_files_fits_its_schema() -> None:
+    """What an editor checks with a modeline in each document: the spec schema on every
+    document of every spec file (empty ones included), the cluster and scheduler conf
+    schemas on the fixtures, plain and as Kubernetes manifests."""
+    checks = [
+        (spec_schema(), sorted((REPO / "specs").rglob("*.yaml"))),
+        (cluster_schema(), sorted((REPO / "fixtures" / "clusters").glob("*.yaml"))),
+        (scheduler_schema(), sorted((REPO / "fixtures" / "schedulers").glob("*.yaml"))),
+    ]
+    for schema, files in checks:
+        validator = Draft202012Validator(schema)
+        assert files
+        for file in files:
+            for doc in _documents(file):
+                errors = [e.message for e in validator.iter_errors(doc)]
+                assert errors == [], f"{file}: {errors}"
+
+
+def test_multi_document_spec_file_with_a_trailing_separator() -> None:
+    validator = Draft202012Validator(spec_schema())
+    text = "name: a\n---\n# yaml-language-server: $schema=spec.json\nname: b\n---\n"
+    docs = [d.data for d in parse_documents(text, "multi.yaml")]
+    assert docs[-1] is None and all(validator.is_valid(d) for d in docs)
+    assert not validator.is_valid({"nmae": "typo"})
+
+
+def test_file_schemas_tell_manifests_apart_as_the_loader_does() -> None:
+    cluster = Draft202012Validator(cluster_schema())
+    assert cluster.is_valid({"nodes": [{"name": "n1", "allocatable": {"cpu": 4}}]})
+    assert not cluster.is_valid({"nodes": [{"nmae": "n1"}]})
+    assert cluster.is_valid({"apiVersion": "v1", "kind": "List", "items": []})
+    assert not cluster.is_valid({"apiVersion": "v1", "kind": "List"})  # no items
+    assert cluster.is_valid({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+    scheduler = Draft202012Validator(scheduler_schema())
+    assert scheduler.is_valid({"actions": "enqueue, allocate", "tiers": []})
+    assert not scheduler.is_valid({"actions": "allocate", "tiers": [{"plugin": []}]})
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"volcano-scheduler.conf": ""}}
+    assert scheduler.is_valid(configmap)
+    assert not scheduler.is_valid({**configmap, "kind": "Secret"})
 
 
 def test_cluster_generate_is_the_generators_own_schema() -> None:
@@ -71,7 +128,9 @@ def test_every_key_of_the_contract_is_in_the_schema() -> None:
 
 
 def published_validator(kind: str) -> Draft202012Validator:
-    return Draft202012Validator({**spec_schema(), "$ref": f"#/$defs/{kind}"})
+    """The published definition of ``kind`` alone (without the spec schema's null case)."""
+    schema = {k: v for k, v in spec_schema().items() if k != "anyOf"}
+    return Draft202012Validator({**schema, "$ref": f"#/$defs/{kind}"})
 
 
 def fast_validator(kind: str) -> Any:

@@ -135,7 +135,16 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(validate)
     validate.set_defaults(handler=_validate)
 
-    schema = commands.add_parser("schema", help="print the JSON Schema of spec files")
+    schema = commands.add_parser(
+        "schema", help="print the JSON Schema of spec, cluster or scheduler conf files"
+    )
+    schema.add_argument(
+        "kind",
+        nargs="?",
+        default="spec",
+        choices=("spec", "cluster", "scheduler"),
+        help="which file: a spec (default), a cluster file, a scheduler conf file",
+    )
     schema.set_defaults(handler=_schema)
 
     plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
@@ -480,12 +489,12 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _schema(_args: argparse.Namespace) -> int:
+def _schema(args: argparse.Namespace) -> int:
     import json
 
-    from vspec.harness.schema import spec_schema
+    from vspec.harness.schema import SCHEMAS
 
-    print(json.dumps(spec_schema(), indent=2))
+    print(json.dumps(SCHEMAS[args.kind](), indent=2))
     return EXIT_OK
 
 

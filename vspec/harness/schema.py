@@ -90,19 +90,67 @@ def _raw_schema() -> dict[str, Any]:
     return schema
 
 
+# A document that names an apiVersion or a kind is a manifest (``manifests.is_manifest``).
+_MANIFEST_LIKE = {"anyOf": [{"required": ["apiVersion"]}, {"required": ["kind"]}]}
+
+
 def spec_schema() -> dict[str, Any]:
-    """The schema of a spec file (what ``vspec schema`` prints)."""
-    return copy.deepcopy(_raw_schema())
+    """The schema of a spec file (what ``vspec schema`` prints). An editor applies it to
+    each YAML document that carries the modeline (yaml-language-server reads it per
+    document), so it also accepts the empty document a trailing ``---`` leaves, which the
+    loader passes over."""
+    schema = copy.deepcopy(_raw_schema())
+    del schema["$ref"]
+    schema["anyOf"] = [{"$ref": "#/$defs/spec"}, {"type": "null"}]
+    return schema
 
 
 def cluster_schema() -> dict[str, Any]:
-    """The schema of a cluster file (what ``cluster.include`` names)."""
-    schema = spec_schema()
-    schema.update(
-        {"$id": "urn:vspec:cluster:v1", "title": "vspec cluster file", "$ref": "#/$defs/cluster"}
+    """The schema of a cluster file (what ``cluster.include`` names): the keys of a
+    spec's ``cluster``, or Kubernetes manifests as ``kubectl get -o yaml`` prints them
+    (one manifest, or a ``List`` of them), told apart as the loader tells them."""
+    return _file_schema(
+        "urn:vspec:cluster:v1",
+        "vspec cluster file",
+        "The keys of a spec's cluster (nodes, jobs, podGroups, pods, queues, ...), or "
+        "Kubernetes manifests as kubectl get -o yaml prints them.",
+        {
+            "if": _MANIFEST_LIKE,
+            "then": {
+                "if": {"properties": {"kind": {"const": "List"}}, "required": ["kind"]},
+                "then": {"$ref": "#/$defs/manifestList"},
+                "else": {"$ref": "#/$defs/anyManifest"},
+            },
+            "else": {"$ref": "#/$defs/cluster"},
+        },
     )
-    schema["description"] = schema["$defs"]["cluster"].get("description", "")
+
+
+def scheduler_schema() -> dict[str, Any]:
+    """The schema of a scheduler conf file (what a spec's ``scheduler`` names): the
+    content of ``volcano-scheduler.conf``, or the ConfigMap that holds it."""
+    return _file_schema(
+        "urn:vspec:scheduler:v1",
+        "vspec scheduler conf file",
+        "A volcano-scheduler.conf (actions, tiers, configurations), or the "
+        "volcano-scheduler-configmap ConfigMap holding it under data.",
+        {
+            "if": _MANIFEST_LIKE,
+            "then": {"$ref": "#/$defs/schedulerConfigMap"},
+            "else": {"$ref": "#/$defs/schedulerConf"},
+        },
+    )
+
+
+def _file_schema(id_: str, title: str, description: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A schema for one kind of file, sharing the spec schema's definitions."""
+    schema = copy.deepcopy(_raw_schema())
+    del schema["$ref"]
+    schema.update({"$id": id_, "title": title, "description": description, **body})
     return schema
+
+
+SCHEMAS = {"spec": spec_schema, "cluster": cluster_schema, "scheduler": scheduler_schema}
 
 
 def validate(doc: Document, kind: Kind, path: tuple[Key, ...] = ()) -> list[SpecError]:

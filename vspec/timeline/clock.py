@@ -143,6 +143,7 @@ class Clock:
         self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
         self.k = 0  # the clock is at start + k periods
+        self.allocatable_of: tuple[list[Node], dict[str, Resource], Resource] | None = None
         self.cluster = Cluster(
             nodes=list(cluster.nodes),
             pods=list(cluster.pods),
@@ -258,9 +259,7 @@ class Clock:
         to be ready; see the module docstring."""
         if not self.can_jump_stuck:
             return False
-        idle: dict[str, Resource] = {}
-        for node in self.cluster.nodes:
-            idle[node.meta.name] = Resource.from_list(node.allocatable)
+        idle = {name: room.clone() for name, room in self._allocatable().items()}
         pending: dict[str, list[Resource]] = defaultdict(list)
         placed: dict[str, int] = defaultdict(int)
         for pod in self.cluster.pods:
@@ -428,10 +427,25 @@ class Clock:
                 *(p for p in again if p.meta.key not in present),
             ]
 
+    def _allocatable(self) -> dict[str, Resource]:
+        """Each node's allocatable; read again only when the nodes change (a node event:
+        sessions pass the same list on)."""
+        nodes = self.cluster.nodes
+        if self.allocatable_of is None or self.allocatable_of[0] is not nodes:
+            rooms = {node.meta.name: Resource.from_list(node.allocatable) for node in nodes}
+            total = Resource()
+            for room in rooms.values():
+                total.add(room)
+            self.allocatable_of = (nodes, rooms, total)
+        return self.allocatable_of[1]
+
+    def _capacity(self) -> Resource:
+        self._allocatable()
+        assert self.allocatable_of is not None
+        return self.allocatable_of[2]
+
     def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
-        capacity = Resource()
-        for node in self.cluster.nodes:
-            capacity.add(Resource.from_list(node.allocatable))
+        capacity = self._capacity()
         used = Resource()
         queue_used: dict[str, Resource] = defaultdict(Resource)
         demand: dict[str, Resource] = defaultdict(Resource)

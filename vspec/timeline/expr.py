@@ -67,6 +67,9 @@ _ARITHMETIC: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Div: lambda a, b: a / b if b else math.inf,
 }
 _DURATION_CALL = "__duration__"
+_PERCENT_CALL = "__percent__"
+_LITERAL_CALLS = (_DURATION_CALL, _PERCENT_CALL)
+_SHOWN_LITERAL = re.compile(rf"({_DURATION_CALL}|{_PERCENT_CALL})\(([^)]*)\)")
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ def _rewrite_plain(text: str) -> str:
         return f"{_DURATION_CALL}({parse_duration(match[1]).total_seconds()!r})"
 
     text = _DURATION.sub(duration, text)
-    return _PERCENT.sub(lambda match: f"({match[1]}/100)", text)
+    return _PERCENT.sub(lambda match: f"{_PERCENT_CALL}({match[1]})", text)
 
 
 def _known(name: str, known: Sequence[str]) -> MetricError:
@@ -159,7 +162,7 @@ def _check(node: ast.expr, *, scalar: bool) -> None:
 
 def _check_call(node: ast.Call, name: str, *, scalar: bool) -> None:
     args, keywords = node.args, node.keywords
-    if name == _DURATION_CALL:
+    if name in _LITERAL_CALLS:
         return
     if name in CONDITION_FUNCTIONS:
         if len(args) != 1 or keywords or not isinstance(args[0], ast.Compare):
@@ -226,7 +229,7 @@ def check_bound(text: str, result: TimelineResult) -> str | None:
         if not _COMPARE[type(op)](values[i].number, values[i + 1].number):
             parts = [tree.left, *tree.comparators]
             shown = [
-                f"{ast.unparse(p)} is {v.text()}"
+                f"{_shown(p)} is {v.text()}"
                 for p, v in zip(parts, values, strict=True)
                 if not _is_literal(p)
             ]
@@ -238,6 +241,17 @@ def evaluate(text: str, result: TimelineResult) -> float:
     """The value of an expression (no comparison) on ``result``: ``vspec compare``'s cells."""
     tree = parse_bound(f"{text} == 0")
     return _Evaluator(result).scalar(tree.left).number
+
+
+def _shown(node: ast.expr) -> str:
+    """The expression as its author wrote durations and percentages."""
+
+    def literal(match: re.Match[str]) -> str:
+        if match[1] == _PERCENT_CALL:
+            return f"{match[2]}%"
+        return format_go_duration(timedelta(seconds=float(match[2])))
+
+    return _SHOWN_LITERAL.sub(literal, ast.unparse(node))
 
 
 def _is_literal(node: ast.expr) -> bool:
@@ -295,9 +309,11 @@ class _Evaluator:
 
     def call(self, node: ast.Call, name: str) -> Value:
         args = node.args
-        if name == _DURATION_CALL:
+        if name in _LITERAL_CALLS:
             value = args[0]
-            assert isinstance(value, ast.Constant) and isinstance(value.value, float)
+            assert isinstance(value, ast.Constant) and isinstance(value.value, int | float)
+            if name == _PERCENT_CALL:
+                return Value(value.value / 100)
             return Value(float(value.value), duration=True)
         if name in CONDITION_FUNCTIONS:
             holds = self.condition(args[0])

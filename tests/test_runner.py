@@ -6,7 +6,9 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
+from math import isqrt
 from typing import Any
 
 import pytest
@@ -24,8 +26,9 @@ from vspec.harness.runner import (
     run_spec,
 )
 from vspec.invariants import catalogue
+from vspec.invariants.checks import DETERMINISTIC_MAX_PAIRS
 from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
+from vspec.model.objects import Cluster, Node, ObjectMeta, Pod
 from vspec.model.probes import Probe
 from vspec.model.result import Bind, LogLine, Severity, SimulationResult
 from vspec.model.spec import Expect, Spec
@@ -222,6 +225,23 @@ class TestInvariants:
         assert outcome.status is Verdict.PASSED
         assert len(engine.calls) == 2  # the run and the `deterministic` invariant's re-run
         assert engine.calls[0] == engine.calls[1]
+
+    def test_deterministic_skips_the_rerun_above_its_size_unless_requested(self) -> None:
+        others = [n for n in NO_INVARIANTS if n != "deterministic"]
+        side = isqrt(DETERMINISTIC_MAX_PAIRS) + 1  # pods x nodes just over the threshold
+        big = Cluster(
+            nodes=[Node(ObjectMeta(f"n{i}")) for i in range(side)],
+            pods=[Pod(ObjectMeta(f"p{i}")) for i in range(side)],
+        )
+        engine = FakeEngine(SimulationResult())
+        spec = make_spec(expect=Expect(disabled_invariants=others))
+        assert execute(replace(spec, cluster=big), engine=engine).status is Verdict.PASSED
+        assert len(engine.calls) == 1
+        asked = Expect(invariants=["deterministic"], disabled_invariants=others)
+        assert execute(replace(spec, cluster=big, expect=asked), engine=engine).status is (
+            Verdict.PASSED
+        )
+        assert len(engine.calls) == 3  # requested: run and re-run
 
     def test_a_disabled_invariant_is_not_checked(self) -> None:
         engine = FakeEngine(SimulationResult())

@@ -285,7 +285,14 @@ def examine(
     except VspecError as exc:
         return {f"crash-{_culprit(exc)}": [str(exc)]}
     inputs = InvariantInputs(
-        case.conf, case.cluster, case.seed, None, case.cycles, case.verbosity, engine=engine
+        case.conf,
+        case.cluster,
+        case.seed,
+        None,
+        case.cycles,
+        case.verbosity,
+        engine=engine,
+        thorough=True,
     )
     return run_checks(inputs, result, disabled=disabled)
 

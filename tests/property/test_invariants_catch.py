@@ -8,7 +8,9 @@ could not fail would pass the first half and fail the second.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from fractions import Fraction
+from math import isqrt
 from typing import Any, ClassVar
 
 import pytest
@@ -22,7 +24,7 @@ from vspec.framework.interface import Action, Plugin
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.invariants import catalogue, check_invariants, get
-from vspec.invariants.checks import LOGPRINT_FINDING
+from vspec.invariants.checks import DETERMINISTIC_MAX_PAIRS, LOGPRINT_FINDING
 from vspec.model.corev1 import Taint
 from vspec.model.objects import ObjectMeta, PriorityClass, Queue
 
@@ -218,6 +220,32 @@ def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
         "a second run with seed 3 gives different tasks",
         "a second run with seed 3 gives different logs",
     ]
+
+
+def test_deterministic_runs_on_large_clusters_only_when_thorough(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above the size threshold a spec run skips the costly re-run; the fuzzer's
+    thorough inputs still check it, and catch a nondeterministic engine."""
+    side = isqrt(DETERMINISTIC_MAX_PAIRS) + 1
+    world = cluster(
+        [node(f"n{i}") for i in range(side)],
+        [pod("j", f"j-p{i}") for i in range(side)],
+        [pod_group("j", 1)],
+    )
+    calls = iter(range(10**6))
+
+    def alternate(ssn: Session, scores: dict[float, list[Any]]) -> Any:
+        best = scores[max(scores)]
+        return best[next(calls) % len(best)]
+
+    monkeypatch.setattr("vspec.actions._common.select_best_node", alternate)
+    inputs, result = run(ALLOCATE, world)
+    invariant = get("deterministic")
+    assert invariant is not None and not invariant.applies_to(inputs)
+    thorough = replace(inputs, thorough=True)
+    assert invariant.applies_to(thorough)
+    assert "a second run with seed 3 gives different binds" in invariant.check(thorough, result)
 
 
 PREEMPT = {

@@ -25,6 +25,9 @@ class InvariantInputs:
     verbosity: int = 3
     # The engine that produced the result; ``deterministic`` re-runs it.
     engine: Engine = field(kw_only=True)
+    # Check what is costly at any size (the fuzzer's small cases, where a re-run is
+    # cheap and a missed nondeterminism is the point); a spec run checks it when small.
+    thorough: bool = field(default=False, kw_only=True)
 
     def rerun(self) -> SimulationResult:
         return self.engine.simulate(

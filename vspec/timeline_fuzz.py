@@ -19,7 +19,7 @@ from vspec.errors import ConfError, PluginError, VspecError, culprit
 from vspec.harness.timeline_check import PER_SESSION_DISABLED
 from vspec.invariants import InvariantInputs, run_checks
 from vspec.model.engine import Engine
-from vspec.model.objects import Cluster, Pod, PodGroup
+from vspec.model.objects import GROUP_NAME_ANNOTATION, Cluster, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
 from vspec.strategies import (
     ClusterBounds,
@@ -84,7 +84,7 @@ def timelines(draw: st.DrawFn, cluster: Cluster, bounds: ClusterBounds) -> Timel
         group.phase = "Pending"
         group.running = 0
         group.queue = draw(st.sampled_from(queues))
-        pods = [_pending(p, pg, group) for p in later.pods if p.job_id == pg.meta.key]
+        pods = [_pending(p, group) for p in later.pods if p.job_id == pg.meta.key]
         run = timedelta(seconds=draw(st.integers(1, 900)))
         arrivals.append(
             Arrival(
@@ -111,9 +111,8 @@ def timelines(draw: st.DrawFn, cluster: Cluster, bounds: ClusterBounds) -> Timel
     )
 
 
-def _pending(pod: Pod, old: PodGroup, new: PodGroup) -> Pod:
-    from vspec.model.objects import GROUP_NAME_ANNOTATION
-
+def _pending(pod: Pod, new: PodGroup) -> Pod:
+    """A pod of the second cluster as a fresh submission into ``new``."""
     copy_ = copy.deepcopy(pod)
     copy_.meta.name = f"t-{pod.meta.name}"
     copy_.meta.uid = f"{pod.meta.namespace}-{copy_.meta.name}"

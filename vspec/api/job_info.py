@@ -15,7 +15,7 @@ from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
-from vspec.gofmt import Pointer, Stringer, Typed, sprintf
+from vspec.gofmt import Pointer, Typed, sprintf
 from vspec.golang import parse_duration
 from vspec.model.corev1 import Condition
 from vspec.model.objects import ZERO_TIME, PodGroup
@@ -354,10 +354,8 @@ class JobInfo:
         Go walks ``ji.Tasks``, a map, so a real scheduler lists the tasks in a random
         order; vspec lists them in the order the cluster declares them.
         """
-        tasks = "".join(
-            sprintf("\n\t %d: %v", i, Stringer("*api.TaskInfo", str(task)))
-            for i, task in enumerate(self.tasks.values())
-        )
+        # "\n\t %d: %v" of an int and a Stringer is plain formatting (hot at V(1)).
+        tasks = "".join(f"\n\t {i}: {task}" for i, task in enumerate(self.tasks.values()))
         pod_group = pod_group_value(self.pod_group) if self.pod_group else Pointer("*api.PodGroup")
         min_available, max_unavailable = self.budget
         return (

@@ -24,7 +24,7 @@ from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, TASK_SPEC_KE
 from vspec.model.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.spec import Spec
 
-CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
 
 
 def write(directory: Path, name: str, text: str) -> Path:

@@ -15,7 +15,7 @@ from yaml import events as ev
 from vspec.errors import SpecError
 from vspec.harness.yamlload import _Builder, parse_documents
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class _Parser:

@@ -25,10 +25,10 @@ from vspec.harness.schema import (
 from vspec.harness.yamlload import parse_documents, read_documents
 from vspec.model.conf import FLAG_KEYS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-BADINPUT = Path(__file__).parent / "badinput"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 
 
 def all_properties(node: Any) -> set[str]:

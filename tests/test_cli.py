@@ -15,69 +15,15 @@ import sys
 import textwrap
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import FakeEngine, spec
 from vspec.cli import main
-from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
-from vspec.model.probes import Probe
-from vspec.model.result import Bind, SimulationResult
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-class FakeEngine:
-    def __init__(self) -> None:
-        self.seeds: list[int] = []
-
-    def __call__(
-        self,
-        conf: SchedulerConf,
-        cluster: Cluster,
-        *,
-        seed: int = 0,
-        now: datetime | None = None,
-        cycles: int = 1,
-        verbosity: int = 3,
-        probes: Sequence[Probe] = (),
-    ) -> SimulationResult:
-        self.seeds.append(seed)
-        first = cluster.nodes[0].meta.name
-        if first == "boom":
-            raise RuntimeError("engine exploded")
-        while first == "hang":
-            time.sleep(0.01)
-        binds = [Bind(p.meta.key, first) for p in cluster.pods if not p.node_name]
-        return SimulationResult(binds=binds)
-
-
-@pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
-    fake = FakeEngine()
-    monkeypatch.setattr("vspec.framework.scheduler.simulate", fake)
-    return fake
-
-
-def spec(name: str, bind_to: str = "n1", *, node: str = "n1", extra: str = "") -> str:
-    """A spec whose first node is ``node`` (where the fake engine binds), with n1 and n2
-    declared too, so ``bind_to`` can name either."""
-    spare = ", ".join(f"{{name: {n}}}" for n in ("n1", "n2") if n != node)
-    return textwrap.dedent(
-        f"""\
-        name: {name}
-        cluster:
-          nodes: [{{name: {node}, allocatable: {{cpu: 2}}}}, {spare}]
-          pods:
-          - {{name: p1, requests: {{cpu: 1}}}}
-        expect:
-          binds: {{default/p1: {bind_to}}}
-        """
-    ) + textwrap.dedent(extra)
 
 
 def write(path: Path, text: str) -> Path:
@@ -289,8 +235,7 @@ class TestHangs:
             f"""
             import sys, time
             import vspec.framework.scheduler as scheduler
-            sys.path.insert(0, {str(Path(__file__).parent)!r})
-            from test_cli import FakeEngine
+            from tests.conftest import FakeEngine
             scheduler.simulate = FakeEngine()
             from vspec.cli import main
             sys.exit(main(["run", {str(tmp_path)!r}, "--junit-xml", {str(report)!r}]))

@@ -6,11 +6,12 @@ that binds every unbound pod to the first node, so the plugin is tested, not the
 
 from __future__ import annotations
 
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import spec
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -41,21 +42,6 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     scheduler.simulate = _real
 """
-
-
-def spec(name: str, bind_to: str = "n1", extra: str = "", node: str = "n1") -> str:
-    spare = ", ".join(f"{{name: {n}}}" for n in ("n1", "n2") if n != node)
-    return textwrap.dedent(
-        f"""\
-        name: {name}
-        cluster:
-          nodes: [{{name: {node}, allocatable: {{cpu: 2}}}}, {spare}]
-          pods:
-          - {{name: p1, requests: {{cpu: 1}}}}
-        expect:
-          binds: {{default/p1: {bind_to}}}
-        """
-    ) + textwrap.dedent(extra)
 
 
 @pytest.fixture

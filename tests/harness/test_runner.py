@@ -5,14 +5,14 @@ from __future__ import annotations
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
 from math import isqrt
 from typing import Any
 
 import pytest
 
+from tests.conftest import FakeEngine
 from vspec.errors import ConfError, EngineError, Location, PluginError, UserInterrupt
 from vspec.harness.keyword import KeywordError, compile_keyword
 from vspec.harness.report import failure_text, headline, summary
@@ -29,37 +29,8 @@ from vspec.invariants import catalogue
 from vspec.invariants.checks import DETERMINISTIC_MAX_PAIRS
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster, Node, ObjectMeta, Pod
-from vspec.model.probes import Probe
 from vspec.model.result import Bind, LogLine, Severity, SimulationResult
 from vspec.model.spec import Expect, Spec
-
-
-class FakeEngine:
-    """Stands in for the Python engine: returns a fixed result or raises."""
-
-    name = "fake"
-
-    def __init__(self, result: SimulationResult | None = None, error: Exception | None = None):
-        self.result = result or SimulationResult()
-        self.error = error
-        self.calls: list[dict[str, Any]] = []
-
-    def simulate(
-        self,
-        conf: SchedulerConf,
-        cluster: Cluster,
-        *,
-        seed: int = 0,
-        now: datetime | None = None,
-        cycles: int = 1,
-        verbosity: int = 3,
-        probes: Sequence[Probe] = (),
-    ) -> SimulationResult:
-        self.calls.append({"seed": seed, "cycles": cycles, "verbosity": verbosity, "now": now})
-        if self.error is not None:
-            raise self.error
-        return self.result
-
 
 # The fake results name no real pod or node, which the invariants rightly reject; tests of
 # the runner's own behaviour turn them off.
@@ -210,7 +181,7 @@ class TestGuard:
 class TestInvariants:
     def test_violations_and_unknown_names_fail_the_spec(self) -> None:
         expect = Expect(bind_count=0, invariants=["no-such"], disabled_invariants=["nope"])
-        outcome = execute(make_spec(expect=expect), engine=FakeEngine())
+        outcome = execute(make_spec(expect=expect), engine=FakeEngine(SimulationResult()))
         assert outcome.status is Verdict.FAILED
         assert [m.split(" (known")[0] for m in outcome.messages] == [
             "invariants: unknown invariant 'no-such'",

@@ -52,10 +52,13 @@ class FitError(GoError):
         return False
 
     def __str__(self) -> str:
-        return (
-            f"task {self.task_namespace}/{self.task_name} on node {self.node_name} "
-            f"fit failed: {', '.join(self.reasons())}"
-        )
+        return fit_error_text(self.task_namespace, self.task_name, self.node_name, self.statuses)
+
+
+def fit_error_text(namespace: str, name: str, node_name: str, statuses: list[Status]) -> str:
+    """``FitError.Error()``, from the error's parts (a deferred log line keeps only these)."""
+    reasons = ", ".join([s.reason for s in statuses if s.reason])
+    return f"task {namespace}/{name} on node {node_name} fit failed: {reasons}"
 
 
 class _Named(Protocol):

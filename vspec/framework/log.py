@@ -5,13 +5,17 @@ its :class:`Klog`, which keeps every line at or below the spec's verbosity. Line
 no klog header (no timestamp, no file:line), as the spec format promises;
 :func:`klog_header` renders one on request (``--klog-header``). Formatting is
 the caller's job; hot paths ask :meth:`Klog.enabled` first so that disabled levels cost
-one comparison.
+one comparison, and a line logged per (task, node) pair goes through :meth:`Klog.lazy`,
+formatted only when something reads it (a log expectation, a failure's log tail,
+explain, the report).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from vspec.model.result import LogLine, Severity
 
@@ -30,6 +34,15 @@ class Klog:
         ``source`` is the Go ``file.go:line`` that logs it, where known."""
         if level <= self.verbosity:
             line = LogLine(level, Severity.INFO, text.rstrip("\n"), self.cycle, source)
+            self.lines.append(line)
+
+    def lazy(
+        self, level: int, head: str, render: Callable[..., str], *args: Any, source: str = ""
+    ) -> None:
+        """:meth:`v` of ``head + render(*args)``, formatted only if the line is read;
+        ``args`` must not change afterwards (pass plain values, not live objects)."""
+        if level <= self.verbosity:
+            line = LogLine.deferred(level, Severity.INFO, head, render, args, self.cycle, source)
             self.lines.append(line)
 
     def warning(self, text: str) -> None:

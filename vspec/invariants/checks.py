@@ -371,7 +371,7 @@ def _print_point_messages(cycle: int, jobs: list[_PrintedJob], lines: list[str])
 def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     lines_by_cycle: dict[int, list[str]] = {}
     for line in result.logs:
-        if line.text.startswith("Job "):
+        if line.startswith("Job "):
             lines_by_cycle.setdefault(line.cycle, []).append(line.text)
     actions = inputs.conf.actions
     if actions.count("print") != 1:
@@ -402,7 +402,7 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
 
 def _logprint_findings(_inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     missing = any(
-        line.text.startswith("Job ") and line.text.endswith(" on node %!s(MISSING)")
+        line.startswith("Job ") and line.text.endswith(" on node %!s(MISSING)")
         for line in result.logs
     )
     return [LOGPRINT_FINDING] if missing else []

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster
@@ -15,15 +17,81 @@ class Severity(Enum):
     ERROR = "E"
 
 
-@dataclass(frozen=True)
 class LogLine:
-    verbosity: int  # the V level; warnings and errors are 0
-    severity: Severity
-    text: str
-    cycle: int = 0
-    # ``file.go:line`` of the Volcano (or seed plugin) call that logs it, where vspec
-    # knows it; the klog header (``--klog-header``) prints it.
-    source: str = ""
+    """One captured line. A line logged with :meth:`deferred` keeps its literal head and
+    how to render the rest, and is formatted when ``text`` is first read: a session at
+    verbosity 3 logs a line per failing (task, node) pair and almost none is read. Its
+    arguments are kept as plain values (strings, shared lists), never the objects that
+    produced them, so that the log holds as few objects as the texts would."""
+
+    __slots__ = ("_args", "_message", "_render", "cycle", "severity", "source", "verbosity")
+
+    def __init__(
+        self,
+        verbosity: int,  # the V level; warnings and errors are 0
+        severity: Severity,
+        text: str,
+        cycle: int = 0,
+        # ``file.go:line`` of the Volcano (or seed plugin) call that logs it, where vspec
+        # knows it; the klog header (``--klog-header``) prints it.
+        source: str = "",
+    ) -> None:
+        self.verbosity = verbosity
+        self.severity = severity
+        self._message = text
+        self._render: Callable[..., str] | None = None
+        self._args: tuple[Any, ...] = ()
+        self.cycle = cycle
+        self.source = source
+
+    @classmethod
+    def deferred(
+        cls,
+        verbosity: int,
+        severity: Severity,
+        head: str,
+        render: Callable[..., str],
+        args: tuple[Any, ...],
+        cycle: int = 0,
+        source: str = "",
+    ) -> LogLine:
+        """The line ``head + render(*args)`` (trailing newlines dropped), formatted on
+        first read; ``args`` must not change afterwards."""
+        line = cls(verbosity, severity, head, cycle, source)
+        line._render, line._args = render, args
+        return line
+
+    @property
+    def text(self) -> str:
+        render = self._render
+        if render is not None:
+            self._message = (self._message + render(*self._args)).rstrip("\n")
+            self._render, self._args = None, ()
+        return self._message
+
+    def startswith(self, prefix: str) -> bool:
+        """``text.startswith(prefix)``, without rendering a deferred line whose literal
+        head already decides it (the log invariants scan every line)."""
+        if self._render is not None:
+            head = self._message
+            if len(head) >= len(prefix) or not prefix.startswith(head):
+                return head.startswith(prefix)
+        return self.text.startswith(prefix)
+
+    def _key(self) -> tuple[int, Severity, str, int, str]:
+        return (self.verbosity, self.severity, self.text, self.cycle, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LogLine) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"LogLine(verbosity={self.verbosity!r}, severity={self.severity!r}, "
+            f"text={self.text!r}, cycle={self.cycle!r}, source={self.source!r})"
+        )
 
     def __str__(self) -> str:
         return self.text

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
-from vspec.api.unschedule_info import FitErrors
+from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text
 from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class PredicateHelper:
             err = fn(task, node)
             if err is not None:
                 if log_failures:
-                    log.v(3, f"Predicates failed: {err}")
+                    _log_failure(ssn, err)
                 node_errors[node.name] = err
                 self.error_cache[group] = node_errors
                 fe.set_node_error(node.name, err)
@@ -86,3 +86,13 @@ class PredicateHelper:
         state.last_processed_node_index = (offset + processed) % total
         ssn.recorder.predicated(ssn, task, ordered, processed, found, fe)
         return found, fe
+
+
+def _log_failure(ssn: Session, err: Exception) -> None:
+    """``Predicates failed: <err>``; a FitError's text is formatted only if the line is
+    read, from its parts as they are now (set_node_error may rename it afterwards)."""
+    if isinstance(err, FitError):
+        parts = (err.task_namespace, err.task_name, err.node_name, err.statuses)
+        ssn.log.lazy(3, "Predicates failed: ", fit_error_text, *parts)
+    else:
+        ssn.log.v(3, f"Predicates failed: {err}")

@@ -1,0 +1,87 @@
+"""Deferred log lines read exactly as the eager ones, and only what is read is formatted."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from types import SimpleNamespace
+
+from vspec.api.types import Code, Status
+from vspec.api.unschedule_info import FitError
+from vspec.framework.log import Klog
+from vspec.framework.scheduler import simulate
+from vspec.model.conf import load_conf
+from vspec.model.corev1 import Container
+from vspec.model.objects import (
+    GROUP_NAME_ANNOTATION,
+    Cluster,
+    Node,
+    ObjectMeta,
+    Pod,
+    PodGroup,
+    Queue,
+)
+from vspec.model.result import LogLine, Severity
+from vspec.util.predicate_helper import _log_failure
+
+
+def _never(*_args: object) -> str:
+    raise AssertionError("rendered a line nobody read")
+
+
+def test_a_deferred_line_renders_once_on_read_and_equals_the_eager_line() -> None:
+    calls: list[tuple[object, ...]] = []
+
+    def render(*args: object) -> str:
+        calls.append(args)
+        return f"{args[0]} and {args[1]}\n"
+
+    log = Klog(verbosity=3, cycle=2)
+    log.lazy(3, "Predicates failed: ", render, "a", 1, source="x.go:1")
+    log.lazy(4, "Above the verbosity: ", _never)
+    [line] = log.lines
+    assert calls == []
+    assert line.text == "Predicates failed: a and 1"  # the trailing newline dropped
+    assert line.text == "Predicates failed: a and 1" and len(calls) == 1
+    assert line == LogLine(3, Severity.INFO, "Predicates failed: a and 1", 2, "x.go:1")
+    assert line != LogLine(3, Severity.INFO, "Predicates failed: a and 2", 2, "x.go:1")
+
+
+def test_startswith_reads_the_head_without_rendering() -> None:
+    line = LogLine.deferred(3, Severity.INFO, "Predicates failed: ", _never, ())
+    assert not line.startswith("Job ")
+    assert line.startswith("Pred")
+    assert line.startswith("Predicates failed: ")
+    short = LogLine.deferred(3, Severity.INFO, "Jo", lambda: "b ns/x", ())
+    assert short.startswith("Job ")  # the head alone cannot tell: rendered
+    assert not short.startswith("Jobs")
+
+
+def test_predicates_failed_lines_read_as_the_fit_errors_say() -> None:
+    nodes = [Node(ObjectMeta(n), allocatable={"cpu": Fraction(1)}) for n in ("n0", "n1")]
+    meta = ObjectMeta("j-p", "ns", annotations={GROUP_NAME_ANNOTATION: "j"})
+    task = Pod(meta, containers=[Container(requests={"cpu": Fraction(2)})])
+    group = PodGroup(ObjectMeta("j", "ns"), queue="q", min_member=1, phase="Inqueue")
+    world = Cluster(nodes, [task], [group], [Queue(ObjectMeta("q"))])
+    conf = load_conf(
+        {"actions": "allocate", "tiers": [{"plugins": [{"name": "gang"}, {"name": "predicates"}]}]}
+    )
+    texts = [line.text for line in simulate(conf, world, verbosity=3).logs]
+    assert [t for t in texts if t.startswith("Predicates failed")] == [
+        "Predicates failed: task ns/j-p on node n0 fit failed: Insufficient cpu",
+        "Predicates failed: task ns/j-p on node n1 fit failed: Insufficient cpu",
+    ]
+    quiet = [line.text for line in simulate(conf, world, verbosity=2).logs]
+    assert not [t for t in quiet if t.startswith("Predicates failed")]
+
+
+def test_the_line_keeps_the_error_as_it_was_logged() -> None:
+    """FitErrors.set_node_error renames an error after it is logged; the line does not."""
+    err = FitError("ns", "p", "old", [Status(Code.Error, "no")])
+    ssn = SimpleNamespace(log=Klog())
+    _log_failure(ssn, err)  # type: ignore[arg-type] - only the session's log is used
+    _log_failure(ssn, ValueError("plain"))  # type: ignore[arg-type]
+    err.node_name = "new"
+    assert [line.text for line in ssn.log.lines] == [
+        "Predicates failed: task ns/p on node old fit failed: no",
+        "Predicates failed: plain",
+    ]

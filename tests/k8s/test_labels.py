@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from k8s_builders import k8s_node
 
+from tests.builders import node as k8s_node
 from vspec.k8s.labels import (
     NodeSelectorTermMatcher,
     PreferredSchedulingTerms,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from k8s_builders import k8s_node, k8s_pod, node_info
-
+from tests.builders import node as k8s_node
+from tests.builders import node_info
+from tests.builders import pod as k8s_pod
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot, build_node_map, image_state_summaries
@@ -22,8 +23,10 @@ ANTI = {
 def test_requests_and_non_zero_requests_are_summed_and_undone() -> None:
     info = K8sNodeInfo(k8s_node("n1", {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": 2}))
     assert info.allocatable == {"cpu": 4000, "memory": 8 * 2**30, "nvidia.com/gpu": 2}
-    sized = TaskInfo(k8s_pod("a", requests={"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": 1}))
-    empty = TaskInfo(k8s_pod("b"))
+    sized = TaskInfo(
+        k8s_pod("ns1", "a", requests={"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": 1})
+    )
+    empty = TaskInfo(k8s_pod("ns1", "b"))
     info.add_task(sized)
     info.add_task(empty)
     assert info.requested == {"cpu": 500, "memory": 2**30, "nvidia.com/gpu": 1}
@@ -39,6 +42,7 @@ def test_requests_and_non_zero_requests_are_summed_and_undone() -> None:
 
 def test_non_zero_defaults_apply_per_container_and_missing_resource() -> None:
     pod = k8s_pod(
+        "ns1",
         "p",
         containers=[
             {"name": "a", "resources": {"requests": {"cpu": "1"}}},
@@ -54,12 +58,10 @@ def test_non_zero_defaults_apply_per_container_and_missing_resource() -> None:
 
 def test_used_ports_are_a_set_per_host_ip() -> None:
     ported = k8s_pod(
-        "a",
-        containers=[{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+        "ns1", "a", containers=[{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}]
     )
     twin = k8s_pod(
-        "b",
-        containers=[{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+        "ns1", "b", containers=[{"name": "c", "ports": [{"containerPort": 80, "hostPort": 8080}]}]
     )
     info = node_info(k8s_node("n1"), ported, twin)
     assert info.used_ports == {"0.0.0.0": {("TCP", 8080)}}
@@ -72,6 +74,7 @@ def test_used_ports_are_a_set_per_host_ip() -> None:
 
 def test_specific_host_ip_conflicts_with_wildcard_only() -> None:
     pod = k8s_pod(
+        "ns1",
         "a",
         containers=[
             {"name": "c", "ports": [{"containerPort": 1, "hostPort": 9000, "hostIP": "10.0.0.1"}]}
@@ -84,9 +87,10 @@ def test_specific_host_ip_conflicts_with_wildcard_only() -> None:
 
 
 def test_affinity_pod_lists() -> None:
-    plain = k8s_pod("plain")
-    anti = k8s_pod("anti", affinity=ANTI)
+    plain = k8s_pod("ns1", "plain")
+    anti = k8s_pod("ns1", "anti", affinity=ANTI)
     preferred = k8s_pod(
+        "ns1",
         "pref",
         affinity={
             "podAffinity": {
@@ -118,7 +122,7 @@ def test_image_states_record_node_count_when_each_node_was_added() -> None:
 
 def test_build_node_map_takes_every_task_and_skips_placeholder_nodes() -> None:
     n1 = NodeInfo(k8s_node("n1"))
-    n1.add_task(TaskInfo(k8s_pod("a", node_name="n1", requests={"cpu": 1})))
+    n1.add_task(TaskInfo(k8s_pod("ns1", "a", node_name="n1", requests={"cpu": 1})))
     ghost = NodeInfo(None, "ghost")
     node_map = build_node_map([n1, ghost])
     assert list(node_map) == ["n1"]
@@ -129,13 +133,13 @@ def test_build_node_map_takes_every_task_and_skips_placeholder_nodes() -> None:
 def test_snapshot_lists_are_frozen_at_creation() -> None:
     info = node_info(k8s_node("n1"))
     snap = Snapshot({"n1": info}, {})
-    info.add_task(TaskInfo(k8s_pod("anti", affinity=ANTI)))
+    info.add_task(TaskInfo(k8s_pod("ns1", "anti", affinity=ANTI)))
     assert snap.have_pods_with_required_anti_affinity == []
     assert Snapshot({"n1": info}, {}).have_pods_with_required_anti_affinity == [info]
 
 
 def test_snapshot_reads_namespace_labels_from_cluster_objects() -> None:
-    from k8s_builders import namespace_object
+    from tests.builders import namespace_object
 
     cluster = Cluster(objects=[namespace_object("team-a", {"team": "a"})])
     snap = Snapshot.of_session({}, cluster)

@@ -6,8 +6,10 @@ import math
 from typing import Any
 
 import pytest
-from k8s_builders import k8s_node, k8s_pod, node_info, snapshot
 
+from tests.builders import node as k8s_node
+from tests.builders import node_info, snapshot
+from tests.builders import pod as k8s_pod
 from vspec.golang import go_div, go_round
 from vspec.k8s.nodeinfo import image_state_summaries
 from vspec.k8s.podinfo import PodInfo
@@ -31,7 +33,9 @@ NODE = {"cpu": 4, "memory": "8Gi", "nvidia.com/gpu": 4, "pods": 110}
 
 
 def _loaded() -> Any:
-    return node_info(k8s_node("n1", NODE), k8s_pod("a", requests={"cpu": 1, "memory": "2Gi"}))
+    return node_info(
+        k8s_node("n1", NODE), k8s_pod("ns1", "a", requests={"cpu": 1, "memory": "2Gi"})
+    )
 
 
 def test_go_arithmetic_helpers() -> None:
@@ -40,7 +44,7 @@ def test_go_arithmetic_helpers() -> None:
 
 
 def test_least_and_most_allocated_use_non_zero_requests() -> None:
-    pod = PodInfo(k8s_pod("p"))  # no requests: counts 100m / 200Mi
+    pod = PodInfo(k8s_pod("ns1", "p"))  # no requests: counts 100m / 200Mi
     node = _loaded()
     # cpu (4000-1100)*100/4000 = 72; memory (8Gi-2Gi-200Mi)*100/8Gi = 72.
     assert least_allocated(pod, node) == 72
@@ -49,7 +53,7 @@ def test_least_and_most_allocated_use_non_zero_requests() -> None:
 
 
 def test_least_allocated_overcommitted_resource_scores_zero() -> None:
-    pod = PodInfo(k8s_pod("p", requests={"cpu": 8, "memory": "1Gi"}))
+    pod = PodInfo(k8s_pod("ns1", "p", requests={"cpu": 8, "memory": "1Gi"}))
     # cpu over capacity -> 0; memory (8Gi-3Gi)*100/8Gi = 62; mean (0+62)/2 = 31.
     assert least_allocated(pod, _loaded()) == 31
     # MostAllocated caps requests at capacity: cpu 100, memory 37 -> 68.
@@ -58,9 +62,9 @@ def test_least_allocated_overcommitted_resource_scores_zero() -> None:
 
 def test_balanced_allocation_uses_real_requests_and_gpu_only_when_requested() -> None:
     node = _loaded()
-    assert balanced_allocation(PodInfo(k8s_pod("p")), node) == 100
-    assert balanced_allocation(PodInfo(k8s_pod("q", requests={"cpu": 1})), node) == 87
-    gpu = PodInfo(k8s_pod("g", requests={"cpu": 1, "nvidia.com/gpu": 1}))
+    assert balanced_allocation(PodInfo(k8s_pod("ns1", "p")), node) == 100
+    assert balanced_allocation(PodInfo(k8s_pod("ns1", "q", requests={"cpu": 1})), node) == 87
+    gpu = PodInfo(k8s_pod("ns1", "g", requests={"cpu": 1, "nvidia.com/gpu": 1}))
     # Fractions 0.5, 0.25, 0.25: std = sqrt(1/72) -> int(88.2) = 88.
     assert balanced_allocation(gpu, node) == 88
 
@@ -71,7 +75,7 @@ def test_image_locality() -> None:
     states = image_state_summaries(nodes)
     n1, n2 = node_info(nodes[0]), node_info(nodes[1])
     n1.image_states, n2.image_states = states["n1"], states["n2"]
-    images, count = pod_images(k8s_pod("p", containers=[{"name": "c", "image": "nginx"}]))
+    images, count = pod_images(k8s_pod("ns1", "p", containers=[{"name": "c", "image": "nginx"}]))
     assert images == ["nginx:latest"] and count == 1
     # 500MB spread over 1 of 2 nodes = 250MB; (250-23)*100/(1000-23) = 23.
     assert image_locality(images, count, n1, 2) == 23
@@ -93,6 +97,7 @@ def test_taint_toleration_counts_and_reversed_normalisation() -> None:
         ],
     ).taints
     pod = k8s_pod(
+        "ns1",
         "p",
         tolerations=[
             {"key": "a", "operator": "Exists", "effect": "PreferNoSchedule"},
@@ -129,21 +134,26 @@ def _preferred(kind: str, weight: int, labels: dict[str, str]) -> dict[str, Any]
 
 
 def test_inter_pod_affinity_scores_both_directions() -> None:
-    db = k8s_pod("db", labels={"app": "db"})
-    shy = k8s_pod("shy", affinity=_preferred("podAntiAffinity", 4, {"app": "web"}))
+    db = k8s_pod("ns1", "db", labels={"app": "db"})
+    shy = k8s_pod("ns1", "shy", affinity=_preferred("podAntiAffinity", 4, {"app": "web"}))
     z1 = node_info(k8s_node("n1", labels={"zone": "z1"}), db)
     z2 = node_info(k8s_node("n2", labels={"zone": "z2"}), shy)
     web = PodInfo(
-        k8s_pod("web", labels={"app": "web"}, affinity=_preferred("podAffinity", 10, {"app": "db"}))
+        k8s_pod(
+            "ns1",
+            "web",
+            labels={"app": "web"},
+            affinity=_preferred("podAffinity", 10, {"app": "db"}),
+        )
     )
     topology = inter_pod_affinity_pre_score(web, snapshot(z1, z2))
     assert topology == {"zone": {"z1": 10, "z2": -4}}
     assert inter_pod_affinity_score(topology, z1.node) == 10
     assert inter_pod_affinity_score(topology, z2.node) == -4
     # Without own preferences only pods with affinity are looked at: shy still counts.
-    plain = PodInfo(k8s_pod("plain", labels={"app": "web"}))
+    plain = PodInfo(k8s_pod("ns1", "plain", labels={"app": "web"}))
     assert inter_pod_affinity_pre_score(plain, snapshot(z1, z2)) == {"zone": {"z2": -4}}
-    assert inter_pod_affinity_pre_score(PodInfo(k8s_pod("x")), snapshot(z1, z2)) is None
+    assert inter_pod_affinity_pre_score(PodInfo(k8s_pod("ns1", "x")), snapshot(z1, z2)) is None
 
 
 def test_existing_required_affinity_adds_nothing_with_volcanos_zero_hard_weight() -> None:
@@ -154,8 +164,8 @@ def test_existing_required_affinity_adds_nothing_with_volcanos_zero_hard_weight(
             ]
         }
     }
-    z1 = node_info(k8s_node("n1", labels={"zone": "z1"}), k8s_pod("e", affinity=hard))
-    web = PodInfo(k8s_pod("web", labels={"app": "web"}))
+    z1 = node_info(k8s_node("n1", labels={"zone": "z1"}), k8s_pod("ns1", "e", affinity=hard))
+    web = PodInfo(k8s_pod("ns1", "web", labels={"app": "web"}))
     assert inter_pod_affinity_pre_score(web, snapshot(z1)) is None
 
 
@@ -171,12 +181,12 @@ def _soft_spread(key: str = "zone") -> dict[str, Any]:
 def test_pod_topology_spread_score() -> None:
     z1 = node_info(
         k8s_node("n1", labels={"zone": "z1"}),
-        k8s_pod("a", labels={"app": "s"}),
-        k8s_pod("b", labels={"app": "s"}),
+        k8s_pod("ns1", "a", labels={"app": "s"}),
+        k8s_pod("ns1", "b", labels={"app": "s"}),
     )
-    z2 = node_info(k8s_node("n2", labels={"zone": "z2"}), k8s_pod("c", labels={"app": "s"}))
+    z2 = node_info(k8s_node("n2", labels={"zone": "z2"}), k8s_pod("ns1", "c", labels={"app": "s"}))
     bare = node_info(k8s_node("n3"))
-    pod = k8s_pod("new", labels={"app": "s"}, spread=[_soft_spread()])
+    pod = k8s_pod("ns1", "new", labels={"app": "s"}, spread=[_soft_spread()])
     state = pod_topology_spread_pre_score(
         pod, [z1.node, z2.node, bare.node], snapshot(z1, z2, bare)
     )
@@ -192,14 +202,14 @@ def test_pod_topology_spread_hostname_counts_per_node() -> None:
     host = "kubernetes.io/hostname"
     n1 = node_info(
         k8s_node("n1", labels={host: "n1"}),
-        k8s_pod("a", labels={"app": "s"}),
-        k8s_pod("b", labels={"app": "s"}),
+        k8s_pod("ns1", "a", labels={"app": "s"}),
+        k8s_pod("ns1", "b", labels={"app": "s"}),
     )
     n2 = node_info(k8s_node("n2", labels={host: "n2"}))
-    pod = k8s_pod("new", labels={"app": "s"}, spread=[_soft_spread(host)])
+    pod = k8s_pod("ns1", "new", labels={"app": "s"}, spread=[_soft_spread(host)])
     state = pod_topology_spread_pre_score(pod, [n1.node, n2.node], snapshot(n1, n2))
     assert state is not None
     raw = [state.score(n1), state.score(n2)]
     assert raw == [go_round(2 * math.log(4)), 0]
     assert state.normalize(["n1", "n2"], raw) == [0, 100]
-    assert pod_topology_spread_pre_score(k8s_pod("none"), [n1.node], snapshot(n1)) is None
+    assert pod_topology_spread_pre_score(k8s_pod("ns1", "none"), [n1.node], snapshot(n1)) is None

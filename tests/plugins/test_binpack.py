@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.framework.arguments import Arguments
 from vspec.framework.log import Klog
 from vspec.framework.session import Session
@@ -23,8 +23,10 @@ def _cluster() -> Cluster:
             node("n3", {"cpu": "2", "memory": "4Gi", "pods": "10", "example.com/foo": "16"}),
         ],
         pods=[
-            pod("c1", "p1", "pg1", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
-            pod("c1", "p2", "pg1", {"cpu": "1.5", "memory": "0Gi"}, node_name="n3"),
+            pod("c1", "p1", "pg1", {"cpu": "1", "memory": "1Gi"}, node_name="n1", phase="Pending"),
+            pod(
+                "c1", "p2", "pg1", {"cpu": "1.5", "memory": "0Gi"}, node_name="n3", phase="Pending"
+            ),
             pod("c1", "p3", "pg1", {"cpu": "2", "memory": "10Gi", "nvidia.com/gpu": "2"}),
             pod("c1", "p4", "pg1", {"cpu": "3", "memory": "4Gi", "example.com/foo": "3"}),
         ],

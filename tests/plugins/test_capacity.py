@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import node, pod, pod_group, queue, session, task
-
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.model.objects import Cluster
 
 FLAT = {

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from extra_builders import NOW, pod, pod_group, queue, session, task
-
+from tests.builders import NOW, pod, pod_group, queue, session, task
 from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from extra_builders import node, pod, pod_group, queue, session, task
-
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.model.objects import Cluster, Pod
 
 

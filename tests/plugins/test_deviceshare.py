@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.api.unschedule_info import FitError
 from vspec.errors import PluginError
 from vspec.model.objects import Cluster

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.api.resource import Resource
 from vspec.errors import EngineError
 from vspec.framework.scheduler import simulate

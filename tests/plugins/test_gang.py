@@ -3,8 +3,7 @@ conditions written at session close."""
 
 from __future__ import annotations
 
-from extra_builders import node, pod, pod_group, queue, session, task
-
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.api.types import TaskStatus
 from vspec.framework.session import Session
 from vspec.model.objects import Cluster, Pod

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from extra_builders import node, pod, pod_group, queue
-
+from tests.builders import node, pod, pod_group, queue
 from vspec.framework.scheduler import simulate
 from vspec.model.conf import load_conf
 from vspec.model.corev1 import Condition

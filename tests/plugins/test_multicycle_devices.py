@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import kube_object, node, pod, pod_group, queue, session, task
-
+from tests.builders import kube_object, node, pod, pod_group, queue, session, task
 from vspec.framework.scheduler import simulate
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster, Pod

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import node, pod, pod_group, queue, session, task
-
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.actions.allocate import Allocate
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.k8s.scores import ScoreError
 from vspec.model.corev1 import Taint, parse_affinity, parse_topology_spread_constraint
 from vspec.model.objects import Cluster

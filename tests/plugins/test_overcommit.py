@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import node, pod, pod_group, queue, session
-
+from tests.builders import node, pod, pod_group, queue, session
 from vspec.framework.session import Session
 from vspec.model.objects import Cluster, Pod, PodGroup
 from vspec.model.result import Severity

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import kube_object, pod, pod_group, queue, session, task
-
+from tests.builders import kube_object, pod, pod_group, queue, session, task
 from vspec.model.objects import Cluster
 
 ENTRY = {"name": "pdb", "enablePreemptable": True, "enableReclaimable": True, "enabledVictim": True}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
 from vspec.framework.scheduler import simulate

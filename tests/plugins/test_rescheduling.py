@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import NOW, node, pod, pod_group, queue, session, task
-
+from tests.builders import NOW, node, pod, pod_group, queue, session, task
 from vspec.framework.session import SchedulerState
 from vspec.model.objects import Cluster, NodeUsage
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extra_builders import kube_object, pod_group, queue, session
-
+from tests.builders import kube_object, pod_group, queue, session
 from vspec.model.objects import Cluster
 
 ENTRY = {"name": "resourcequota", "enableJobEnqueued": True}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from extra_builders import NOW, pod_group, queue, session
-
+from tests.builders import NOW, pod_group, queue, session
 from vspec.model.objects import Cluster
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from extra_builders import node, pod, pod_group, queue, session, task
 
+from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.api.unschedule_info import FitError
 from vspec.model.objects import Cluster
 from vspec.plugins.tdm import RevocableZoneError, parse_int_or_percent, zone_window

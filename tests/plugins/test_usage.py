@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from extra_builders import NOW, node, pod, pod_group, queue, session, task
 
+from tests.builders import NOW, node, pod, pod_group, queue, session, task
 from vspec.api.unschedule_info import FitError
 from vspec.model.objects import Cluster, NodeUsage
 

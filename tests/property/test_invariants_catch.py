@@ -14,8 +14,8 @@ from math import isqrt
 from typing import Any, ClassVar
 
 import pytest
-from property_builders import cluster, node, pod, pod_group, run, violations
 
+from tests.builders import cluster, node, pod, pod_group, run, violations
 from vspec.api.job_info import JobInfo
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -63,9 +63,9 @@ GANG = {
 def gang_world() -> Any:
     # One node with room for 2 of a 3-pod gang: Volcano binds none of them.
     return cluster(
-        [node("n0", cpu=2)],
-        [pod("g", f"g-w-{i}") for i in range(3)],
-        [pod_group("g", 3)],
+        [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+        [pod("ns", f"g-w-{i}", "g", {"cpu": 1}) for i in range(3)],
+        [pod_group("ns", "g", "q", min_member=3, phase="Inqueue")],
     )
 
 
@@ -87,9 +87,9 @@ ALLOCATE = {"actions": "enqueue, allocate", "tiers": [{"plugins": [{"name": "pri
 def test_no_overcommit(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(
-            [node("n0", cpu=2)],
-            [pod(f"j{i}", f"j{i}-p", cpu=1) for i in range(3)],
-            [pod_group(f"j{i}", 1) for i in range(3)],
+            [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+            [pod("ns", f"j{i}-p", f"j{i}", {"cpu": 1}) for i in range(3)],
+            [pod_group("ns", f"j{i}", "q", min_member=1, phase="Inqueue") for i in range(3)],
         )
 
     inputs, result = run(ALLOCATE, world())
@@ -113,8 +113,16 @@ PREDICATES = {
 
 def test_predicates_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
-        tainted = node("n0", cpu=4, taints=[Taint("dedicated", "x", "NoSchedule")])
-        return cluster([tainted, node("n1", cpu=0)], [pod("j", "j-p", cpu=1)], [pod_group("j", 1)])
+        tainted = node(
+            "n0",
+            {"cpu": 4, "memory": "8Gi", "pods": 110},
+            taints=[Taint("dedicated", "x", "NoSchedule")],
+        )
+        return cluster(
+            [tainted, node("n1", {"cpu": 0, "memory": "8Gi", "pods": 110})],
+            [pod("ns", "j-p", "j", {"cpu": 1})],
+            [pod_group("ns", "j", "q", min_member=1, phase="Inqueue")],
+        )
 
     inputs, result = run(PREDICATES, world())
     assert result.binds == []
@@ -137,9 +145,9 @@ def test_queue_capability(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         capped = Queue(ObjectMeta("q"), capability={"cpu": Fraction(1)})
         return cluster(
-            [node("n0", cpu=4)],
-            [pod("j", f"j-p-{i}") for i in range(2)],
-            [pod_group("j", 2)],
+            [node("n0", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+            [pod("ns", f"j-p-{i}", "j", {"cpu": 1}) for i in range(2)],
+            [pod_group("ns", "j", "q", min_member=2, phase="Inqueue")],
             queues=[capped],
         )
 
@@ -178,9 +186,12 @@ class BrokenLogprint(Plugin):
 def test_logprint_correct(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(
-            [node("n0", cpu=1)],
-            [pod("a", "a-p"), pod("b", "b-p", node_name="n0")],
-            [pod_group("a", 1, phase="Pending"), pod_group("b", 1, phase="Running")],
+            [node("n0", {"cpu": 1, "memory": "8Gi", "pods": 110})],
+            [pod("ns", "a-p", "a", {"cpu": 1}), pod("ns", "b-p", "b", {"cpu": 1}, node_name="n0")],
+            [
+                pod_group("ns", "a", "q", min_member=1, phase="Pending"),
+                pod_group("ns", "b", "q", min_member=1, phase="Running"),
+            ],
         )
 
     inputs, result = run(LOGPRINT, world(), verbosity=1)
@@ -202,7 +213,14 @@ def test_logprint_correct(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
-        return cluster([node("n0"), node("n1")], [pod("j", "j-p")], [pod_group("j", 1)])
+        return cluster(
+            [
+                node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110}),
+                node("n1", {"cpu": 2, "memory": "8Gi", "pods": 110}),
+            ],
+            [pod("ns", "j-p", "j", {"cpu": 1})],
+            [pod_group("ns", "j", "q", min_member=1, phase="Inqueue")],
+        )
 
     inputs, result = run(ALLOCATE, world())
     assert violations("deterministic", inputs, result) == []
@@ -229,9 +247,9 @@ def test_deterministic_runs_on_large_clusters_only_when_thorough(
     thorough inputs still check it, and catch a nondeterministic engine."""
     side = isqrt(DETERMINISTIC_MAX_PAIRS) + 1
     world = cluster(
-        [node(f"n{i}") for i in range(side)],
-        [pod("j", f"j-p{i}") for i in range(side)],
-        [pod_group("j", 1)],
+        [node(f"n{i}", {"cpu": 2, "memory": "8Gi", "pods": 110}) for i in range(side)],
+        [pod("ns", f"j-p{i}", "j", {"cpu": 1}) for i in range(side)],
+        [pod_group("ns", "j", "q", min_member=1, phase="Inqueue")],
     )
     calls = iter(range(10**6))
 
@@ -270,11 +288,14 @@ def test_no_priority_inversion(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 1)]
         return cluster(
-            [node("n0", cpu=1)],
-            [pod("run", "run-p", node_name="n0"), pod("wait", "wait-p")],
+            [node("n0", {"cpu": 1, "memory": "8Gi", "pods": 110})],
             [
-                pod_group("run", 1, phase="Running", priority_class="high"),
-                pod_group("wait", 1, priority_class="low"),
+                pod("ns", "run-p", "run", {"cpu": 1}, node_name="n0"),
+                pod("ns", "wait-p", "wait", {"cpu": 1}),
+            ],
+            [
+                pod_group("ns", "run", "q", min_member=1, phase="Running", priority_class="high"),
+                pod_group("ns", "wait", "q", min_member=1, phase="Inqueue", priority_class="low"),
             ],
             classes=classes,
         )
@@ -307,9 +328,15 @@ class PipelineAnywhere(Action):
 def test_pipelined_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(
-            [node("n0", cpu=1)],
-            [pod("run", "run-p", node_name="n0"), pod("wait", "wait-p")],
-            [pod_group("run", 1, phase="Running"), pod_group("wait", 1)],
+            [node("n0", {"cpu": 1, "memory": "8Gi", "pods": 110})],
+            [
+                pod("ns", "run-p", "run", {"cpu": 1}, node_name="n0"),
+                pod("ns", "wait-p", "wait", {"cpu": 1}),
+            ],
+            [
+                pod_group("ns", "run", "q", min_member=1, phase="Running"),
+                pod_group("ns", "wait", "q", min_member=1, phase="Inqueue"),
+            ],
         )
 
     inputs, result = run(ALLOCATE, world())
@@ -324,7 +351,11 @@ def test_pipelined_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_conservation(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
-        return cluster([node("n0")], [pod("j", "j-p"), pod("k", "k-p")], [pod_group("j", 1)])
+        return cluster(
+            [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+            [pod("ns", "j-p", "j", {"cpu": 1}), pod("ns", "k-p", "k", {"cpu": 1})],
+            [pod_group("ns", "j", "q", min_member=1, phase="Inqueue")],
+        )
 
     inputs, result = run(ALLOCATE, world())
     assert violations("conservation", inputs, result) == []

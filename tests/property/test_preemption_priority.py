@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from hypothesis import event, given
 from hypothesis import strategies as st
-from property_builders import node, pod, pod_group
 
+from tests.builders import node, pod, pod_group
 from vspec.engines import get_engine
 from vspec.framework.scheduler import simulate
 from vspec.invariants import check_invariants
@@ -44,7 +44,10 @@ CLASSES = ("low", "mid", "high")
 def contended_clusters(draw: st.DrawFn) -> Cluster:
     """Nodes filled by running jobs of drawn priorities, and pending jobs of drawn
     priorities in the same queue: the situation in which preempt picks victims."""
-    nodes = [node(f"n{i}", draw(st.integers(1, 3))) for i in range(draw(st.integers(1, 3)))]
+    nodes = [
+        node(f"n{i}", {"cpu": draw(st.integers(1, 3)), "memory": "8Gi", "pods": 110})
+        for i in range(draw(st.integers(1, 3)))
+    ]
     cluster = Cluster(
         nodes=nodes,
         queues=[Queue(ObjectMeta("q"))],
@@ -57,17 +60,27 @@ def contended_clusters(draw: st.DrawFn) -> Cluster:
         size = int(host.allocatable["cpu"])
         cls = draw(st.sampled_from(CLASSES))
         cluster.pod_groups.append(
-            pod_group(name, draw(st.integers(1, size)), phase="Running", priority_class=cls)
+            pod_group(
+                "ns",
+                name,
+                "q",
+                min_member=draw(st.integers(1, size)),
+                phase="Running",
+                priority_class=cls,
+            )
         )
         cluster.pods.extend(
-            pod(name, f"{name}-{t}", 1, node_name=host.meta.name) for t in range(size)
+            pod("ns", f"{name}-{t}", name, {"cpu": 1}, node_name=host.meta.name)
+            for t in range(size)
         )
     for j in range(draw(st.integers(1, 3))):
         name = f"new{j}"
         size = draw(st.integers(1, 2))
         cls = draw(st.sampled_from(CLASSES))
-        cluster.pod_groups.append(pod_group(name, size, priority_class=cls))
-        cluster.pods.extend(pod(name, f"{name}-{t}", 1) for t in range(size))
+        cluster.pod_groups.append(
+            pod_group("ns", name, "q", min_member=size, phase="Inqueue", priority_class=cls)
+        )
+        cluster.pods.extend(pod("ns", f"{name}-{t}", name, {"cpu": 1}) for t in range(size))
     return cluster
 
 
@@ -95,20 +108,20 @@ def test_priority_led_preemption_never_evicts_an_outranking_job(
 def test_the_configuration_does_preempt() -> None:
     """Guards against a vacuous property: a full node, a higher-priority pending job."""
     cluster = Cluster(
-        nodes=[node("n0", 2)],
+        nodes=[node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
         queues=[Queue(ObjectMeta("q"))],
         priority_classes=[
             PriorityClass(ObjectMeta("low"), 10),
             PriorityClass(ObjectMeta("high"), 1000),
         ],
         pod_groups=[
-            pod_group("old", 1, phase="Running", priority_class="low"),
-            pod_group("new", 1, priority_class="high"),
+            pod_group("ns", "old", "q", min_member=1, phase="Running", priority_class="low"),
+            pod_group("ns", "new", "q", min_member=1, phase="Inqueue", priority_class="high"),
         ],
         pods=[
-            pod("old", "old-0", 1, node_name="n0"),
-            pod("old", "old-1", 1, node_name="n0"),
-            pod("new", "new-0", 1),
+            pod("ns", "old-0", "old", {"cpu": 1}, node_name="n0"),
+            pod("ns", "old-1", "old", {"cpu": 1}, node_name="n0"),
+            pod("ns", "new-0", "new", {"cpu": 1}),
         ],
     )
     result = simulate(PRIORITY_LED, cluster, cycles=2, verbosity=0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from property_builders import cluster, node, pod, pod_group, run, violations
 
+from tests.builders import cluster, node, pod, pod_group, run, violations
 from vspec.actions import preempt as preempt_action
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
@@ -28,11 +28,15 @@ def conf(actions: str, *plugins: str) -> dict[str, Any]:
 
 def test_liveness(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
-        return cluster([node("n0", cpu=4)], [pod("g", f"g-w-{i}") for i in range(3)], [])
+        return cluster(
+            [node("n0", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+            [pod("ns", f"g-w-{i}", "g", {"cpu": 1}) for i in range(3)],
+            [],
+        )
 
     def gang() -> Any:
         w = world()
-        w.pod_groups.append(pod_group("g", 3))
+        w.pod_groups.append(pod_group("ns", "g", "q", min_member=3, phase="Inqueue"))
         return w
 
     settings = conf("enqueue, allocate", "priority", "gang")
@@ -50,9 +54,12 @@ def test_liveness(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(
-            [node("n0", cpu=1)],
-            [pod("lo", "lo-p"), pod("hi", "hi-p")],
-            [pod_group("lo", 1, priority_class="low"), pod_group("hi", 1, priority_class="high")],
+            [node("n0", {"cpu": 1, "memory": "8Gi", "pods": 110})],
+            [pod("ns", "lo-p", "lo", {"cpu": 1}), pod("ns", "hi-p", "hi", {"cpu": 1})],
+            [
+                pod_group("ns", "lo", "q", min_member=1, phase="Inqueue", priority_class="low"),
+                pod_group("ns", "hi", "q", min_member=1, phase="Inqueue", priority_class="high"),
+            ],
             classes=CLASSES,
         )
 
@@ -72,14 +79,16 @@ def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
 def preempt_world(*, victim_namespace: str = "ns", preemptor_cpu: float = 1) -> Any:
     """A running low-priority pod fills the node; a high-priority job waits."""
     return cluster(
-        [node("n0", cpu=1, pods=1)],
+        [node("n0", {"cpu": 1, "memory": "8Gi", "pods": 1})],
         [
-            pod("run", "run-p", node_name="n0", namespace=victim_namespace),
-            pod("wait", "wait-p", cpu=preemptor_cpu),
+            pod(victim_namespace, "run-p", "run", {"cpu": 1}, node_name="n0"),
+            pod("ns", "wait-p", "wait", {"cpu": preemptor_cpu}),
         ],
         [
-            pod_group("run", 0, phase="Running", priority_class="low", namespace=victim_namespace),
-            pod_group("wait", 1, priority_class="high"),
+            pod_group(
+                victim_namespace, "run", "q", min_member=0, phase="Running", priority_class="low"
+            ),
+            pod_group("ns", "wait", "q", min_member=1, phase="Inqueue", priority_class="high"),
         ],
         classes=CLASSES,
     )
@@ -136,11 +145,12 @@ def test_gang_victims_keep_min(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_reclaim_victims_eligible(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(
-            [node("n0", cpu=2)],
-            [pod("run", f"run-{i}", node_name="n0") for i in range(2)] + [pod("wait", "wait-p")],
+            [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+            [pod("ns", f"run-{i}", "run", {"cpu": 1}, node_name="n0") for i in range(2)]
+            + [pod("ns", "wait-p", "wait", {"cpu": 1})],
             [
-                pod_group("run", 1, phase="Running", queue="q1"),
-                pod_group("wait", 1, queue="q2"),
+                pod_group("ns", "run", "q1", min_member=1, phase="Running"),
+                pod_group("ns", "wait", "q2", min_member=1, phase="Inqueue"),
             ],
             queues=[Queue(ObjectMeta("q1"), reclaimable=False), Queue(ObjectMeta("q2"))],
         )
@@ -160,7 +170,9 @@ def test_reclaim_victims_eligible(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_preempt_for_pipelined(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         w = preempt_world()
-        w.pods.append(pod("wait", "wait-q"))  # the gang needs two CPUs, the node has one
+        w.pods.append(
+            pod("ns", "wait-q", "wait", {"cpu": 1})
+        )  # the gang needs two CPUs, the node has one
         w.pod_groups[1].min_member = 2
         return w
 
@@ -178,11 +190,15 @@ def test_preempt_for_pipelined(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_phase_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
-        return cluster([node("n0", cpu=2)], [pod("g", f"g-w-{i}") for i in range(2)], [])
+        return cluster(
+            [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+            [pod("ns", f"g-w-{i}", "g", {"cpu": 1}) for i in range(2)],
+            [],
+        )
 
     def gang() -> Any:
         w = world()
-        w.pod_groups.append(pod_group("g", 2))
+        w.pod_groups.append(pod_group("ns", "g", "q", min_member=2, phase="Inqueue"))
         return w
 
     settings = conf("enqueue, allocate", "priority", "gang")

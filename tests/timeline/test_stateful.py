@@ -45,6 +45,7 @@ class TimelineMachine(RuleBasedStateMachine):
     def start(self, cluster: object, seed: int) -> None:
         self.violations: list[str] = []
         self.jobs = 0
+        self.added = 0
         self.clock = Clock(
             CONF, cluster, Timeline(period=timedelta(seconds=5)), seed, _START, 0, self._check
         )
@@ -92,7 +93,10 @@ class TimelineMachine(RuleBasedStateMachine):
 
     @rule(cpu=st.integers(1, 8))
     def add_node(self, cpu: int) -> None:
-        name = f"added{len(self.clock.cluster.nodes)}"
+        # Named by a counter: an add event is applied only when the clock reaches it, so the
+        # cluster's node count would give two nodes added in one step the same name.
+        name = f"added{self.added}"
+        self.added += 1
         node = Node(ObjectMeta(name), allocatable={"cpu": Fraction(cpu), "pods": Fraction(110)})
         self.clock.add_node_event(NodeEvent(self.clock.now - self.clock.start, "add", name, node))
 

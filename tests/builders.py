@@ -98,6 +98,7 @@ def pod(
     node_selector: Mapping[str, str] | None = None,
     spread: list[dict[str, Any]] | None = None,
     deleting: bool = False,
+    preemption_policy: str = "",
 ) -> Pod:
     """A pod of job ``<namespace>/<group>`` (none when ``group`` is empty); Running when
     placed on ``node_name``, Pending otherwise, unless ``phase`` says."""
@@ -119,6 +120,7 @@ def pod(
         phase=phase or ("Running" if node_name else "Pending"),
         node_name=node_name,
         priority=priority,
+        preemption_policy=preemption_policy,
         containers=parsed,
         conditions=list(conditions or []),
         affinity=parse_affinity(affinity),
@@ -163,6 +165,7 @@ def queue(
     parent: str = "",
     priority: int = 0,
     affinity: dict[str, Any] | None = None,
+    reclaimable: bool | None = None,
 ) -> Queue:
     return Queue(
         ObjectMeta(name, uid=name),
@@ -173,6 +176,7 @@ def queue(
         parent=parent,
         priority=priority,
         affinity=affinity,
+        reclaimable=reclaimable,
     )
 
 

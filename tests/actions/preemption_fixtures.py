@@ -1,4 +1,5 @@
-"""Tiny plugins and builders for the preempt, reclaim and shuffle action tests.
+"""Tiny plugins for the preempt, reclaim and shuffle action tests (their clusters come
+from tests/builders.py, in namespace ``c1``).
 
 The plugins decide victims and verdicts in the simplest way that exercises an action's
 own logic (so a failing test points at the action, not at a real plugin): job and task
@@ -9,7 +10,7 @@ with real plugins in the global registry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from vspec.api.node_info import NodeInfo
@@ -22,16 +23,10 @@ from vspec.framework.registry import register_plugin
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
 from vspec.model.conf import load_conf
-from vspec.model.corev1 import Container, parse_resource_list
 from vspec.model.objects import (
-    GROUP_NAME_ANNOTATION,
     Cluster,
-    Node,
     ObjectMeta,
-    Pod,
-    PodGroup,
     PriorityClass,
-    Queue,
 )
 from vspec.model.result import Severity, SimulationResult
 
@@ -153,77 +148,11 @@ def queue_verdicts(**arguments: list[str]) -> dict[str, Any]:
     return {"name": "tpre-queue", **QUEUE_FLAGS, "arguments": arguments}
 
 
-def node(name: str, cpu: str, pods: str = "10") -> Node:
-    return Node(
-        ObjectMeta(name),
-        allocatable=parse_resource_list({"cpu": cpu, "memory": "100Gi", "pods": pods}),
-    )
-
-
-def queue(name: str, *, reclaimable: bool | None = None) -> Queue:
-    return Queue(ObjectMeta(name, uid=name), reclaimable=reclaimable)
-
-
-def pod_group(
-    name: str,
-    queue_name: str,
-    *,
-    min_member: int = 1,
-    priority_class: str = "",
-    phase: str = "Running",
-) -> PodGroup:
-    """Job ``c1/<name>``; ``priority_class`` is "high" (100) or "low" (10)."""
-    return PodGroup(
-        ObjectMeta(name, "c1"),
-        queue=queue_name,
-        min_member=min_member,
-        priority_class_name=priority_class,
-        phase=phase,
-    )
-
-
-def pod(
-    name: str,
-    group: str,
-    cpu: str,
-    *,
-    node_name: str = "",
-    phase: str | None = None,
-    priority: int | None = None,
-    labels: Mapping[str, str] | None = None,
-    preemption_policy: str = "",
-) -> Pod:
-    """A pod of job ``c1/<group>``; Running when placed, Pending otherwise."""
-    requests = parse_resource_list({"cpu": cpu, "memory": "1Gi"} if cpu != "0" else {})
-    return Pod(
-        ObjectMeta(
-            name,
-            "c1",
-            uid=f"c1-{name}",
-            labels=dict(labels or {}),
-            annotations={GROUP_NAME_ANNOTATION: group},
-        ),
-        phase=phase or ("Running" if node_name else "Pending"),
-        node_name=node_name,
-        priority=priority,
-        preemption_policy=preemption_policy,
-        containers=[Container(name="c", requests=requests)],
-    )
-
-
-def cluster(
-    nodes: Sequence[Node], queues: Sequence[Queue], groups: Sequence[PodGroup], pods: Sequence[Pod]
-) -> Cluster:
-    return Cluster(
-        nodes=list(nodes),
-        pods=list(pods),
-        pod_groups=list(groups),
-        queues=list(queues),
-        priority_classes=[
-            PriorityClass(ObjectMeta("high"), value=100),
-            PriorityClass(ObjectMeta("low"), value=10),
-        ],
-    )
+# Job priority classes of the action tests' clusters ("high" 100, "low" 10).
+PRIORITY_CLASSES = [
+    PriorityClass(ObjectMeta("high"), value=100),
+    PriorityClass(ObjectMeta("low"), value=10),
+]
 
 
 def run(sched: Any, world: Cluster, *, cycles: int = 1, verbosity: int = 3) -> SimulationResult:

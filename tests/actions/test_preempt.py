@@ -6,21 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from preemption_fixtures import (
+
+from tests.actions.preemption_fixtures import (
+    PRIORITY_CLASSES,
     VICTIM_LABEL,
-    cluster,
     conf,
     evicted,
     lines,
-    node,
-    pod,
-    pod_group,
     priority,
-    queue,
     queue_verdicts,
     run,
 )
-
+from tests.builders import cluster, node, pod, pod_group, queue
 from vspec.framework.registry import get_action
 from vspec.model.objects import Cluster
 
@@ -30,14 +27,18 @@ PREEMPT = "preempt"
 def two_jobs_one_node(*, high_cpu: str = "1", low_pods: int = 2, **high: Any) -> Cluster:
     """A low-priority job filling n1 (2 cpu) and a pending high-priority job, one queue."""
     return cluster(
-        [node("n1", "2")],
-        [queue("q1")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod_group("low", "q1", priority_class="low"),
-            pod_group("high", "q1", priority_class="high"),
+            pod("c1", f"low-{i}", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1")
+            for i in range(low_pods)
+        ]
+        + [pod("c1", "high-0", "high", {"cpu": high_cpu, "memory": "1Gi"}, **high)],
+        [
+            pod_group("c1", "low", "q1", min_member=1, phase="Running", priority_class="low"),
+            pod_group("c1", "high", "q1", min_member=1, phase="Running", priority_class="high"),
         ],
-        [pod(f"low-{i}", "low", "1", node_name="n1") for i in range(low_pods)]
-        + [pod("high-0", "high", high_cpu, **high)],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
 
 
@@ -84,17 +85,18 @@ def test_preemption_policy_never_is_refused_with_volcanos_message() -> None:
 
 def test_tasks_of_other_queues_are_never_preempted() -> None:
     world = cluster(
-        [node("n1", "2")],
-        [queue("q1"), queue("q2")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod_group("low", "q2", priority_class="low"),
-            pod_group("high", "q1", priority_class="high"),
+            pod("c1", "low-0", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "low-1", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "high-0", "high", {"cpu": "1", "memory": "1Gi"}),
         ],
         [
-            pod("low-0", "low", "1", node_name="n1"),
-            pod("low-1", "low", "1", node_name="n1"),
-            pod("high-0", "high", "1"),
+            pod_group("c1", "low", "q2", min_member=1, phase="Running", priority_class="low"),
+            pod_group("c1", "high", "q1", min_member=1, phase="Running", priority_class="high"),
         ],
+        queues=[queue("q1"), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(conf(PREEMPT, priority(), queue_verdicts()), world)
     assert result.evictions == []
@@ -102,17 +104,27 @@ def test_tasks_of_other_queues_are_never_preempted() -> None:
 
 def test_bound_tasks_are_preemptable_and_unpreemptable_ones_are_kept() -> None:
     world = cluster(
-        [node("n1", "2")],
-        [queue("q1")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod_group("low", "q1", priority_class="low"),
-            pod_group("high", "q1", priority_class="high"),
+            pod(
+                "c1", "low-0", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1", phase="Pending"
+            ),  # Bound
+            pod(
+                "c1",
+                "low-1",
+                "low",
+                {"cpu": "1", "memory": "1Gi"},
+                node_name="n1",
+                labels={"volcano.sh/preemptable": "false"},
+            ),
+            pod("c1", "high-0", "high", {"cpu": "1", "memory": "1Gi"}),
         ],
         [
-            pod("low-0", "low", "1", node_name="n1", phase="Pending"),  # Bound
-            pod("low-1", "low", "1", node_name="n1", labels={"volcano.sh/preemptable": "false"}),
-            pod("high-0", "high", "1"),
+            pod_group("c1", "low", "q1", min_member=1, phase="Running", priority_class="low"),
+            pod_group("c1", "high", "q1", min_member=1, phase="Running", priority_class="high"),
         ],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(conf(PREEMPT, priority(), queue_verdicts()), world)
     assert evicted(result) == [("c1/low-0", "preempt")]
@@ -122,18 +134,19 @@ def test_statement_is_discarded_when_the_job_is_not_pipelined() -> None:
     # A gang of two 2-cpu tasks: one fits after evicting both low tasks, the second
     # cannot, so the job is not pipelined and the evictions are rolled back.
     world = cluster(
-        [node("n1", "2")],
-        [queue("q1")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod_group("low", "q1", priority_class="low"),
-            pod_group("high", "q1", min_member=2, priority_class="high"),
+            pod("c1", "low-0", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "low-1", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "high-0", "high", {"cpu": "2", "memory": "1Gi"}),
+            pod("c1", "high-1", "high", {"cpu": "2", "memory": "1Gi"}),
         ],
         [
-            pod("low-0", "low", "1", node_name="n1"),
-            pod("low-1", "low", "1", node_name="n1"),
-            pod("high-0", "high", "2"),
-            pod("high-1", "high", "2"),
+            pod_group("c1", "low", "q1", min_member=1, phase="Running", priority_class="low"),
+            pod_group("c1", "high", "q1", min_member=2, phase="Running", priority_class="high"),
         ],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(conf(PREEMPT, priority(), queue_verdicts()), world)
     assert result.evictions == []
@@ -147,17 +160,21 @@ def test_evictions_on_a_node_that_did_not_fit_stay_in_the_statement() -> None:
     # preemptor still does not fit; the job is pipelined by default (no JobPipelined
     # plugin enabled) and the statement, evictions included, is committed.
     world = cluster(
-        [node("n1", "1"), node("n2", "1")],
-        [queue("q1")],
         [
-            pod_group("low", "q1", priority_class="low"),
-            pod_group("high", "q1", priority_class="high"),
+            node("n1", {"cpu": "1", "memory": "100Gi", "pods": "10"}),
+            node("n2", {"cpu": "1", "memory": "100Gi", "pods": "10"}),
         ],
         [
-            pod("low-0", "low", "1", node_name="n1"),
-            pod("low-1", "low", "1", node_name="n2"),
-            pod("high-0", "high", "1"),
+            pod("c1", "low-0", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "low-1", "low", {"cpu": "1", "memory": "1Gi"}, node_name="n2"),
+            pod("c1", "high-0", "high", {"cpu": "1", "memory": "1Gi"}),
         ],
+        [
+            pod_group("c1", "low", "q1", min_member=1, phase="Running", priority_class="low"),
+            pod_group("c1", "high", "q1", min_member=1, phase="Running", priority_class="high"),
+        ],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
     sched = conf(PREEMPT, priority(enableJobPipelined=False), queue_verdicts(notAllocatable=["q1"]))
     result = run(sched, world)
@@ -167,13 +184,14 @@ def test_evictions_on_a_node_that_did_not_fit_stay_in_the_statement() -> None:
 
 def test_within_job_preemption_evicts_lower_priority_tasks_of_the_same_job() -> None:
     world = cluster(
-        [node("n1", "1")],
-        [queue("q1")],
-        [pod_group("job", "q1", min_member=1)],
+        [node("n1", {"cpu": "1", "memory": "100Gi", "pods": "10"})],
         [
-            pod("job-0", "job", "1", node_name="n1", priority=1),
-            pod("job-1", "job", "1", priority=50),
+            pod("c1", "job-0", "job", {"cpu": "1", "memory": "1Gi"}, node_name="n1", priority=1),
+            pod("c1", "job-1", "job", {"cpu": "1", "memory": "1Gi"}, priority=50),
         ],
+        [pod_group("c1", "job", "q1", min_member=1, phase="Running")],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(conf(PREEMPT, priority(), queue_verdicts()), world)
     assert evicted(result) == [("c1/job-0", "preempt")]
@@ -185,14 +203,19 @@ def test_within_job_pass_runs_once_per_queue() -> None:
     # within-jobs tries a-0 and b-0. q2: b's task heap is the one q1's within-job pass
     # rebuilt and popped, so between-jobs finds it empty; within-jobs tries both again.
     world = cluster(
-        [node("n1", "1")],
-        [queue("q1"), queue("q2")],
-        [pod_group("a", "q1"), pod_group("b", "q2"), pod_group("full", "q1")],
+        [node("n1", {"cpu": "1", "memory": "100Gi", "pods": "10"})],
         [
-            pod("full-0", "full", "1", node_name="n1"),
-            pod("a-0", "a", "1"),
-            pod("b-0", "b", "1"),
+            pod("c1", "full-0", "full", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "a-0", "a", {"cpu": "1", "memory": "1Gi"}),
+            pod("c1", "b-0", "b", {"cpu": "1", "memory": "1Gi"}),
         ],
+        [
+            pod_group("c1", "a", "q1", min_member=1, phase="Running"),
+            pod_group("c1", "b", "q2", min_member=1, phase="Running"),
+            pod_group("c1", "full", "q1", min_member=1, phase="Running"),
+        ],
+        queues=[queue("q1"), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(conf(PREEMPT, priority(), queue_verdicts()), world)
     log = lines(result)
@@ -210,13 +233,21 @@ def test_within_job_pass_runs_once_per_queue() -> None:
 
 def test_victim_tasks_are_evicted_at_the_end_of_the_action() -> None:
     world = cluster(
-        [node("n1", "4")],
-        [queue("q1")],
-        [pod_group("job", "q1")],
+        [node("n1", {"cpu": "4", "memory": "100Gi", "pods": "10"})],
         [
-            pod("job-0", "job", "1", node_name="n1", labels={VICTIM_LABEL: "true"}),
-            pod("job-1", "job", "1", node_name="n1"),
+            pod(
+                "c1",
+                "job-0",
+                "job",
+                {"cpu": "1", "memory": "1Gi"},
+                node_name="n1",
+                labels={VICTIM_LABEL: "true"},
+            ),
+            pod("c1", "job-1", "job", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
         ],
+        [pod_group("c1", "job", "q1", min_member=1, phase="Running")],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
     sched = conf(PREEMPT, priority(), {"name": "tpre-victims", "enabledVictim": True})
     assert evicted(run(sched, world)) == [("c1/job-0", "evict")]

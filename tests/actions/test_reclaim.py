@@ -5,21 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from preemption_fixtures import (
-    cluster,
+from tests.actions.preemption_fixtures import (
+    PRIORITY_CLASSES,
     conf,
     evicted,
     lines,
-    node,
-    pod,
-    pod_group,
     priority,
-    queue,
     queue_verdicts,
     reject_nodes,
     run,
 )
-
+from tests.builders import cluster, node, pod, pod_group, queue
 from vspec.model.objects import Cluster
 from vspec.model.result import Severity
 
@@ -39,11 +35,18 @@ def hog_and_want(
     """Job ``hog`` (queue ``hog_queue``) runs ``hog`` 1-cpu tasks on n1; job ``want``
     (queue q2) has one pending task."""
     return cluster(
-        [node("n1", cpu)],
-        [queue("q1", reclaimable=reclaimable), queue("q2")],
-        [pod_group("hog", hog_queue), pod_group("want", "q2")],
-        [pod(f"hog-{i}", "hog", "1", node_name="n1") for i in range(hog)]
-        + [pod("want-0", "want", want_cpu, **want)],
+        [node("n1", {"cpu": cpu, "memory": "100Gi", "pods": "10"})],
+        [
+            pod("c1", f"hog-{i}", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n1")
+            for i in range(hog)
+        ]
+        + [pod("c1", "want-0", "want", {"cpu": want_cpu, "memory": "1Gi"}, **want)],
+        [
+            pod_group("c1", "hog", hog_queue, min_member=1, phase="Running"),
+            pod_group("c1", "want", "q2", min_member=1, phase="Running"),
+        ],
+        queues=[queue("q1", reclaimable=reclaimable), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
 
 
@@ -71,14 +74,25 @@ def test_only_evicted_resources_count_not_the_idle_ones() -> None:
 def test_evictions_stand_when_they_do_not_cover_the_request() -> None:
     # Victims (1 cpu) plus idle (1 cpu) validate, but the evicted cpu alone is short.
     world = cluster(
-        [node("n1", "3")],
-        [queue("q1"), queue("q2")],
-        [pod_group("hog", "q1"), pod_group("want", "q2")],
+        [node("n1", {"cpu": "3", "memory": "100Gi", "pods": "10"})],
         [
-            pod("hog-0", "hog", "1", node_name="n1"),
-            pod("hog-1", "hog", "1", node_name="n1", labels={"volcano.sh/preemptable": "false"}),
-            pod("want-0", "want", "2"),
+            pod("c1", "hog-0", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod(
+                "c1",
+                "hog-1",
+                "hog",
+                {"cpu": "1", "memory": "1Gi"},
+                node_name="n1",
+                labels={"volcano.sh/preemptable": "false"},
+            ),
+            pod("c1", "want-0", "want", {"cpu": "2", "memory": "1Gi"}),
         ],
+        [
+            pod_group("c1", "hog", "q1", min_member=1, phase="Running"),
+            pod_group("c1", "want", "q2", min_member=1, phase="Running"),
+        ],
+        queues=[queue("q1"), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(reclaim_conf(), world)
     assert evicted(result) == [("c1/hog-0", "reclaim")]
@@ -131,19 +145,20 @@ def test_a_job_no_longer_starving_drops_its_queue() -> None:
     # "first" (high priority) reclaims and is pushed back; popped again it has no task
     # left, so q2 is dropped and "second" never reclaims.
     world = cluster(
-        [node("n1", "2")],
-        [queue("q1"), queue("q2")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod_group("hog", "q1"),
-            pod_group("first", "q2", priority_class="high"),
-            pod_group("second", "q2", priority_class="low"),
+            pod("c1", "hog-0", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "hog-1", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "first-0", "first", {"cpu": "1", "memory": "1Gi"}),
+            pod("c1", "second-0", "second", {"cpu": "1", "memory": "1Gi"}),
         ],
         [
-            pod("hog-0", "hog", "1", node_name="n1"),
-            pod("hog-1", "hog", "1", node_name="n1"),
-            pod("first-0", "first", "1"),
-            pod("second-0", "second", "1"),
+            pod_group("c1", "hog", "q1", min_member=1, phase="Running"),
+            pod_group("c1", "first", "q2", min_member=1, phase="Running", priority_class="high"),
+            pod_group("c1", "second", "q2", min_member=1, phase="Running", priority_class="low"),
         ],
+        queues=[queue("q1"), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(reclaim_conf(), world)
     assert evicted(result) == [("c1/hog-1", "reclaim")]
@@ -153,14 +168,21 @@ def test_a_job_no_longer_starving_drops_its_queue() -> None:
 
 def test_nodes_failing_unresolvably_are_passed_over_in_order() -> None:
     world = cluster(
-        [node("n1", "1"), node("n2", "1")],
-        [queue("q1"), queue("q2")],
-        [pod_group("hog", "q1"), pod_group("want", "q2")],
         [
-            pod("hog-0", "hog", "1", node_name="n1"),
-            pod("hog-1", "hog", "1", node_name="n2"),
-            pod("want-0", "want", "1"),
+            node("n1", {"cpu": "1", "memory": "100Gi", "pods": "10"}),
+            node("n2", {"cpu": "1", "memory": "100Gi", "pods": "10"}),
         ],
+        [
+            pod("c1", "hog-0", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "hog-1", "hog", {"cpu": "1", "memory": "1Gi"}, node_name="n2"),
+            pod("c1", "want-0", "want", {"cpu": "1", "memory": "1Gi"}),
+        ],
+        [
+            pod_group("c1", "hog", "q1", min_member=1, phase="Running"),
+            pod_group("c1", "want", "q2", min_member=1, phase="Running"),
+        ],
+        queues=[queue("q1"), queue("q2")],
+        classes=PRIORITY_CLASSES,
     )
     result = run(
         conf(RECLAIM, priority(), queue_verdicts(), reject_nodes("n1")), world, verbosity=4
@@ -179,13 +201,18 @@ def test_victims_of_the_queue_ordered_last_go_first() -> None:
     # names (q1 before q3), so q3's task goes first. JobOrder would have picked zeta
     # (c1/alpha orders before c1/zeta), so this also shows queues decide across queues.
     world = cluster(
-        [node("n1", "2")],
-        [queue("q1"), queue("q2"), queue("q3")],
-        [pod_group("zeta", "q1"), pod_group("want", "q2"), pod_group("alpha", "q3")],
+        [node("n1", {"cpu": "2", "memory": "100Gi", "pods": "10"})],
         [
-            pod("zeta-0", "zeta", "1", node_name="n1"),
-            pod("alpha-0", "alpha", "1", node_name="n1"),
-            pod("want-0", "want", "1"),
+            pod("c1", "zeta-0", "zeta", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "alpha-0", "alpha", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod("c1", "want-0", "want", {"cpu": "1", "memory": "1Gi"}),
         ],
+        [
+            pod_group("c1", "zeta", "q1", min_member=1, phase="Running"),
+            pod_group("c1", "want", "q2", min_member=1, phase="Running"),
+            pod_group("c1", "alpha", "q3", min_member=1, phase="Running"),
+        ],
+        queues=[queue("q1"), queue("q2"), queue("q3")],
+        classes=PRIORITY_CLASSES,
     )
     assert evicted(run(reclaim_conf(), world)) == [("c1/alpha-0", "reclaim")]

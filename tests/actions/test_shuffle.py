@@ -3,19 +3,15 @@ is evicted at once."""
 
 from __future__ import annotations
 
-from preemption_fixtures import (
+from tests.actions.preemption_fixtures import (
+    PRIORITY_CLASSES,
     VICTIM_LABEL,
-    cluster,
     conf,
     evicted,
     lines,
-    node,
-    pod,
-    pod_group,
-    queue,
     run,
 )
-
+from tests.builders import cluster, node, pod, pod_group, queue
 from vspec.model.objects import Cluster
 
 SHUFFLE = "shuffle"
@@ -25,15 +21,24 @@ MARK = {VICTIM_LABEL: "true"}
 
 def world() -> Cluster:
     return cluster(
-        [node("n1", "4")],
-        [queue("q1")],
-        [pod_group("job", "q1")],
+        [node("n1", {"cpu": "4", "memory": "100Gi", "pods": "10"})],
         [
-            pod("job-0", "job", "1", node_name="n1", labels=MARK),
-            pod("job-1", "job", "1", node_name="n1"),
-            pod("job-2", "job", "1", node_name="n1", labels=MARK, phase="Pending"),  # Bound
-            pod("job-3", "job", "1", node_name="n1", labels=MARK),
+            pod("c1", "job-0", "job", {"cpu": "1", "memory": "1Gi"}, node_name="n1", labels=MARK),
+            pod("c1", "job-1", "job", {"cpu": "1", "memory": "1Gi"}, node_name="n1"),
+            pod(
+                "c1",
+                "job-2",
+                "job",
+                {"cpu": "1", "memory": "1Gi"},
+                node_name="n1",
+                labels=MARK,
+                phase="Pending",
+            ),  # Bound
+            pod("c1", "job-3", "job", {"cpu": "1", "memory": "1Gi"}, node_name="n1", labels=MARK),
         ],
+        [pod_group("c1", "job", "q1", min_member=1, phase="Running")],
+        queues=[queue("q1")],
+        classes=PRIORITY_CLASSES,
     )
 
 

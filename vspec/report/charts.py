@@ -7,31 +7,16 @@ never referenced (``js=[]``), and the comments and config script it adds are dro
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 import pygal
-from pygal.style import Style
 
 from vspec.explain.records import ClusterState, NodeState
+from vspec.svg import STYLE, render
 
 MAX_NODES = 40  # node bars per picture; the busiest nodes are kept
 MAX_JOBS = 12  # legend entries; the other jobs share one colour
 BAR_HEIGHT = 16
-_STYLE = Style(
-    background="white",
-    plot_background="white",
-    font_family="sans-serif",
-    label_font_size=10,
-    legend_font_size=11,
-    title_font_size=13,
-)
-_JUNK = re.compile(r"<!--.*?-->|<script.*?</script>", re.DOTALL)
-
-
-def _svg(chart: pygal.graph.graph.Graph) -> str:
-    text: str = chart.render(is_unicode=True)
-    return _JUNK.sub("", text)
 
 
 def _resources(nodes: list[NodeState]) -> list[str]:
@@ -78,7 +63,7 @@ def nodes_chart(state: ClusterState) -> str:
     chart = pygal.HorizontalStackedBar(
         js=[],
         disable_xml_declaration=True,
-        style=_STYLE,
+        style=STYLE,
         title=title,
         width=760,
         height=90 + BAR_HEIGHT * max(len(labels), 1) + 14 * ((len(shown) + 3) // 3),
@@ -95,7 +80,7 @@ def nodes_chart(state: ClusterState) -> str:
         chart.add("other jobs", other)
     if not shown:
         chart.add("(empty)", [None] * len(labels))
-    return _svg(chart)
+    return render(chart)
 
 
 def _plus(a: float | None, b: float | None) -> float | None:
@@ -115,7 +100,7 @@ def queues_chart(state: ClusterState) -> str | None:
     chart = pygal.HorizontalBar(
         js=[],
         disable_xml_declaration=True,
-        style=_STYLE,
+        style=STYLE,
         title=f"after cycle {state.cycle}: queue allocated, % of deserved",
         width=760,
         height=110 + 2 * BAR_HEIGHT * len(rows),
@@ -127,4 +112,4 @@ def queues_chart(state: ClusterState) -> str | None:
         "allocated",
         [100 * alloc / deserved if deserved > 0 else None for _, alloc, deserved in rows],
     )
-    return _svg(chart)
+    return render(chart)

@@ -10,26 +10,16 @@ give the same text.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 
 import pygal
-from pygal.style import Style
 
+from vspec.svg import STYLE, render
 from vspec.timeline import metrics as m
 from vspec.timeline.records import TimelineResult
 
 Runs = Mapping[str, TimelineResult]
 MAX_POINTS = 2000  # per line: longer series are thinned to their changes
-_STYLE = Style(
-    background="white",
-    plot_background="white",
-    font_family="sans-serif",
-    label_font_size=10,
-    legend_font_size=11,
-    title_font_size=13,
-)
-_JUNK = re.compile(r"<!--.*?-->|<script.*?</script>", re.DOTALL)
 
 
 def _chart(title: str, x_title: str, y_title: str) -> pygal.XY:
@@ -37,7 +27,7 @@ def _chart(title: str, x_title: str, y_title: str) -> pygal.XY:
         title=title,
         x_title=x_title,
         y_title=y_title,
-        style=_STYLE,
+        style=STYLE,
         js=[],
         width=800,
         height=420,
@@ -48,11 +38,6 @@ def _chart(title: str, x_title: str, y_title: str) -> pygal.XY:
         truncate_legend=-1,
         range=(0, 1),
     )
-
-
-def _svg(chart: pygal.XY) -> str:
-    text: str = chart.render(is_unicode=True)
-    return _JUNK.sub("", text)
 
 
 def _steps(xs: list[float], ys: list[float], end: float) -> list[tuple[float, float]]:
@@ -100,7 +85,7 @@ def wait_distribution(runs: Runs, *, tag: str | None = None) -> str:
         )
     for title, (xs, ys) in curves.items():
         chart.add(title, _steps([0.0, *xs], [0.0, *ys], max(longest, 1.0)))
-    return _svg(chart)
+    return render(chart)
 
 
 def utilisation(runs: Runs, *, resource: str = "cpu") -> str:
@@ -109,7 +94,7 @@ def utilisation(runs: Runs, *, resource: str = "cpu") -> str:
     for name, result in runs.items():
         xs, end = _hours(result)
         chart.add(name, _steps(xs, m.utilisation(result, resource), end))
-    return _svg(chart)
+    return render(chart)
 
 
 def queue_share(runs: Runs) -> str:
@@ -127,7 +112,7 @@ def queue_share(runs: Runs) -> str:
                 _steps(xs, deserved, end),
                 stroke_style={"width": 1, "dasharray": "4, 3"},
             )
-    return _svg(chart)
+    return render(chart)
 
 
 def all_plots(runs: Runs) -> dict[str, str]:

@@ -17,7 +17,7 @@ from vspec.framework import registry
 from vspec.framework.log import klog_header
 from vspec.model.result import LogLine, Severity
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SEED_CONF = REPO / "fixtures" / "schedulers" / "seed-configmap.yaml"
 
 

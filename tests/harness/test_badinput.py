@@ -18,7 +18,7 @@ import pytest
 from vspec.errors import VspecError, each_error
 from vspec.harness.loader import load_file
 
-CORPUS = Path(__file__).parent / "badinput"
+CORPUS = Path(__file__).parents[1] / "badinput"
 HEADER = re.compile(r"^# error: (?:(?P<file>[^:]+):)?(?P<line>\d+): (?P<text>.+)$")
 MAX_SECONDS = 1.0
 MAX_BYTES = 64 * 1024 * 1024

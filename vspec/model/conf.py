@@ -9,8 +9,9 @@ errors here instead of a silent fall-back to the default conf.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from vspec.errors import ConfError, Location
@@ -112,11 +113,13 @@ class SchedulerConf:
         return [p.name for t in self.tiers for p in t.plugins]
 
 
-def _flag(value: Any, key: str, where: Location | None) -> bool | None:
+def _flag(value: Any, key: str, where: Callable[[], Location | None]) -> bool | None:
+    """``where`` is called only for a bad value: locating a key walks the YAML marks, and
+    a conf has a dozen flags per plugin entry."""
     if value is None:
         return None
     if not isinstance(value, bool):
-        raise ConfError(f"{key} must be true or false, got {value!r}", where)
+        raise ConfError(f"{key} must be true or false, got {value!r}", where())
     return value
 
 
@@ -164,13 +167,14 @@ def load_conf(
         tier = Tier()
         hdrf = proportion = False
         for pi, entry in enumerate((tier_raw or {}).get("plugins") or []):
-            loc = where("tiers", ti, "plugins", pi)
+            at = ("tiers", ti, "plugins", pi)
+            loc = where(*at)
             name = entry.get("name")
             if not isinstance(name, str) or not name:
                 raise ConfError("a plugin entry needs a name", loc)
             flags: dict[str, bool | None] = {}
             for key, attr in FLAG_KEYS.items():
-                flags[attr] = _flag(entry.get(key), key, where("tiers", ti, "plugins", pi, key))
+                flags[attr] = _flag(entry.get(key), key, partial(where, *at, key))
                 if flags[attr] is None and default_plugin_flags and attr not in NOT_DEFAULTED:
                     flags[attr] = True
             arguments = entry.get("arguments") or {}

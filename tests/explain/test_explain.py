@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -196,9 +196,8 @@ def test_vspec_run_points_to_explain(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"run `vspec explain {path} --task default/solo-t-0` for why" in out
 
 
-def test_explaining_a_task_of_a_1000_node_spec_is_quick(tmp_path: Path) -> None:
-    """Well under a second beyond the run itself (CPU time, best of two; measured
-    within run-to-run noise, under 0.05 s, on the 2-core machine)."""
+def explain_overhead_spec(tmp_path: Path) -> Any:
+    """1,000 nodes: benchmarks/test_bench.py times explain on it against the plain run."""
     path = tmp_path / "big.yaml"
     path.write_text(
         "name: big\n"
@@ -215,30 +214,19 @@ cluster:
 expect: {}
 """
     )
-    spec = load_file(path).specs[0]
-    from vspec.framework.scheduler import simulate
+    return load_file(path).specs[0]
 
-    def run() -> float:
-        start = time.process_time()
-        simulate(spec.scheduler, spec.cluster, seed=0, verbosity=spec.verbosity)
-        return time.process_time() - start
 
-    def explain() -> float:
-        start = time.process_time()
-        explanation = explain_spec(spec, Selection(task=_some_task(spec)))
-        assert len(explanation.tasks) == 1
-        return time.process_time() - start
-
-    plain = min(run() for _ in range(2))
-    explained = min(explain() for _ in range(2))
-    explanation = explain_spec(spec, Selection(task=_some_task(spec)))
+def test_explaining_a_task_of_a_1000_node_spec(tmp_path: Path) -> None:
+    """Every node Volcano's sampling examines is in the explanation (its CPU budget is
+    benchmarks/test_bench.py's)."""
+    spec = explain_overhead_spec(tmp_path)
+    explanation = explain_spec(spec, Selection(task=some_task(spec)))
     assert len(explanation.tasks) == 1
     assert len(explanation.tasks[0].attempts[0].nodes) >= 400
-    print(f"plain run {plain:.2f}s, explained {explained:.2f}s")
-    assert explained - plain < 0.5, (plain, explained)
 
 
-def _some_task(spec: object) -> str:
+def some_task(spec: object) -> str:
     pods = spec.cluster.pods  # type: ignore[attr-defined]
     return str(pods[len(pods) // 2].meta.key)
 

@@ -1,4 +1,5 @@
-"""Every file of the bad-input corpus is refused with a located error, fast and small.
+"""Every file of the bad-input corpus is refused with a located error, in little memory
+(its CPU budget is benchmarks/test_bench.py's).
 
 Each ``tests/badinput/*.yaml`` starts with ``# error: [FILE:]LINE: TEXT``: loading it must
 give a SpecError at that line (of FILE, relative to the corpus, when the error is in a file
@@ -8,7 +9,6 @@ it includes) whose message contains TEXT. Inputs too big to commit are generated
 from __future__ import annotations
 
 import re
-import time
 import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +20,6 @@ from vspec.harness.loader import load_file
 
 CORPUS = Path(__file__).parents[1] / "badinput"
 HEADER = re.compile(r"^# error: (?:(?P<file>[^:]+):)?(?P<line>\d+): (?P<text>.+)$")
-MAX_SECONDS = 1.0
 MAX_BYTES = 64 * 1024 * 1024
 
 
@@ -46,26 +45,22 @@ def corpus() -> list[Path]:
 @dataclass
 class Measured:
     errors: list[VspecError]
-    seconds: float
     peak_bytes: int
 
 
 def measure_load(path: Path, *, memory: bool = True) -> Measured:
-    """Load twice: timed (CPU time, so a busy machine does not fail the test), then under
-    tracemalloc, which slows allocation too much to time the same run."""
-    start = time.process_time()
+    """Load, then load again under tracemalloc for the peak (its own errors are not kept)."""
     loaded = load_file(path)
-    seconds = time.process_time() - start
     assert loaded.is_spec_file, f"{path.name}: a bad spec file must not be passed over"
     if not memory:
-        return Measured(loaded.errors, seconds, 0)
+        return Measured(loaded.errors, 0)
     tracemalloc.start()
     try:
         load_file(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return Measured(loaded.errors, seconds, peak)
+    return Measured(loaded.errors, peak)
 
 
 def assert_refused(path: Path, want: Expected, *, memory: bool = True) -> None:
@@ -85,7 +80,6 @@ def assert_refused(path: Path, want: Expected, *, memory: bool = True) -> None:
     assert hits, f"{path.name}: want line {want.line} {want.text!r}, got:\n" + "\n".join(
         str(e) for e in measured.errors
     )
-    assert measured.seconds < MAX_SECONDS, f"{path.name}: took {measured.seconds:.2f}s"
     assert measured.peak_bytes < MAX_BYTES, f"{path.name}: peak {measured.peak_bytes} bytes"
 
 

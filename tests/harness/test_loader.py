@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import textwrap
-import time
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
@@ -1210,15 +1209,13 @@ def big_spec(pods: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_ten_thousand_pods_load_in_a_couple_of_seconds(tmp_path: Path) -> None:
+def test_ten_thousand_pods_load(tmp_path: Path) -> None:
+    """Its CPU budget is benchmarks/test_bench.py's."""
     # Bare: its pods name pod groups it never declares, which a deployed webhook refuses.
     bare = big_spec(10_000).replace("name: big", "name: big\nclusterMode: bare")
     path = write(tmp_path, "big.yaml", bare)
-    start = time.process_time()
     loaded = load_file(path)
-    seconds = time.process_time() - start
     assert not loaded.errors and len(loaded.specs[0].cluster.pods) == 10_000
-    assert seconds < 2.5, f"10,000 pods took {seconds:.2f}s of CPU"
 
 
 def test_a_task_uid_with_replicas_is_an_error(tmp_path: Path) -> None:

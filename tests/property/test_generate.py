@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from typing import Any
 
@@ -166,28 +165,28 @@ def test_schema_is_self_contained() -> None:
     assert "$ref" not in str(schema)
 
 
-def test_five_thousand_nodes_fifty_thousand_pods_is_fast() -> None:
-    params = {
-        "queues": [{"count": 4}],
-        "nodes": [
-            {
-                "count": 5000,
-                "allocatable": {"cpu": 16, "memory": "64Gi"},
-                "labels": {"zone": {"cycle": ["a", "b"]}},
-            }
-        ],
-        "jobs": [
-            {
-                "count": 5000,
-                "running": 0.2,
-                "minAvailable": {"choice": ["all", 1]},
-                "tasks": [{"name": "w", "replicas": 10, "requests": {"cpu": {"choice": [1, 2]}}}],
-            }
-        ],
-    }
-    start = time.process_time()
-    cluster = generate_cluster(params, seed=7)
-    elapsed = time.process_time() - start
+FIVE_THOUSAND_NODES: dict[str, Any] = {
+    "queues": [{"count": 4}],
+    "nodes": [
+        {
+            "count": 5000,
+            "allocatable": {"cpu": 16, "memory": "64Gi"},
+            "labels": {"zone": {"cycle": ["a", "b"]}},
+        }
+    ],
+    "jobs": [
+        {
+            "count": 5000,
+            "running": 0.2,
+            "minAvailable": {"choice": ["all", 1]},
+            "tasks": [{"name": "w", "replicas": 10, "requests": {"cpu": {"choice": [1, 2]}}}],
+        }
+    ],
+}
+
+
+def test_five_thousand_nodes_fifty_thousand_pods() -> None:
+    """Its CPU budget is benchmarks/test_bench.py's."""
+    cluster = generate_cluster(FIVE_THOUSAND_NODES, seed=7)
     assert (len(cluster.nodes), len(cluster.pods)) == (5000, 50000)
     assert sum(1 for p in cluster.pods if p.node_name) == 10000
-    assert elapsed < 10, f"{elapsed:.1f}s of CPU"

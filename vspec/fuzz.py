@@ -101,7 +101,7 @@ def _focused(actions: tuple[str, ...], required: tuple[str, ...], plugins: tuple
         require_actions=tuple(a for a in required if a in actions),
         require_plugins=("priority", "gang", *(p for p in required if p in plugins)),
         ordered=True,
-        # One tier: the plugins' victim vetoes then bind (evictions.sole_decider).
+        # One tier: the last plugin's victim veto then binds (evictions.sole_decider).
         max_tiers=1,
     )
 
@@ -119,14 +119,16 @@ def builtin_space(name: str) -> FuzzSpace:
                 ("enqueue", "allocate", "preempt", "backfill"),
                 ("allocate", "preempt"),
                 (*_CORE_PLUGINS, "proportion"),
-            )
+            ),
+            ClusterBounds(shape="preempt"),
         ),
         "reclaim": FuzzSpace(
             _focused(
                 ("enqueue", "allocate", "reclaim", "backfill"),
                 ("allocate", "reclaim", "proportion"),
                 (*_CORE_PLUGINS, "proportion"),
-            )
+            ),
+            ClusterBounds(shape="reclaim"),
         ),
         "capacity": FuzzSpace(
             ConfSpace(
@@ -150,7 +152,10 @@ def builtin_space(name: str) -> FuzzSpace:
         # Smaller clusters: more examples per second, and findings shrink further.
         small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, hierarchy="always")
         parts = ("seed", "preempt", "reclaim", "capacity", "shuffle")
-        mix = [replace(spaces[p], bounds=small) for p in parts]
+        mix = [
+            replace(spaces[p], bounds=replace(small, shape=(spaces[p].bounds or small).shape))
+            for p in parts
+        ]
         mix.append(FuzzSpace(bounds=small))  # every plugin; capacity's hierarchy needs a root
         # Known: proportion panics in enqueue after an eviction earlier in the session.
         # `deterministic` (which doubles the cost) is left to the other spaces.
@@ -185,6 +190,7 @@ _BOUND_KEYS = {
     "maxReplicas": "max_replicas",
     "guarantees": "guarantees",
     "hierarchy": "hierarchy",
+    "shape": "shape",
 }
 
 

@@ -1,6 +1,6 @@
 """How many engine mutants ``vspec fuzz`` kills in a fixed budget each.
 
-    python tests/mutation/run.py [--seconds 60] [--jobs 1] [--space mixed] [NAME...]
+    python tests/mutation/run.py [--seconds 60] [--jobs 1] [--space mixed] [--keep DIR] [NAME...]
 
 Each mutant (tests/mutation/mutants.py) is applied to a fresh copy of the ``vspec``
 package in a temporary directory, and ``vspec fuzz --first`` runs on it (with that copy
@@ -115,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the fuzz seed for every run")
     parser.add_argument("--target", type=float, default=0.9, help="share to kill (0.9)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="write each finding's spec here")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     if not args.no_baseline:
@@ -139,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
                 else "SURVIVED"
             )
             print(f"{o.name:40s} {o.seconds:5.0f} s  {verdict}", flush=True)
+            if args.keep and o.spec:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                (args.keep / f"{o.name}.yaml").write_text(o.spec, encoding="utf-8")
     killed = [o for o in outcomes if o.killed]
     alarms = [o.name for o in outcomes if o.false_alarm]
     if alarms:

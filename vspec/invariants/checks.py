@@ -30,6 +30,7 @@ from vspec.invariants.history import (
     plugin_entries,
     pods_by_job,
     request,
+    sole_decider,
     taint_fails,
     unschedulable_fails,
 )
@@ -489,23 +490,12 @@ register(
 
 # -- no-priority-inversion -------------------------------------------------------------------
 
-# Plugins that register a Preemptable function. Tiers decide in order and an empty
-# answer passes the decision on, so only plugins sharing priority's tier are bound by it.
-PREEMPTABLE_PLUGINS = frozenset({"priority", "gang", "conformance", "drf", "cdp", "pdb", "tdm"})
-
 
 def _inversion_applies(inputs: InvariantInputs) -> bool:
-    """Priority's veto holds only when no other tier can decide: a tier before priority's
-    decides first, a tier after it decides when priority's tier leaves no victim."""
-    conf = inputs.conf
-    tiers = {i for i, o in plugin_entries(conf, "priority") if o.enabled("preemptable")}
-    deciding = {
-        i
-        for i, tier in enumerate(conf.tiers)
-        for option in tier.plugins
-        if option.name in PREEMPTABLE_PLUGINS and option.enabled("preemptable")
-    }
-    return "preempt" in conf.actions and len(tiers) == 1 and deciding == tiers
+    """Priority's veto holds only when no other tier can decide (a tier before priority's
+    decides first, a tier after it decides when priority's tier leaves no victim) and
+    priority answers last in its tier (an empty intersection is answered afresh)."""
+    return "preempt" in inputs.conf.actions and sole_decider(inputs.conf, "priority", "preempt")
 
 
 def _task_priority(view: CycleView, key: str) -> int:
@@ -550,10 +540,11 @@ register(
         "else 0) is strictly higher than the victim's job's, or to the victim's own job "
         "with a strictly higher task priority.",
         "Configurations with the `preempt` action and `priority` with enablePreemptable "
-        "on, where every other Preemptable plugin (gang, conformance, drf, cdp, pdb, tdm) "
-        "with enablePreemptable on is in priority's tier: an earlier tier decides before "
-        "priority, a later one decides when priority's tier leaves no victim (see "
-        "specs/findings/).",
+        "on, where every other Preemptable plugin (gang, conformance, drf, cdp, pdb, tdm, "
+        "extender) with enablePreemptable on is in priority's tier, after priority: an "
+        "earlier tier decides before priority, a later one decides when priority's tier "
+        "leaves no victim (see specs/findings/), and a plugin after priority whose "
+        "answer shares nothing with the victims so far answers afresh (v1.11.0 quirk).",
         _inversion_applies,
         _inversion_check,
     )

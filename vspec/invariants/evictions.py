@@ -2,8 +2,9 @@
 
 Volcano decides victims tier by tier (``Session.Preemptable``/``Reclaimable``): the
 plugins of one tier intersect their answers; a plugin answering "none" ends its tier
-undecided and the next tier decides. A plugin's veto therefore binds only when its tier
-is the only one where plugins of that kind are on (:func:`sole_decider`).
+undecided and the next tier decides; an empty intersection lets the next plugin of the
+tier answer afresh. A plugin's veto therefore binds only when its tier is the only one
+where plugins of that kind are on and it is that tier's last (:func:`sole_decider`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
+    FAMILIES,
     HOLDING,
     CycleView,
     Jobs,
@@ -25,34 +27,16 @@ from vspec.invariants.history import (
     enabled,
     exceeds,
     node_filters,
-    plugin_entries,
     request,
+    sole_decider,
 )
 from vspec.invariants.outside import PLACED, best_effort, pod_status, preemptable, task_role
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup
 from vspec.model.result import SimulationResult
 
-# Plugins registering a Preemptable / Reclaimable function (any of them may decide).
-PREEMPTABLE = frozenset({"priority", "gang", "conformance", "drf", "cdp", "pdb", "tdm", "extender"})
-RECLAIMABLE = frozenset({"gang", "conformance", "drf", "proportion", "capacity", "pdb", "extender"})
-FAMILIES = {"preempt": ("preemptable", PREEMPTABLE), "reclaim": ("reclaimable", RECLAIMABLE)}
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 SYSTEM_NAMESPACE = "kube-system"
-
-
-def sole_decider(conf: SchedulerConf, plugin: str, reason: str) -> bool:
-    """``plugin`` has the victim flag of ``reason``'s action on in exactly one tier, and no
-    other tier has a plugin of that kind with it on."""
-    flag, kind = FAMILIES[reason]
-    tiers = {i for i, o in plugin_entries(conf, plugin) if o.enabled(flag)}
-    deciding = {
-        i
-        for i, tier in enumerate(conf.tiers)
-        for option in tier.plugins
-        if option.name in kind and option.enabled(flag)
-    }
-    return len(tiers) == 1 and deciding == tiers
 
 
 def _victims(view: CycleView, reason: str) -> list[str]:
@@ -247,8 +231,10 @@ register(
         "namespace or with priorityClassName system-cluster-critical or "
         "system-node-critical.",
         "For each of the two actions configured: `conformance` has enablePreemptable "
-        "(enableReclaimable) on in the only tier where plugins with that flag decide. "
-        "Requested explicitly, both reasons are judged.",
+        "(enableReclaimable) on in the only tier where plugins with that flag decide, and "
+        "is the last of them in that tier (an empty intersection of the earlier answers "
+        "lets the next plugin answer afresh, a v1.11.0 quirk). Requested explicitly, both "
+        "reasons are judged.",
         lambda inputs: bool(_protected_reasons(inputs.conf)),
         _critical_check,
     )
@@ -310,7 +296,9 @@ register(
         "Succeeded, in the session after the last action), counting back the pods other "
         "evictions (shuffle, victim tasks) took from it.",
         "For each of the two actions configured: `gang` has enablePreemptable "
-        "(enableReclaimable) on in the only tier where plugins with that flag decide.",
+        "(enableReclaimable) on in the only tier where plugins with that flag decide, and "
+        "is the last of them in that tier (v1.11.0: an empty intersection lets the next "
+        "plugin answer afresh).",
         lambda inputs: bool(_gang_reasons(inputs.conf)),
         _gang_min_check,
     )

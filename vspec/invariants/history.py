@@ -266,3 +266,32 @@ def node_filters(conf: SchedulerConf) -> list[NodeFilter]:
     if bool_argument(option, "predicate.TaintTolerationEnable", True):
         out.append(taint_fails)
     return out
+
+
+# Plugins registering a Preemptable / Reclaimable function (any of them may decide).
+PREEMPTABLE = frozenset({"priority", "gang", "conformance", "drf", "cdp", "pdb", "tdm", "extender"})
+RECLAIMABLE = frozenset({"gang", "conformance", "drf", "proportion", "capacity", "pdb", "extender"})
+FAMILIES = {"preempt": ("preemptable", PREEMPTABLE), "reclaim": ("reclaimable", RECLAIMABLE)}
+
+
+def sole_decider(conf: SchedulerConf, plugin: str, reason: str) -> bool:
+    """``plugin`` has the victim flag of ``reason``'s action on in exactly one tier, no
+    other tier has a plugin of that kind with it on, and it is the last of its tier's.
+
+    Quirk of v1.11.0 (framework/session_plugins.go, Preemptable and Reclaimable: the
+    ``victims == nil`` test after an intersection): an empty intersection is a nil slice,
+    so the next plugin's answer is taken whole and an earlier plugin's veto is lost. Only
+    the last deciding plugin of the tier bounds the victims for sure."""
+    flag, kind = FAMILIES[reason]
+    tiers = {i for i, o in plugin_entries(conf, plugin) if o.enabled(flag)}
+    deciding = {
+        i
+        for i, tier in enumerate(conf.tiers)
+        for option in tier.plugins
+        if option.name in kind and option.enabled(flag)
+    }
+    if len(tiers) != 1 or deciding != tiers:
+        return False
+    (tier,) = tiers
+    ordered = [o.name for o in conf.tiers[tier].plugins if o.name in kind and o.enabled(flag)]
+    return ordered[-1] == plugin

@@ -1,0 +1,239 @@
+"""Invariants on how much reclaim takes, and from which queues (``actions/reclaim``,
+``plugins/proportion``), restated from the outside.
+
+``reclaim-until-covered`` reads which reclaimer each eviction was for from the line
+Volcano's reclaim logs at Error level (so at every verbosity) before each eviction:
+``Try to reclaim Task <victim> for Tasks <reclaimer>``. The result records evictions,
+not whom they served; that line is Volcano's own account of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from vspec.api.resource import Resource
+from vspec.api.types import TaskStatus
+from vspec.invariants.base import Invariant, InvariantInputs, register
+from vspec.invariants.history import (
+    HOLDING,
+    Jobs,
+    allocatable,
+    cycles,
+    dims,
+    exceeds,
+    placed_by_us,
+    request,
+    sole_decider,
+)
+from vspec.invariants.outside import TOLERANCE, pod_status
+from vspec.model.objects import Cluster, Node, Pod
+from vspec.model.result import SimulationResult
+
+_TRY = re.compile(r"^Try to reclaim Task <([^>]*)> for Tasks <([^>]*)>$")
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """Consecutive reclaim evictions for one reclaimer on one node."""
+
+    cycle: int
+    reclaimer: str
+    node: str
+    victims: list[str]
+
+
+def _attempts(inputs: InvariantInputs, result: SimulationResult) -> Iterable[_Attempt]:
+    """Reclaim tries one task on one node at most once per session, so consecutive
+    lines naming the same reclaimer and the same victims' node are one attempt."""
+    views = {v.cycle: v for v in cycles(inputs.cluster, result, inputs.cycles)}
+    current: _Attempt | None = None
+    for line in result.logs:
+        if not line.startswith("Try to reclaim Task <"):
+            continue
+        match = _TRY.match(line.text)
+        view = views.get(line.cycle)
+        if match is None or view is None or match[1] not in view.pods:
+            continue
+        victim, reclaimer = match[1], match[2]
+        node = view.pods[victim].node_name
+        key = (line.cycle, reclaimer, node)
+        if current is None or (current.cycle, current.reclaimer, current.node) != key:
+            if current is not None:
+                yield current
+            current = _Attempt(line.cycle, reclaimer, node, [])
+        current.victims.append(victim)
+    if current is not None:
+        yield current
+
+
+def _covers(got: Resource, need: Resource) -> bool:
+    """``got`` is at least ``need`` in cpu, memory and every other resource ``need``
+    asks for; pod slots aside (no victim's slot is counted as freed)."""
+    names = {"cpu", "memory"} | {k for k in need.scalars if k != "pods"}
+    return not exceeds(need, got, names)
+
+
+def _until_covered_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    views = {v.cycle: v for v in cycles(inputs.cluster, result, inputs.cycles)}
+    evicted = {(e.cycle, e.task) for e in result.evictions if e.reason == "reclaim"}
+    messages = []
+    for attempt in _attempts(inputs, result):
+        view = views[attempt.cycle]
+        reclaimer = view.pods.get(attempt.reclaimer)
+        # One victim always goes before the first check, whatever the request.
+        if reclaimer is None or len(attempt.victims) < 2:
+            continue
+        need = request(reclaimer)
+        before_last = Resource()
+        for victim in attempt.victims[:-1]:
+            if (attempt.cycle, victim) in evicted:
+                before_last.add(request(view.pods[victim]))
+        if _covers(before_last, need):
+            messages.append(
+                f"cycle {attempt.cycle}: reclaim for {attempt.reclaimer} on {attempt.node} "
+                f"evicted {', '.join(attempt.victims)}, but the victims before the last "
+                "already covered its request"
+            )
+    return messages
+
+
+register(
+    Invariant(
+        "reclaim-until-covered",
+        "reclaim evicts on a node only until what it evicted covers the reclaimer",
+        "For every run of consecutive `Try to reclaim Task <victim> for Tasks <reclaimer>` "
+        "lines of one cycle naming the same reclaimer and victims on the same node (one "
+        "attempt: reclaim tries a task on a node once) with more than one victim, the "
+        "evicted victims before the last one do not yet cover the reclaimer's request in "
+        "cpu, memory and its other resources (pod slots aside): Volcano stops evicting "
+        "as soon as the evicted requests alone cover it (reclaim.go, the loop over the "
+        "victims queue).",
+        "Configurations with the `reclaim` action.",
+        lambda inputs: "reclaim" in inputs.conf.actions,
+        _until_covered_check,
+    )
+)
+
+
+# -- proportion: reclaim takes only from queues above their deserved share -------------------
+
+
+def _usable_nodes(cluster: Cluster, pods: dict[str, Pod]) -> list[Node]:
+    """Nodes whose pods fit their allocatable: an overcommitted node is not Ready in
+    Volcano (OutOfSync), and the snapshot leaves it out of the total."""
+    out = []
+    for node in cluster.nodes:
+        held = Resource()
+        for pod in pods.values():
+            if pod.node_name == node.meta.name and pod_status(pod) in HOLDING:
+                held.add(request(pod))
+        limit = allocatable(node)
+        if not exceeds(held, limit, set(dims(held)) - {"pods"}):
+            out.append(node)
+    return out
+
+
+def _shares_judged(cluster: Cluster) -> bool:
+    """The lower bound below holds where no queue has a capability or guarantee and no
+    pod has init containers or overhead (their requests are counted differently)."""
+    if any(q.capability or q.guarantee for q in cluster.queues):
+        return False
+    return not any(p.init_containers or p.overhead for p in cluster.pods)
+
+
+def _deserved_floor(
+    inputs: InvariantInputs, pods: dict[str, Pod], jobs: Jobs
+) -> dict[str, tuple[float, float]]:
+    """A lower bound on each queue's deserved (cpu, memory) in proportion: its weighted
+    share of the cluster, or its whole request where that is less.
+
+    Proportion's first round gives every queue with jobs ``total * weight / (sum of
+    their weights)``, capped by its request; later rounds only add to it and cap it by
+    the same request again, so no queue ends below that first amount. Counting the
+    weights of every queue a pod group names (a superset) only lowers the bound."""
+    cluster = inputs.cluster
+    total = Resource()
+    for node in _usable_nodes(cluster, pods):
+        total.add(allocatable(node))
+    weights = {q.meta.name: q.weight for q in cluster.queues}
+    named = {jobs.queue(uid) for uid in jobs.pod_groups}
+    weight_sum = sum(weights.get(q, 0) for q in named)
+    requested: dict[str, Resource] = {q: Resource() for q in named}
+    for pod in pods.values():
+        if pod.job_id in jobs.pod_groups and pod_status(pod) in (
+            TaskStatus.Pending,
+            TaskStatus.Running,
+            TaskStatus.Bound,
+        ):
+            if pod_status(pod) is TaskStatus.Pending and not placed_by_us(pod, inputs.conf):
+                continue  # not a task of the session
+            requested[jobs.queue(pod.job_id)].add(request(pod))
+    out = {}
+    for name in named:
+        share = weights.get(name, 0) / weight_sum if weight_sum else 0.0
+        r = requested[name]
+        out[name] = (min(r.milli_cpu, total.milli_cpu * share), min(r.memory, total.memory * share))
+    return out
+
+
+def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    if not _shares_judged(inputs.cluster):
+        return []
+    jobs = Jobs.of(inputs.cluster)
+    messages = []
+    for view in cycles(inputs.cluster, result, inputs.cycles):
+        taken = [e.task for e in view.evictions if e.reason == "reclaim" and e.task in view.pods]
+        if not taken:
+            continue
+        floor = _deserved_floor(inputs, view.pods, jobs)
+        # The most a queue can hold when reclaim runs: what it held at the start of the
+        # cycle and whatever the cycle bound for it (evictions only lower it).
+        most: dict[str, Resource] = {}
+        bound = {b.task for b in view.binds}
+        for key, pod in view.pods.items():
+            if pod.job_id not in jobs.pod_groups:
+                continue
+            if pod_status(pod) in (TaskStatus.Running, TaskStatus.Bound) or key in bound:
+                most.setdefault(jobs.queue(pod.job_id), Resource()).add(request(pod))
+        for key in taken:
+            uid = view.pods[key].job_id
+            if uid not in jobs.pod_groups:
+                continue
+            queue = jobs.queue(uid)
+            held = most.get(queue, Resource())
+            if any(k != "pods" and v >= TOLERANCE for k, v in held.scalars.items()):
+                continue  # deserved in other resources is not bounded here
+            cpu, memory = floor.get(queue, (0.0, 0.0))
+            if held.milli_cpu - cpu < TOLERANCE and held.memory - memory < TOLERANCE:
+                messages.append(
+                    f"cycle {view.cycle}: {key} was reclaimed from queue {queue}, which holds "
+                    f"at most cpu {held.milli_cpu:g}m, memory {held.memory:g}, within its "
+                    f"deserved share (at least cpu {cpu:g}m, memory {memory:g})"
+                )
+    return messages
+
+
+register(
+    Invariant(
+        "reclaim-above-deserved",
+        "with proportion, reclaim takes only from queues above their deserved share",
+        "For every eviction with reason `reclaim` in a cycle, the victim's queue held, at "
+        "most (its Running and Bound pods at the start of the cycle plus those bound in "
+        "it), more cpu or memory than a lower bound of its deserved share: the least of "
+        "its request (its Pending, Bound and Running pods) and its weighted share of the "
+        "cluster (the allocatable of the nodes not overcommitted, times its weight over "
+        "the weights of all queues that pod groups name). Proportion offers a queue's "
+        "tasks as victims only while its allocation is not within its deserved.",
+        "Configurations with the `reclaim` action where `proportion` has "
+        "enableReclaimable on in the only tier where plugins with that flag decide, as "
+        "its last (v1.11.0: an empty intersection lets the next plugin answer afresh); "
+        "clusters whose queues set no capability or guarantee, and whose pods have no "
+        "init containers or overhead, and victims' queues holding only cpu and memory.",
+        lambda inputs: (
+            "reclaim" in inputs.conf.actions and sole_decider(inputs.conf, "proportion", "reclaim")
+        ),
+        _below_deserved_check,
+    )
+)

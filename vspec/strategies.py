@@ -443,10 +443,10 @@ _EVICT_NODE_CPU = _weighted((3, _q("2")), (2, _q("4")), (1, _q("3")))
 _EVICT_NODE_MEMORY = _weighted((3, Fraction(4 * GI)), (1, Fraction(8 * GI)))
 _VICTIM_CPU = _weighted((4, _q("1")), (2, _q("2")), (1, _q("500m")))
 _VICTIM_MEMORY = _weighted((3, Fraction(GI)), (1, Fraction(2 * GI)), (1, Fraction(0)))
-_STARVING_CPU = _weighted((3, _q("1")), (3, _q("2")), (1, _q("1001m")), (1, _q("4")))
+_STARVING_CPU = _weighted((4, _q("1")), (3, _q("2")), (1, _q("1001m")), (1, _q("3")))
 _STARVING_MEMORY = _weighted((3, Fraction(GI)), (1, Fraction(2 * GI)), (1, Fraction(0)))
 # The victims' job priority class against the starving job's "high": lower most often.
-_VICTIM_CLASS = _weighted((5, "low"), (2, "high"), (1, ""))
+_VICTIM_CLASS = _weighted((6, "low"), (2, "high"), (1, ""))
 _STARVING_CLASS = _weighted((5, "high"), (1, "low"))
 _VICTIM_NAMESPACE = _weighted((8, "ns0"), (1, "kube-system"))
 _VICTIM_POD_CLASS = _weighted((10, ""), (1, "system-cluster-critical"))
@@ -540,16 +540,18 @@ def _victim_jobs(
     placed: list[list[Pod]] = [[] for _ in sizes]
     namespace = [draw(_VICTIM_NAMESPACE) for _ in sizes]
     for node in nodes_:
-        free, count = Fraction(node.allocatable["cpu"]), 0
+        free = [Fraction(node.allocatable["cpu"]), Fraction(node.allocatable["memory"])]
+        count = 0
         # The first pod always goes; then until the cpu is used up (or a draw stops).
+        # Overcommitted nodes are the random clusters' business.
         while count < 4 and (count == 0 or draw(_MOSTLY)):
             j = draw(_int(0, len(sizes) - 1))
-            cpu = sizes[j]["cpu"]
-            if cpu > free:
+            cpu, memory = sizes[j]["cpu"], sizes[j]["memory"]
+            if cpu > free[0] or memory > free[1]:
                 break
             pod = _shaped_pod(f"v{j}", "r0", len(placed[j]), namespace[j], sizes[j], node.meta.name)
             placed[j].append(pod)
-            free -= cpu
+            free = [free[0] - cpu, free[1] - memory]
             count += 1
         # The pod slots full too: v1.11 counts no victim's slot as freed (Resource.Add
         # skips pods), so this node then takes no preemptor at all.
@@ -561,7 +563,7 @@ def _victim_jobs(
         if not members:
             continue
         running = len(members)
-        min_member = draw(_weighted((4, 1), (1, 0), (2, running), (2, max(0, running - 1))))
+        min_member = draw(_weighted((5, 1), (1, 0), (2, running), (2, max(0, running - 1))))
         pod_class = draw(_VICTIM_POD_CLASS)
         for pod in members:
             pod.priority_class_name = pod_class
@@ -620,7 +622,8 @@ def eviction_clusters(
     """A full cluster (1-3 nodes of running victims' jobs) and starving jobs that fit only
     once some victims go: what makes ``preempt`` (``shape="preempt"``: same queue, higher
     priority) or ``reclaim`` (``"reclaim"``: queues above their share) evict."""
-    node_list = [_eviction_node(draw, i) for i in range(draw(_int(1, min(3, bounds.max_nodes))))]
+    count = draw(_weighted((3, 1), (2, 2), (1, 3)).map(lambda n: min(n, bounds.max_nodes)))
+    node_list = [_eviction_node(draw, i) for i in range(count)]
     queue_list = _eviction_queues(draw, bounds, shape)
     names = [q.meta.name for q in queue_list if q.meta.name != "root"]
     victims = draw(_int(1, max(1, min(2, bounds.max_jobs - 1))))

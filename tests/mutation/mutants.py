@@ -18,6 +18,9 @@ class Mutant:
     old: str
     new: str
     why: str  # the plausible bug it stands for
+    # The fuzz space run.py uses for it (unless --space is given): the eviction mutants
+    # need the preempt and reclaim spaces, whose clusters make Volcano evict.
+    space: str = "mixed"
 
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -28,6 +31,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if occupied[job.uid] > job.min_available:",
         "if occupied[job.uid] >= job.min_available:",
         "a victim's job may drop below minMember",
+        space="preempt",
     ),
     Mutant(
         "gang-valid-off-by-one",
@@ -78,6 +82,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if not allocated.less_equal(attr.deserved, ZERO):",
         "if allocated.less_equal(attr.deserved, ZERO):",
         "reclaim takes from queues at or below their deserved share",
+        space="reclaim",
     ),
     Mutant(
         "proportion-deserved-past-capability",
@@ -100,6 +105,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if ls < rs or math.fabs(ls - rs) <= SHARE_DELTA:",
         "if ls > rs or math.fabs(ls - rs) <= SHARE_DELTA:",
         "drf lets a job preempt one with a smaller share",
+        space="preempt",
     ),
     # -- priority -----------------------------------------------------------------------------
     Mutant(
@@ -108,6 +114,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if theirs < ours:",
         "if theirs <= ours:",
         "equal priorities may preempt each other",
+        space="preempt",
     ),
     Mutant(
         "priority-job-order-ascending",
@@ -233,6 +240,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if preemptor.best_effort and not task.best_effort:\n        return False\n",
         "",
         "a best-effort preemptor evicts pods that request resources",
+        space="preempt",
     ),
     Mutant(
         "preempt-other-queues",
@@ -240,6 +248,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "return victim_job.queue == job.queue and task.job != preemptor.job",
         "return task.job != preemptor.job",
         "preempt takes victims from other queues",
+        space="preempt",
     ),
     Mutant(
         "preempt-pipelines-without-fit",
@@ -247,6 +256,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if not fits():\n            # Quirk kept",
         "        if False:\n            # Quirk kept",
         "the preemptor is pipelined even when the victims did not make room",
+        space="preempt",
     ),
     Mutant(
         "preempt-keeps-unpipelined-statement",
@@ -256,6 +266,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "                continue",
         "            if False:\n                stmt.discard()\n                continue",
         "evictions for a job that stays starving are committed",
+        space="preempt",
     ),
     # -- reclaim ------------------------------------------------------------------------------
     Mutant(
@@ -264,6 +275,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if victim_job is None or victim_job.queue == job.queue:",
         "if victim_job is None:",
         "reclaim evicts tasks of the reclaimer's own queue",
+        space="reclaim",
     ),
     Mutant(
         "reclaim-ignores-reclaimable",
@@ -271,6 +283,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "if ssn.queues[victim_job.queue].reclaimable():",
         "if True:",
         "reclaim takes from queues marked reclaimable: false",
+        space="reclaim",
     ),
     Mutant(
         "reclaim-evicts-everything",
@@ -278,6 +291,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if task.init_resreq.less_equal(reclaimed, ZERO):\n                break",
         "            if False:\n                break",
         "reclaim evicts every victim, not only until the request is covered",
+        space="reclaim",
     ),
     # -- statement ----------------------------------------------------------------------------
     Mutant(
@@ -287,6 +301,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if op.name is Op.EVICT:\n"
         "                self.ssn.cache.evict(op.task, op.reason)",
         "a discarded statement's evictions still happen",
+        space="preempt",
     ),
     Mutant(
         "statement-allocate-no-node-accounting",

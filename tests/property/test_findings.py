@@ -3,6 +3,7 @@ reports once the documented exception is lifted, and which the default check spa
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,13 @@ def test_capacity_hierarchy_without_root_panics_on_the_first_eviction() -> None:
     assert spec.xfail
     with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
         simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+
+
+def test_proportion_panics_in_enqueue_after_an_eviction_in_the_same_session() -> None:
+    spec = load("proportion-enqueue-after-eviction-panics.yaml")
+    assert spec.xfail
+    with pytest.raises(EngineError, match="resource is not sufficient to do operation"):
+        simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+    # Without the evictions before it, the same enqueue passes.
+    result = simulate(replace(spec.scheduler, actions=["enqueue"]), spec.cluster, seed=spec.seed)
+    assert not result.evictions

@@ -131,7 +131,9 @@ class FirstCycle:
         if slots > limit.get("pods"):
             return False
         total = held.clone().add(need)
-        if exceeds(total, limit, set(dims(need)) - {"pods"}):
+        # A node already above its allocatable in some resource has a negative idle there
+        # (Volcano v1.11 only logs "Node out of sync"), which not even a zero request fits.
+        if exceeds(total, limit, (set(dims(need)) | set(dims(held))) - {"pods"}):
             return False
         checks = (unschedulable_fails, node_affinity_fails, taint_fails)
         return all(fails(p, node) is None for p in pods for fails in checks)

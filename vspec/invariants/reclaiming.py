@@ -17,18 +17,16 @@ from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
-    HOLDING,
     Jobs,
     allocatable,
     cycles,
-    dims,
     exceeds,
     placed_by_us,
     request,
     sole_decider,
 )
 from vspec.invariants.outside import TOLERANCE, pod_status
-from vspec.model.objects import Cluster, Node, Pod
+from vspec.model.objects import Cluster, Pod
 from vspec.model.result import SimulationResult
 
 _TRY = re.compile(r"^Try to reclaim Task <([^>]*)> for Tasks <([^>]*)>$")
@@ -120,21 +118,6 @@ register(
 # -- proportion: reclaim takes only from queues above their deserved share -------------------
 
 
-def _usable_nodes(cluster: Cluster, pods: dict[str, Pod]) -> list[Node]:
-    """Nodes whose pods fit their allocatable: an overcommitted node is not Ready in
-    Volcano (OutOfSync), and the snapshot leaves it out of the total."""
-    out = []
-    for node in cluster.nodes:
-        held = Resource()
-        for pod in pods.values():
-            if pod.node_name == node.meta.name and pod_status(pod) in HOLDING:
-                held.add(request(pod))
-        limit = allocatable(node)
-        if not exceeds(held, limit, set(dims(held)) - {"pods"}):
-            out.append(node)
-    return out
-
-
 def _shares_judged(cluster: Cluster) -> bool:
     """The lower bound below holds where no queue has a capability or guarantee and no
     pod has init containers or overhead (their requests are counted differently)."""
@@ -155,7 +138,7 @@ def _deserved_floor(
     weights of every queue a pod group names (a superset) only lowers the bound."""
     cluster = inputs.cluster
     total = Resource()
-    for node in _usable_nodes(cluster, pods):
+    for node in cluster.nodes:  # an overcommitted node is only logged "out of sync"
         total.add(allocatable(node))
     weights = {q.meta.name: q.weight for q in cluster.queues}
     named = {jobs.queue(uid) for uid in jobs.pod_groups}
@@ -223,7 +206,7 @@ register(
         "most (its Running and Bound pods at the start of the cycle plus those bound in "
         "it), more cpu or memory than a lower bound of its deserved share: the least of "
         "its request (its Pending, Bound and Running pods) and its weighted share of the "
-        "cluster (the allocatable of the nodes not overcommitted, times its weight over "
+        "cluster (the nodes' allocatable, times its weight over "
         "the weights of all queues that pod groups name). Proportion offers a queue's "
         "tasks as victims only while its allocation is not within its deserved.",
         "Configurations with the `reclaim` action where `proportion` has "

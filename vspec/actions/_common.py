@@ -8,17 +8,21 @@ underscore keeps the registry from importing it as one.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
+from vspec.framework import columnar
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import Action, ArgumentSpec, BoolArgument
 from vspec.framework.session import Session
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
+
+if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 PREDICATE_ERROR_CACHE = BoolArgument(
@@ -56,6 +60,26 @@ def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo
         best = select_best_node(ssn, scores)
     ssn.recorder.chose(ssn, task, best)
     return best
+
+
+def choose_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> NodeInfo | None:
+    """:func:`choose_node` for the nodes at ``rows``, scored all at once when every scorer
+    is columnar; the best score above -1, ties broken by the same seeded draw."""
+    nodes = cols.nodes
+    if len(rows) == 1:
+        return nodes[int(rows[0])]
+    scores = columnar.scores(ssn, task, cols, rows)
+    if scores is None or scores.size == 0 or ssn.best_node_fns_registered():
+        return choose_node(ssn, task, [nodes[r] for r in rows])
+    top = scores.max()
+    if top != top:  # a NaN score: the per-node path's dict keys decide
+        return choose_node(ssn, task, [nodes[r] for r in rows])
+    if not top > -1.0:
+        return None
+    best = rows[scores == top]
+    if len(best) == 1:
+        return nodes[int(best[0])]
+    return nodes[int(best[ssn.rng.randrange(len(best))])]
 
 
 PREEMPT_NEVER = "Never"

@@ -7,7 +7,9 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
-from vspec.actions._common import ErrorCacheAction, choose_node
+from typing import TYPE_CHECKING
+
+from vspec.actions._common import ErrorCacheAction, choose_node, choose_row
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
@@ -16,6 +18,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource_reason
 from vspec.errors import EngineError, GoError
+from vspec.framework import columnar
 from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
@@ -24,6 +27,9 @@ from vspec.util.node_memo import NodeMemo
 from vspec.util.predicate_helper import PredicateFn, PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
+
+if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -34,6 +40,13 @@ def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
         status = Status(Code.Unschedulable, insufficient_resource_reason(short))
         return FitError.with_status(task, node.name, status)
     return ssn.predicate_for_allocate_action(task, node)
+
+
+def _no_best_node(task: TaskInfo) -> EngineError:
+    return EngineError(
+        f"no best node for task {task.namespace}/{task.name}: Volcano dereferences a nil "
+        "node here and panics (every score <= -1 or a failing batch scorer)"
+    )
 
 
 @register_action
@@ -178,16 +191,28 @@ class Allocate(ErrorCacheAction):
                     fit_errors.set_node_error(node.name, err)
                 job.nodes_fit_errors[task.uid] = fit_errors
                 break
-            fn = self._predicate_fn(ssn, task)
-            nodes, fit_errors = helper.predicate_nodes(
-                ssn, task, all_nodes, fn, self.enable_predicate_error_cache
-            )
-            if not nodes:
+            cols = columnar.session_columns(ssn)
+            verdicts = None if cols is None else columnar.allocate_verdicts(ssn, task, cols)
+            if cols is not None and verdicts is not None:
+                rows, fit_errors = helper.predicate_rows(
+                    ssn, task, cols, verdicts, self.enable_predicate_error_cache
+                )
+                found = len(rows) > 0
+            else:
+                fn = self._predicate_fn(ssn, task)
+                nodes, fit_errors = helper.predicate_nodes(
+                    ssn, task, all_nodes, fn, self.enable_predicate_error_cache
+                )
+                found = bool(nodes)
+            if not found:
                 job.nodes_fit_errors[task.uid] = fit_errors
                 if job.need_continue_allocating():
                     continue
                 break
-            best = self._best_node(ssn, task, nodes)
+            if cols is not None and verdicts is not None:
+                best = self._best_row(ssn, task, cols, rows)
+            else:
+                best = self._best_node(ssn, task, nodes)
             self._place(ssn, stmt, task, best)
             if ssn.job_ready(job) and not tasks.empty():
                 jobs.push(job)
@@ -235,10 +260,20 @@ class Allocate(ErrorCacheAction):
                 best = choose_node(ssn, task, gradient)
                 if best is not None:
                     return best
-        raise EngineError(
-            f"no best node for task {task.namespace}/{task.name}: Volcano dereferences a nil "
-            "node here and panics (every score <= -1 or a failing batch scorer)"
-        )
+        raise _no_best_node(task)
+
+    @staticmethod
+    def _best_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> NodeInfo:
+        """:meth:`_best_node` over the feasible rows of the node columns."""
+        request = task.init_resreq
+        fits_idle = cols.fit(request, cols.idle)[rows] == 0
+        fits_future = cols.fit(request, cols.future_idle)[rows] == 0
+        for gradient in (rows[fits_idle], rows[~fits_idle & fits_future]):
+            if len(gradient):
+                best = choose_row(ssn, task, cols, gradient)
+                if best is not None:
+                    return best
+        raise _no_best_node(task)
 
     @staticmethod
     def _place(ssn: Session, stmt: Statement, task: TaskInfo, node: NodeInfo) -> None:

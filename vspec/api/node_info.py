@@ -25,6 +25,8 @@ class NodeInfo:
 
     __slots__ = (
         "_future_idle",
+        "_sink",
+        "_sink_row",
         "allocatable",
         "capacity",
         "idle",
@@ -53,6 +55,9 @@ class NodeInfo:
         # Bumped by every task change: callers memoise per-node results against it.
         self.version = 0
         self._future_idle: tuple[int, Resource] | None = None
+        # Where a task change reports this node's row (see watch).
+        self._sink: list[int] | None = None
+        self._sink_row = 0
         self.releasing = Resource()
         self.pipelined = Resource()
         self.used = Resource()
@@ -84,6 +89,17 @@ class NodeInfo:
         for task in self.tasks.values():
             info.add_task(task)
         return info
+
+    def watch(self, sink: list[int] | None, row: int = 0) -> None:
+        """Append ``row`` to ``sink`` on every task change from now on (None: stop), so a
+        columnar copy of the session's nodes updates only the rows that changed."""
+        self._sink, self._sink_row = sink, row
+
+    def _changed(self) -> None:
+        self.version += 1
+        sink = self._sink
+        if sink is not None:
+            sink.append(self._sink_row)
 
     def future_idle_view(self) -> Resource:
         """``future_idle()`` memoised until the next task change; callers must not mutate it."""
@@ -138,7 +154,7 @@ class NodeInfo:
         task.node_name = self.name
         ti.node_name = self.name
         self.tasks[task.key] = ti
-        self.version += 1
+        self._changed()
 
     def remove_task(self, task: TaskInfo) -> None:
         stored = self.tasks.get(task.key)
@@ -156,7 +172,7 @@ class NodeInfo:
                 self.idle.add(stored.resreq)
                 self.used.sub(stored.resreq)
         del self.tasks[task.key]
-        self.version += 1
+        self._changed()
 
     def update_task(self, task: TaskInfo) -> None:
         self.remove_task(task)

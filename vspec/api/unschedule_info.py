@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from vspec.api.types import Code, Status
 from vspec.errors import GoError
@@ -69,12 +69,49 @@ class _Named(Protocol):
     def name(self) -> str: ...
 
 
+class _Ints(Protocol):
+    """A list of ints or a numpy integer array."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
 class FitErrors:
-    """All nodes' fit errors for one task (``FitErrors``)."""
+    """All nodes' fit errors for one task (``FitErrors``).
+
+    Filled node by node (:meth:`set_node_error`), or at once from reason codes
+    (:meth:`of_codes`): then no FitError exists until ``nodes`` is read, and the message
+    and the unresolvable nodes are computed from the codes."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, FitError] = {}
+        self._nodes: dict[str, FitError] | None = {}
+        self._coded: _CodedErrors | None = None
         self.err = ""
+
+    @classmethod
+    def of_codes(
+        cls,
+        task: _Named,
+        names: Sequence[str],
+        rows: _Ints,
+        codes: _Ints,
+        statuses: Sequence[list[Status]],
+    ) -> FitErrors:
+        """Node ``names[rows[i]]`` failed with ``statuses[codes[i] - 1]``, in that order
+        (the sequences must not change afterwards)."""
+        fe = cls()
+        fe._nodes = None
+        fe._coded = _CodedErrors(task.namespace, task.name, names, rows, codes, statuses)
+        return fe
+
+    @property
+    def nodes(self) -> dict[str, FitError]:
+        if self._nodes is None:
+            assert self._coded is not None
+            self._nodes = self._coded.materialise()
+            self._coded = None
+        return self._nodes
 
     def set_node_error(self, node_name: str, err: Exception) -> None:
         if isinstance(err, FitError):
@@ -85,6 +122,9 @@ class FitErrors:
         self.nodes[node_name] = fe
 
     def unschedulable_and_unresolvable_nodes(self) -> set[str]:
+        coded = self._coded
+        if coded is not None:
+            return coded.names_with_code(Code.UnschedulableAndUnresolvable)
         return {
             name
             for name, fe in self.nodes.items()
@@ -92,13 +132,57 @@ class FitErrors:
         }
 
     def __str__(self) -> str:
+        coded = self._coded
+        count = len(coded.rows) if coded is not None else len(self.nodes)
         if not self.err:
             # Quirk: N counts the nodes that have an error, not the cluster size.
-            self.err = f"0/{len(self.nodes)} nodes are unavailable"
-        if not self.nodes:
+            self.err = f"0/{count} nodes are unavailable"
+        if not count:
             return self.err
-        reasons = [r for fe in self.nodes.values() for r in fe.reasons()]
-        return f"{self.err}: {', '.join(histogram(reasons))}."
+        if coded is not None:
+            entries = coded.histogram()
+        else:
+            entries = histogram(r for fe in self.nodes.values() for r in fe.reasons())
+        return f"{self.err}: {', '.join(entries)}."
+
+
+class _CodedErrors:
+    """Fit errors as reason codes per node row (see :meth:`FitErrors.of_codes`)."""
+
+    __slots__ = ("codes", "name", "names", "namespace", "rows", "statuses")
+
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        names: Sequence[str],
+        rows: _Ints,
+        codes: _Ints,
+        statuses: Sequence[list[Status]],
+    ) -> None:
+        self.namespace, self.name = namespace, name
+        self.names, self.rows, self.codes, self.statuses = names, rows, codes, statuses
+
+    def materialise(self) -> dict[str, FitError]:
+        names, statuses = self.names, self.statuses
+        out = {}
+        for row, code in zip(self.rows, self.codes, strict=True):
+            node = names[row]
+            out[node] = FitError(self.namespace, self.name, node, statuses[code - 1])
+        return out
+
+    def names_with_code(self, code: Code) -> set[str]:
+        wanted = {k + 1 for k, sts in enumerate(self.statuses) if any(s.code is code for s in sts)}
+        return {self.names[r] for r, c in zip(self.rows, self.codes, strict=True) if c in wanted}
+
+    def histogram(self) -> list[str]:
+        """``histogram`` of every node's reasons, counted per code."""
+        reasons: Counter[str] = Counter()
+        for code, n in Counter(int(c) for c in self.codes).items():
+            for status in self.statuses[code - 1]:
+                if status.reason:
+                    reasons[status.reason] += n
+        return sorted(f"{n} {reason}" for reason, n in reasons.items())
 
 
 def insufficient_resource_reason(resources: list[str]) -> str:

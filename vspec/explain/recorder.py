@@ -11,7 +11,7 @@ is the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from vspec.api.job_info import JobInfo
@@ -104,7 +104,7 @@ class ExplainRecorder(Recorder):
         self.explanations: list[TaskExplanation] = []
         self.cluster_states: list[ClusterState] = []
         # The run's log as it grows (the engine's own list): still there if the run raises.
-        self.log_lines: list[LogLine] = []
+        self.log_lines: Sequence[LogLine] = []
         self._open: Session | None = None  # the session not closed yet
         self._session_state(cycle=0)
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from vspec.model.result import LogLine, Severity
+from vspec.model.result import LogBlock, LogLine, LogRecords, Severity
 
 
 @dataclass
 class Klog:
     verbosity: int = 3
-    lines: list[LogLine] = field(default_factory=list)
+    lines: LogRecords = field(default_factory=LogRecords)
     cycle: int = 0
 
     def enabled(self, level: int) -> bool:
@@ -44,6 +44,16 @@ class Klog:
         if level <= self.verbosity:
             line = LogLine.deferred(level, Severity.INFO, head, render, args, self.cycle, source)
             self.lines.append(line)
+
+    def block(
+        self, level: int, head: str, render: Callable[[int], str], count: int, source: str = ""
+    ) -> None:
+        """``count`` lines ``head + render(i)`` at once, kept as one record and formatted
+        only if read (:class:`~vspec.model.result.LogBlock`)."""
+        if level <= self.verbosity:
+            self.lines.append_block(
+                LogBlock(level, Severity.INFO, head, render, count, self.cycle, source)
+            )
 
     def warning(self, text: str) -> None:
         self.lines.append(LogLine(0, Severity.WARNING, text.rstrip("\n"), self.cycle))

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 class Recorder:
     """Hooks in the order a session meets them; each is a no-op here."""
 
+    # Whether the per-node hooks (predicated, scored, chose) and the plugin functions'
+    # per-node calls must all happen: when False, allocate may decide a task over all
+    # nodes at once (vspec.framework.columnar) and call none of them.
+    watches_nodes = True
+
     def session_opened(self, ssn: Session) -> None:
         """Every plugin has registered its functions (a recorder may wrap them now)."""
 
@@ -66,4 +71,8 @@ class Recorder:
         """Every action ran; the plugins and the job updater have not closed yet."""
 
 
-NO_RECORDER = Recorder()
+class _NoRecorder(Recorder):
+    watches_nodes = False
+
+
+NO_RECORDER: Recorder = _NoRecorder()

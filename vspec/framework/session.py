@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -32,7 +33,11 @@ from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster
 from vspec.util.node_memo import NodeMemo
 
-_ALLOCATE_FAILS = (
+if TYPE_CHECKING:
+    from vspec.framework.columns import NodeColumns
+
+# The codes with which a FitError rejects a node in allocate (others let it pass).
+ALLOCATE_FAILS = (
     Code.Unschedulable,
     Code.UnschedulableAndUnresolvable,
     Code.Error,
@@ -118,6 +123,8 @@ class Session(SessionPlugins):
         self.plugin_state: dict[str, object] = {}
         # Summed scores of node-local NodeOrder functions (see node_local_key).
         self.score_memo: NodeMemo[float] = NodeMemo()
+        # The nodes as columns, once an action asked (vspec.framework.columnar).
+        self.columns: NodeColumns | None = None
 
     # -- event handlers ----------------------------------------------------------------------
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -147,7 +154,7 @@ class Session(SessionPlugins):
 
     def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         fe = self._predicate_error(task, node)
-        if fe is not None and fe.has_code(*_ALLOCATE_FAILS):
+        if fe is not None and fe.has_code(*ALLOCATE_FAILS):
             return fe
         return None
 

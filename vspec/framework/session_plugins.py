@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -19,6 +19,9 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ValidateResult
 from vspec.model.conf import Tier
+
+if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
 
 CompareFn = Callable[[Any, Any], int]
 VictimCompareFn = Callable[[QueueInfo, QueueInfo, QueueInfo], int]
@@ -39,6 +42,10 @@ VictimTasksFn = Callable[[list[TaskInfo]], list[TaskInfo]]
 PrintFn = Callable[[list[JobInfo]], None]
 # Declares a predicate or NodeOrder function memoisable for a task: see add_predicate_fn.
 NodeLocalKeyFn = Callable[[TaskInfo], Hashable | None]
+# Columnar variants (see add_predicate_fn): every node at once, or None to decline.
+ColumnarPredicateFn = Callable[[TaskInfo, "NodeColumns"], "Verdicts | None"]
+# Scores of the nodes at ``rows`` (row numbers of NodeColumns), in that order.
+ColumnarScoreFn = Callable[[TaskInfo, "NodeColumns", "Column"], "Column | None"]
 
 Kind = Literal[
     "job_order",
@@ -82,6 +89,7 @@ class ExtensionPoint:
     gate: str | None
     rule: str
     node_local: bool = False  # its functions may declare themselves node-local
+    columnar: bool = False  # its functions may offer a columnar variant
 
 
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
@@ -90,11 +98,13 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("victim_queue_order", None, "first non-zero; else the negated QueueOrder"),
     ExtensionPoint("cluster_order", "cluster_order", "registered only (Volcano calls none)"),
     ExtensionPoint("task_order", "task_order", "first non-zero; else priority, then name"),
-    ExtensionPoint("predicate", "predicate", "in order; the first error rejects", True),
+    ExtensionPoint("predicate", "predicate", "in order; the first error rejects", True, True),
     ExtensionPoint("pre_predicate", "predicate", "in order; the first error rejects the task"),
     ExtensionPoint("best_node", "best_node", "the first non-nil node"),
-    ExtensionPoint("node_order", "node_order", "the sum; an error drops the node's score", True),
-    ExtensionPoint("batch_node_order", "node_order", "per node, the sum"),
+    ExtensionPoint(
+        "node_order", "node_order", "the sum; an error drops the node's score", True, True
+    ),
+    ExtensionPoint("batch_node_order", "node_order", "per node, the sum", columnar=True),
     ExtensionPoint("node_map", "node_order", "registered only (Volcano v1.11 calls none)"),
     ExtensionPoint("node_reduce", "node_order", "registered only (Volcano v1.11 calls none)"),
     ExtensionPoint("preemptable", "preemptable", "intersection per tier; first deciding tier"),
@@ -118,6 +128,8 @@ POINTS: dict[Kind, ExtensionPoint] = {point.kind: point for point in EXTENSION_P
 GATES: dict[Kind, str | None] = {point.kind: point.gate for point in EXTENSION_POINTS}
 # The kinds whose functions may declare themselves node-local.
 NODE_LOCAL_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.node_local)
+# The kinds whose functions may offer a columnar variant.
+COLUMNAR_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.columnar)
 
 
 class SessionPlugins:
@@ -131,14 +143,27 @@ class SessionPlugins:
         self._flats: dict[Kind, list[Any]] = {}
         self._node_local: dict[Kind, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
         self._node_local_flats: dict[Kind, list[NodeLocalKeyFn | None]] = {}
+        self._columnar: dict[Kind, dict[str, Any]] = {k: {} for k in COLUMNAR_KINDS}
+        self._columnar_flats: dict[Kind, list[Any] | None] = {}
 
     # -- registration -----------------------------------------------------------------------
     def _add(
-        self, kind: Kind, name: str, fn: Any, node_local: NodeLocalKeyFn | None = None
+        self,
+        kind: Kind,
+        name: str,
+        fn: Any,
+        node_local: NodeLocalKeyFn | None = None,
+        columnar: Any | None = None,
     ) -> None:
         self._fns[kind][name] = fn
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
+        if kind in self._columnar:
+            self._columnar_flats.pop(kind, None)
+            if columnar is None:
+                self._columnar[kind].pop(name, None)
+            else:
+                self._columnar[kind][name] = columnar
         if kind in self._node_local:
             self._node_local_flats.pop(kind, None)
             if node_local is None:
@@ -162,7 +187,11 @@ class SessionPlugins:
         self._add("task_order", name, fn)
 
     def add_predicate_fn(
-        self, name: str, fn: PredicateFn, node_local: NodeLocalKeyFn | None = None
+        self,
+        name: str,
+        fn: PredicateFn,
+        node_local: NodeLocalKeyFn | None = None,
+        columnar: ColumnarPredicateFn | None = None,
     ) -> None:
         """``node_local`` (vspec extension, optional) lets actions memoise ``fn``'s verdicts.
 
@@ -171,8 +200,14 @@ class SessionPlugins:
         nodes, session-wide state or the task's identity), and such that not calling ``fn``
         loses no log line the session keeps; or None when that does not hold for this task
         (e.g. because its log lines are enabled). Without it, ``fn`` is always called.
+
+        ``columnar`` (vspec extension, optional, only with ``node_local``) answers for every
+        node of the session at once what ``fn`` would answer node by node (see
+        :class:`~vspec.framework.columns.Verdicts`), or None to leave this task to ``fn``.
+        Actions use it for a task whose node-local key is not None; its answer must be
+        exactly ``fn``'s, FitError statuses included.
         """
-        self._add("predicate", name, fn, node_local)
+        self._add("predicate", name, fn, node_local, columnar)
 
     def add_pre_predicate_fn(self, name: str, fn: PrePredicateFn) -> None:
         self._add("pre_predicate", name, fn)
@@ -181,14 +216,24 @@ class SessionPlugins:
         self._add("best_node", name, fn)
 
     def add_node_order_fn(
-        self, name: str, fn: NodeOrderFn, node_local: NodeLocalKeyFn | None = None
+        self,
+        name: str,
+        fn: NodeOrderFn,
+        node_local: NodeLocalKeyFn | None = None,
+        columnar: ColumnarScoreFn | None = None,
     ) -> None:
         """``node_local``: as for :meth:`add_predicate_fn`, for the node's score. A call
-        that raises is never memoised."""
-        self._add("node_order", name, fn, node_local)
+        that raises is never memoised. ``columnar``: the scores of the nodes at the given
+        rows at once, exactly ``fn``'s float64 values, or None to leave the task to ``fn``
+        (it must decline where ``fn`` would raise)."""
+        self._add("node_order", name, fn, node_local, columnar)
 
-    def add_batch_node_order_fn(self, name: str, fn: BatchNodeOrderFn) -> None:
-        self._add("batch_node_order", name, fn)
+    def add_batch_node_order_fn(
+        self, name: str, fn: BatchNodeOrderFn, columnar: ColumnarScoreFn | None = None
+    ) -> None:
+        """``columnar``: as for :meth:`add_node_order_fn`; a declined call is answered by
+        ``fn`` on those nodes."""
+        self._add("batch_node_order", name, fn, columnar=columnar)
 
     def add_preemptable_fn(self, name: str, fn: EvictableFn) -> None:
         self._add("preemptable", name, fn)
@@ -251,6 +296,10 @@ class SessionPlugins:
             fns[name] = wrap(name, fn)
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
+        if kind in self._columnar:
+            # A columnar variant would answer without calling the wrapped function.
+            self._columnar[kind].clear()
+            self._columnar_flats.pop(kind, None)
         if node_local is not None and kind in self._node_local:
             declared = self._node_local[kind]
             for name, key_fn in declared.items():
@@ -315,6 +364,26 @@ class SessionPlugins:
             keys.append(key)
         return tuple(keys)
 
+    def columnar_fns(self, kind: Kind) -> list[Any] | None:
+        """The columnar variants of every enabled ``kind`` function in tier order, or None
+        when some function has none (the per-node path then answers)."""
+        if kind in self._columnar_flats:
+            return self._columnar_flats[kind]
+        declared = self._columnar[kind]
+        fns: list[Any] | None = []
+        for tier in self.chain(kind):
+            for name, _ in tier:
+                variant = declared.get(name)
+                if variant is None:
+                    fns = None
+                    break
+                assert fns is not None
+                fns.append(variant)
+            if fns is None:
+                break
+        self._columnar_flats[kind] = fns
+        return fns
+
     def _first_compare(self, kind: Kind, left: Any, right: Any) -> int:
         for fn in self._flat(kind):
             result: int = fn(left, right)
@@ -375,6 +444,9 @@ class SessionPlugins:
             if node is not None:
                 return node
         return None
+
+    def best_node_fns_registered(self) -> bool:
+        return bool(self._flat("best_node"))
 
     def node_order_fns(self) -> list[NodeOrderFn]:
         """The enabled NodeOrder functions in tier order (hot loops call them directly)."""

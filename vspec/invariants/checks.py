@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from vspec.api.resource import Resource
@@ -35,7 +35,7 @@ from vspec.invariants.history import (
     unschedulable_fails,
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
-from vspec.model.result import SimulationResult
+from vspec.model.result import LogLine, LogRecords, SimulationResult
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
 
@@ -369,11 +369,19 @@ def _print_point_messages(cycle: int, jobs: list[_PrintedJob], lines: list[str])
     return messages
 
 
+def _job_lines(result: SimulationResult) -> Iterator[LogLine]:
+    """The lines starting "Job " (logprint's), read from the log's records: a block of
+    per-node lines whose head is another is skipped without being formatted."""
+    logs = result.logs
+    if isinstance(logs, LogRecords):
+        return logs.starting_with("Job ")
+    return (line for line in logs if line.startswith("Job "))
+
+
 def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     lines_by_cycle: dict[int, list[str]] = {}
-    for line in result.logs:
-        if line.startswith("Job "):
-            lines_by_cycle.setdefault(line.cycle, []).append(line.text)
+    for line in _job_lines(result):
+        lines_by_cycle.setdefault(line.cycle, []).append(line.text)
     actions = inputs.conf.actions
     if actions.count("print") != 1:
         known = set(Jobs.of(inputs.cluster).pod_groups)
@@ -402,10 +410,7 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
 
 
 def _logprint_findings(_inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    missing = any(
-        line.startswith("Job ") and line.text.endswith(" on node %!s(MISSING)")
-        for line in result.logs
-    )
+    missing = any(line.text.endswith(" on node %!s(MISSING)") for line in _job_lines(result))
     return [LOGPRINT_FINDING] if missing else []
 
 

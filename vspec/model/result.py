@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -97,6 +98,128 @@ class LogLine:
         return self.text
 
 
+class LogBlock:
+    """``count`` lines logged at once with one head, kept as one record: line ``i`` is
+    ``head + render(i)`` (trailing newlines dropped), formatted only when read. A task's
+    predicate pass logs a line per failing node; as a block it costs one object and
+    whatever compact form ``render`` reads (arrays of node rows and reason codes), which
+    ``render`` must not see change."""
+
+    __slots__ = ("count", "cycle", "head", "render", "severity", "source", "verbosity")
+
+    def __init__(
+        self,
+        verbosity: int,
+        severity: Severity,
+        head: str,
+        render: Callable[[int], str],
+        count: int,
+        cycle: int = 0,
+        source: str = "",
+    ) -> None:
+        self.verbosity = verbosity
+        self.severity = severity
+        self.head = head
+        self.render = render
+        self.count = count
+        self.cycle = cycle
+        self.source = source
+
+    def line(self, index: int) -> LogLine:
+        text = (self.head + self.render(index)).rstrip("\n")
+        return LogLine(self.verbosity, self.severity, text, self.cycle, self.source)
+
+    def lines(self) -> Iterator[LogLine]:
+        return (self.line(i) for i in range(self.count))
+
+    def may_start_with(self, prefix: str) -> bool:
+        """False when the head alone rules out ``prefix`` for every line."""
+        head = self.head
+        if len(head) >= len(prefix):
+            return head.startswith(prefix)
+        return prefix.startswith(head)
+
+
+class LogRecords(Sequence[LogLine]):
+    """A session's log: a sequence of lines, stored as records (a line, or a
+    :class:`LogBlock` of many). Indexing, slicing and iterating see lines; a block's
+    lines are made when read and not kept. :meth:`starting_with` scans for lines with a
+    prefix without making the lines of blocks whose head rules it out."""
+
+    __slots__ = ("_block_records", "_block_starts", "_records", "_total")
+
+    def __init__(self, lines: Iterable[LogLine] = ()) -> None:
+        self._records: list[LogLine | LogBlock] = list(lines)
+        self._total = len(self._records)
+        # Per block: its index in _records and the line index of its first line.
+        self._block_records: list[int] = []
+        self._block_starts: list[int] = []
+
+    def append(self, line: LogLine) -> None:
+        self._records.append(line)
+        self._total += 1
+
+    def append_block(self, block: LogBlock) -> None:
+        if block.count == 0:
+            return
+        self._block_records.append(len(self._records))
+        self._block_starts.append(self._total)
+        self._records.append(block)
+        self._total += block.count
+
+    def __len__(self) -> int:
+        return self._total
+
+    def __iter__(self) -> Iterator[LogLine]:
+        for record in self._records:
+            if isinstance(record, LogBlock):
+                yield from record.lines()
+            else:
+                yield record
+
+    def _line(self, index: int) -> LogLine:
+        if index < 0:
+            index += self._total
+        if not 0 <= index < self._total:
+            raise IndexError("log line index out of range")
+        k = bisect_right(self._block_starts, index) - 1
+        if k < 0:
+            record = self._records[index]
+        else:
+            start = self._block_starts[k]
+            block = self._records[self._block_records[k]]
+            assert isinstance(block, LogBlock)
+            if index < start + block.count:
+                return block.line(index - start)
+            record = self._records[self._block_records[k] + 1 + index - start - block.count]
+        assert isinstance(record, LogLine)
+        return record
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self._line(i) for i in range(*index.indices(self._total))]
+        return self._line(index)
+
+    def starting_with(self, prefix: str) -> Iterator[LogLine]:
+        """The lines whose text starts with ``prefix``, in order."""
+        for record in self._records:
+            if isinstance(record, LogBlock):
+                if record.may_start_with(prefix):
+                    yield from (line for line in record.lines() if line.startswith(prefix))
+            elif record.startswith(prefix):
+                yield record
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LogRecords({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class Bind:
     task: str  # namespace/name
@@ -153,7 +276,7 @@ class SimulationResult:
     pipelined: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # job -> (task, node)
     pod_groups: dict[str, PodGroupResult] = field(default_factory=dict)
     tasks: dict[str, TaskResult] = field(default_factory=dict)
-    logs: list[LogLine] = field(default_factory=list)
+    logs: Sequence[LogLine] = field(default_factory=LogRecords)
     events: list[RecordedEvent] = field(default_factory=list)
     probe_failures: list[ProbeFailure] = field(default_factory=list)
     cluster: Cluster | None = None  # the cluster after the last cycle

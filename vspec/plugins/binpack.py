@@ -16,6 +16,7 @@ from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
 
 if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns
     from vspec.framework.session import Session
 
 BINPACK_WEIGHT = "binpack.weight"
@@ -115,6 +116,38 @@ def binpacking_score(task: TaskInfo, node: NodeInfo, weight: PriorityWeight, log
     return score * float(MAX_NODE_SCORE * weight.weight)
 
 
+def binpacking_scores(
+    task: TaskInfo, cols: NodeColumns, rows: Column, weight: PriorityWeight
+) -> Column:
+    """:func:`binpacking_score` for the nodes at ``rows`` at once, the same float64 steps
+    in the same order (a node where some resource would not fit scores 0)."""
+    import numpy as np
+
+    score = np.zeros(len(rows), dtype=np.float64)
+    overflow = np.zeros(len(rows), dtype=np.bool_)
+    weight_sum = 0
+    requested = task.resreq
+    for resource in requested.resource_names():
+        request = requested.get(resource)
+        resource_weight = weight.resources.get(resource)
+        if request == 0 or resource_weight is None:
+            continue
+        if resource_weight != 0:
+            capacity = cols.allocatable(resource)[rows]
+            has = capacity != 0
+            used_finally = request + cols.used(resource)[rows]
+            overflow |= has & (used_finally > capacity)
+            safe = np.where(has, capacity, 1.0)
+            score = score + np.where(has, used_finally * float(resource_weight) / safe, 0.0)
+        else:
+            score = score + 0.0
+        weight_sum += resource_weight
+    if weight_sum > 0:
+        score = score / float(weight_sum)
+    result: Column = np.where(overflow, 0.0, score * float(MAX_NODE_SCORE * weight.weight))
+    return result
+
+
 @register_plugin
 class BinpackPlugin(Plugin):
     """Best-fit node scoring over cpu, memory and configured extended resources."""
@@ -180,8 +213,11 @@ class BinpackPlugin(Plugin):
             unless its V(4)/V(5) lines are kept."""
             return None if log.enabled(4) else task.resreq.signature()
 
+        def columnar(task: TaskInfo, cols: NodeColumns, rows: Column) -> Column:
+            return binpacking_scores(task, cols, rows, weight)
+
         if weight.weight != 0:
-            ssn.add_node_order_fn(self.name, node_order, node_local=node_local)
+            ssn.add_node_order_fn(self.name, node_order, node_local=node_local, columnar=columnar)
         else:
             log.v(0, "binpack weight is zero, skip node order function")
         log.v(5, f"Leaving binpack plugin. {weight} ...")

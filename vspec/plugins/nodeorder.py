@@ -22,8 +22,9 @@ from vspec.golang import go_map
 from vspec.k8s.filters import PREFER_NO_SCHEDULE
 from vspec.k8s.labels import PreferredSchedulingTerms
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
-from vspec.k8s.podinfo import PodInfo
+from vspec.k8s.podinfo import CPU, MEMORY, PodInfo
 from vspec.k8s.scores import (
+    GPU,
     MAX_NODE_SCORE,
     ScoreError,
     balanced_allocation,
@@ -42,6 +43,7 @@ from vspec.k8s.scores import (
 from vspec.model.corev1 import Toleration
 
 if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns
     from vspec.framework.session import Session
 
 NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
@@ -149,6 +151,50 @@ def _node_affinity(f: ScoreFacts, n: K8sNodeInfo) -> int:
     return f.preferred_node_affinity.score(n.node)
 
 
+def _columns_cpu_memory(
+    pod: PodInfo, k8s: dict[str, Column], rows: Column, weight: int, least: bool
+) -> Column:
+    """``_cpu_memory_score`` per node (Python's floor division on non-negative ints)."""
+    import numpy as np
+
+    total = np.zeros(len(rows), dtype=np.int64)
+    weight_sum = np.zeros(len(rows), dtype=np.int64)
+    for alloc, non0, request in (
+        (k8s["alloc_cpu"][rows], k8s["non0_cpu"][rows], pod.non0_cpu),
+        (k8s["alloc_mem"][rows], k8s["non0_mem"][rows], pod.non0_mem),
+    ):
+        has = alloc != 0
+        safe = np.where(has, alloc, 1)
+        requested = non0 + request
+        if least:
+            part = np.where(requested > alloc, 0, (alloc - requested) * MAX_NODE_SCORE // safe)
+        else:
+            part = np.minimum(requested, alloc) * MAX_NODE_SCORE // safe
+        total = total + np.where(has, part * weight, 0)
+        weight_sum = weight_sum + np.where(has, weight, 0)
+    result: Column = np.where(weight_sum != 0, total // np.where(weight_sum != 0, weight_sum, 1), 0)
+    return result
+
+
+def _columns_balanced(pod: PodInfo, k8s: dict[str, Column], rows: Column) -> Column:
+    """``balanced_allocation`` per node without the GPU: the cpu and memory fractions
+    (capped at 1) of the nodes that have each, std = |f0 - f1| / 2 with both, else 0."""
+    import numpy as np
+
+    fractions = []
+    for alloc, used, request in (
+        (k8s["alloc_cpu"][rows], k8s["used_cpu"][rows], pod.requested.get(CPU, 0)),
+        (k8s["alloc_mem"][rows], k8s["used_mem"][rows], pod.requested.get(MEMORY, 0)),
+    ):
+        has = alloc != 0
+        fraction = (used + request).astype(np.float64) / np.where(has, alloc, 1).astype(np.float64)
+        fractions.append((has, np.where(fraction > 1, 1.0, fraction)))
+    (has_cpu, cpu), (has_mem, mem) = fractions
+    std = np.where(has_cpu & has_mem, np.abs((cpu - mem) / 2), 0.0)
+    result: Column = ((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return result
+
+
 def _fmt(score: float) -> str:
     """Go's ``%f``."""
     return f"{score:.6f}"
@@ -184,6 +230,8 @@ class NodeOrderPlugin(Plugin):
         # Per node, the last per-node score, for which pod spec and node generation: the
         # tasks of a job are scored one after another, so this bounded memo mostly hits.
         self._score_last: dict[str, tuple[Hashable, int, float, list[tuple[str, int, int]]]] = {}
+        # The columnar variant's scores of node-fixed scorers: (label, pod key) -> per row.
+        self._fixed_scores: dict[tuple[str, Hashable], Column] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -195,8 +243,10 @@ class NodeOrderPlugin(Plugin):
             if any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
         )
         self._node_scorers = self._scorers()
-        ssn.add_node_order_fn(self.name, self.node_order, node_local=self.node_local_key)
-        ssn.add_batch_node_order_fn(self.name, self.batch_node_order)
+        ssn.add_node_order_fn(
+            self.name, self.node_order, node_local=self.node_local_key, columnar=self.node_scores
+        )
+        ssn.add_batch_node_order_fn(self.name, self.batch_node_order, columnar=self.batch_scores)
 
     def _task_facts(self, task: TaskInfo) -> ScoreFacts:
         facts = self._facts.get(task.key)
@@ -262,6 +312,94 @@ class NodeOrderPlugin(Plugin):
             )
         return score
 
+    def node_scores(self, task: TaskInfo, cols: NodeColumns, rows: Column) -> Column | None:
+        """:meth:`node_order` for the nodes at ``rows`` at once: the same weighted sum in
+        the same order; None where a scorer would fail (no node map entry, a bad
+        preferred term) or has no columnar form (the GPU's balanced allocation)."""
+        import numpy as np
+
+        known = cols.column(("nodeorder", "known"), self._known, np.bool_)
+        if not known[rows].all():
+            return None
+        facts = self._task_facts(task)
+        total = np.zeros(len(rows), dtype=np.float64)
+        for weight, label, _, scorer in self._node_scorers:
+            scores = self._column_scores(label, scorer, facts, cols, rows)
+            if scores is None:
+                return None
+            total = total + scores.astype(np.float64) * float(weight)
+        return total
+
+    def _known(self, node: NodeInfo) -> bool:
+        return node.name in self._ssn.node_map
+
+    def _column_scores(
+        self, label: str, scorer: Scorer, facts: ScoreFacts, cols: NodeColumns, rows: Column
+    ) -> Column | None:
+        import numpy as np
+
+        pod = facts.pod
+        if label == "Least Request":
+            return _columns_cpu_memory(pod, self._k8s_columns(cols), rows, 50, least=True)
+        if label == "Most Request":
+            return _columns_cpu_memory(pod, self._k8s_columns(cols), rows, 1, least=False)
+        if label == "Balanced Request":
+            if pod.requested.get(GPU):
+                return None
+            return _columns_balanced(pod, self._k8s_columns(cols), rows)
+        if label == "Node Affinity":
+            if facts.preferred_node_affinity.error is not None:
+                return None
+            if not facts.preferred_node_affinity.terms:
+                return np.zeros(len(rows), dtype=np.int64)
+            key: Hashable = facts.score_key
+        else:  # Image Locality
+            key = (tuple(facts.images), facts.num_containers)
+        return self._fixed(label, key, scorer, facts, cols)[rows]
+
+    def _fixed(
+        self, label: str, key: Hashable, scorer: Scorer, facts: ScoreFacts, cols: NodeColumns
+    ) -> Column:
+        """A scorer that reads only the pod and the node's labels or images (fixed for the
+        session), for every node, once per pod key."""
+        import numpy as np
+
+        scores = self._fixed_scores.get((label, key))
+        if scores is None:
+            node_map = self._ssn.node_map
+            scores = np.fromiter(
+                (scorer(facts, node_map[n]) if n in node_map else 0 for n in cols.names),
+                dtype=np.int64,
+                count=cols.size,
+            )
+            self._fixed_scores[(label, key)] = scores
+        return scores
+
+    def _k8s_columns(self, cols: NodeColumns) -> dict[str, Column]:
+        import numpy as np
+
+        node_map = self._ssn.node_map
+
+        def of(read: Callable[[K8sNodeInfo], int]) -> Callable[[NodeInfo], float]:
+            def value(node: NodeInfo) -> float:
+                k8s_node = node_map.get(node.name)
+                return 0 if k8s_node is None else read(k8s_node)
+
+            return value
+
+        reads: dict[str, Callable[[K8sNodeInfo], int]] = {
+            "alloc_cpu": lambda n: n.allocatable.get(CPU, 0),
+            "alloc_mem": lambda n: n.allocatable.get(MEMORY, 0),
+            "non0_cpu": lambda n: n.non0_cpu,
+            "non0_mem": lambda n: n.non0_mem,
+            "used_cpu": lambda n: n.requested.get(CPU, 0),
+            "used_mem": lambda n: n.requested.get(MEMORY, 0),
+        }
+        return {
+            name: cols.column(("nodeorder", name), of(read), np.int64)
+            for name, read in reads.items()
+        }
+
     def _log_parts(self, task: TaskInfo, name: str, parts: list[tuple[str, int, int]]) -> None:
         log = self._ssn.log
         if log.enabled(5):
@@ -310,6 +448,25 @@ class NodeOrderPlugin(Plugin):
             log.v(
                 4, f"Batch Total Score for task {task.namespace}/{task.name} is: {go_map(scores)}"
             )
+        return scores
+
+    def batch_scores(self, task: TaskInfo, cols: NodeColumns, rows: Column) -> Column | None:
+        """:meth:`batch_node_order` at once where only the taint score can be non-zero and
+        no candidate has a PreferNoSchedule taint (every node then gets 100 x weight);
+        None otherwise."""
+        import numpy as np
+
+        facts = self._task_facts(task)
+        if facts.pod.parse_error is not None or task.pod.topology_spread_constraints:
+            return None
+        if inter_pod_affinity_pre_score(facts.pod, self._snapshot) is not None:
+            return None
+        tainted = self._prefer_no_schedule_nodes
+        if tainted and any(cols.names[r] in tainted for r in rows):
+            return None
+        taint = float(MAX_NODE_SCORE * self.weight.taint_toleration)
+        # affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0)
+        scores: Column = (np.zeros(len(rows)) + taint) + 0.0
         return scores
 
     def _weighted(

@@ -41,6 +41,7 @@ from vspec.k8s.podinfo import HostPort, PodInfo
 from vspec.model.corev1 import NodeSelectorTerm, Toleration
 
 if TYPE_CHECKING:
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
     from vspec.framework.session import Session
 
 NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
@@ -280,6 +281,8 @@ class PredicatesPlugin(Plugin):
         self._skippable = 0
         # predicate.CacheEnable: node name -> template uid -> fit.
         self._cache: dict[str, dict[str, bool]] = {}
+        # The columnar variant's per-session tables: per stable key, a code per node row.
+        self._stable_columns: dict[StableKey, tuple[Column, list[Status]]] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.enable = PredicateEnable.from_arguments(self.arguments)
@@ -291,7 +294,9 @@ class PredicatesPlugin(Plugin):
             EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
         )
         ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
-        ssn.add_predicate_fn(self.name, self.predicate, node_local=self.node_local_key)
+        ssn.add_predicate_fn(
+            self.name, self.predicate, node_local=self.node_local_key, columnar=self.verdicts
+        )
 
     # -- node map upkeep ------------------------------------------------------------------------
     def _on_allocate(self, event: Event) -> None:
@@ -399,6 +404,55 @@ class PredicatesPlugin(Plugin):
         if len(self._skip.get(task.key, _NO_SKIPS)) < self._skippable:
             return None
         return self._task_facts(task).stable_key
+
+    def verdicts(self, task: TaskInfo, cols: NodeColumns) -> Verdicts | None:
+        """:meth:`predicate` on every node at once, for a task whose key is node-local:
+        a missing node map entry, then the pod count and the stable filters."""
+        import numpy as np
+
+        from vspec.framework.columns import Verdicts
+
+        facts = self._task_facts(task)
+        stable, stable_statuses = self._stable_codes(facts, cols)
+        pods = cols.column(("predicates", "pods"), self._pod_count, np.int64)
+        crowded = cols.max_task_num() <= pods
+        n = len(stable_statuses)
+        pod_status = Status(Code.Unschedulable, NODE_POD_NUMBER_EXCEEDED, self.name)
+        missing = Status(Code.Error, "node info not found", self.name)
+        statuses = [[st] for st in stable_statuses]
+        statuses.append([pod_status])
+        statuses.extend([pod_status, st] for st in stable_statuses)
+        statuses.append([missing])
+        codes = stable + crowded.astype(np.int32) * (n + 1)
+        known = cols.column(("predicates", "known"), self._known, np.bool_)
+        codes[~known] = len(statuses)
+        return Verdicts(codes, statuses)
+
+    def _pod_count(self, node: NodeInfo) -> float:
+        k8s_node = self._ssn.node_map.get(node.name)
+        return 0 if k8s_node is None else len(k8s_node.pods)
+
+    def _known(self, node: NodeInfo) -> bool:
+        return node.name in self._ssn.node_map
+
+    def _stable_codes(self, facts: TaskFacts, cols: NodeColumns) -> tuple[Column, list[Status]]:
+        """Per node, 0 or 1 + the index of the stable filters' failing status (nodes do
+        not change within a session, so once per pod spec)."""
+        known = self._stable_columns.get(facts.stable_key)
+        if known is not None:
+            return known
+        import numpy as np
+
+        codes = np.zeros(cols.size, dtype=np.int32)
+        table: dict[Status, int] = {}
+        node_map = self._ssn.node_map
+        for row, name in enumerate(cols.names):
+            k8s_node = node_map.get(name)
+            status = None if k8s_node is None else self._stable_filters(facts, k8s_node)
+            if status is not None:
+                codes[row] = table.setdefault(status, len(table) + 1)
+        known = self._stable_columns[facts.stable_key] = (codes, list(table))
+        return known
 
     def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
         """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably."""

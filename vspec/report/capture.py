@@ -23,7 +23,7 @@ EXPLAINED_TASKS = 20  # explain tables per spec, at most
 @dataclass
 class Capture:
     spec: Spec
-    logs: list[LogLine] = field(default_factory=list)
+    logs: Sequence[LogLine] = field(default_factory=list)
     clusters: list[ClusterState] = field(default_factory=list)
     explained: list[TaskExplanation] = field(default_factory=list)
 

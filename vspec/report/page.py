@@ -9,6 +9,7 @@ into the page at the end.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def _explained(capture: Capture, messages: list[str], *, open_: bool) -> str:
     return _details(title, "\n".join(blocks), open_=open_)
 
 
-def _log(lines: list[LogLine]) -> str:
+def _log(lines: Sequence[LogLine]) -> str:
     shown = lines[-MAX_LOG_LINES:]
     cut = len(lines) - len(shown)
     items = "\n".join(

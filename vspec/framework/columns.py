@@ -1,0 +1,138 @@
+"""The session's nodes as columns: one numpy row per node of ``Session.node_list``.
+
+Allocate asks the same questions of every node for every task (does the request fit
+FutureIdle, which filters pass, what does each scorer give); asked node by node in
+Python that is pods x nodes interpreter steps. Kept as arrays, one question is a few
+array operations over all nodes. A column is a copy of a per-node value computed by
+the same Python code the per-node path runs (a ``Resource`` float, a Kubernetes int),
+so the arrays hold exactly the numbers the scalar path compares, and float64/int64
+operations on them round exactly as Python's (and Go's) do.
+
+Columns are kept current incrementally: a node reports every task change
+(``NodeInfo.watch``), and the next read recomputes only the reported rows.
+Arrays handed out are the columns themselves: readers must not write them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vspec.api.node_info import NodeInfo
+from vspec.api.resource import CPU, MEMORY, MIN_RESOURCE, Resource
+from vspec.api.types import Status
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    Column = NDArray[Any]
+
+NodeValue = Callable[[NodeInfo], float]
+
+
+class NodeColumns:
+    """Per-node columns, computed on first use and updated row by row afterwards."""
+
+    __slots__ = ("_columns", "_dirty", "names", "nodes", "size")
+
+    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+        self.nodes = list(nodes)
+        self.names = [n.name for n in self.nodes]
+        self.size = len(self.nodes)
+        self._dirty: list[int] = []
+        self._columns: dict[Hashable, tuple[NodeValue, Column]] = {}
+        for row, node in enumerate(self.nodes):
+            node.watch(self._dirty, row)
+
+    def close(self) -> None:
+        """Stop watching the nodes (the session is over)."""
+        for node in self.nodes:
+            node.watch(None)
+        self._columns.clear()
+
+    def column(self, key: Hashable, value: NodeValue, dtype: type = np.float64) -> Column:
+        """The column ``key``: ``value(node)`` for every node, current. ``key`` names what
+        ``value`` computes (one key, one function)."""
+        self._sync()
+        entry = self._columns.get(key)
+        if entry is not None:
+            return entry[1]
+        array: Column = np.fromiter((value(n) for n in self.nodes), dtype=dtype, count=self.size)
+        self._columns[key] = (value, array)
+        return array
+
+    def _sync(self) -> None:
+        dirty = self._dirty
+        if not dirty:
+            return
+        rows = set(dirty)
+        dirty.clear()
+        nodes = self.nodes
+        for value, array in self._columns.values():
+            for row in rows:
+                array[row] = value(nodes[row])
+
+    # -- Volcano's resource vectors ----------------------------------------------------------
+    def future_idle(self, name: str) -> Column:
+        """``FutureIdle`` (Idle + Releasing - Pipelined) of resource ``name``; a scalar the
+        node lacks counts 0, as ``LessEqual`` with ``Zero`` reads it."""
+        return self.column(("future_idle", name), _resource_getter("future_idle_view", name))
+
+    def idle(self, name: str) -> Column:
+        return self.column(("idle", name), _resource_getter("idle", name))
+
+    def used(self, name: str) -> Column:
+        return self.column(("used", name), _resource_getter("used", name))
+
+    def allocatable(self, name: str) -> Column:
+        return self.column(("allocatable", name), _resource_getter("allocatable", name))
+
+    def max_task_num(self) -> Column:
+        return self.column("max_task_num", _max_task_num, np.int64)
+
+    def fit(self, request: Resource, vector: Callable[[str], Column]) -> Column:
+        """Per node, 0 when ``request.less_equal(vector, Zero)`` holds, else 1 + the index
+        of the first short dimension in :func:`dimensions` order (what
+        ``LessEqualWithResourcesName`` names first)."""
+        codes = np.zeros(self.size, dtype=np.int32)
+        dims = dimensions(request)
+        for index in range(len(dims) - 1, -1, -1):
+            name = dims[index]
+            left = request.get(name)
+            right = vector(name)
+            # Volcano's tolerance: left < right, or |left - right| < minResource.
+            fits = (left < right) | (np.abs(left - right) < MIN_RESOURCE)
+            codes[~fits] = index + 1
+        return codes
+
+
+def dimensions(request: Resource) -> list[str]:
+    """The dimensions ``LessEqual`` with ``Zero`` compares: cpu, memory, then the
+    request's scalars in order."""
+    return [CPU, MEMORY, *request.scalars]
+
+
+def _resource_getter(attribute: str, name: str) -> NodeValue:
+    def get(node: NodeInfo) -> float:
+        vector = getattr(node, attribute)
+        resource: Resource = vector() if callable(vector) else vector
+        return resource.get(name)
+
+    return get
+
+
+def _max_task_num(node: NodeInfo) -> float:
+    return node.allocatable.max_task_num
+
+
+class Verdicts:
+    """A predicate's answer for every node at once: ``codes[row]`` is 0 where the node
+    passes, ``k`` where it fails with ``statuses[k - 1]`` (shared lists, never mutated)."""
+
+    __slots__ = ("codes", "statuses")
+
+    def __init__(self, codes: Column, statuses: list[list[Status]]) -> None:
+        self.codes = codes
+        self.statuses = statuses

@@ -37,6 +37,7 @@ class LiveState(Recorder):
     """What the live line shows; set by the runner's callbacks and the recorder hooks
     (main thread), read by rich's refresh thread."""
 
+    watches_nodes = False  # only chose is watched, which every path calls
     files: int = 0  # spec files in the run
     clock: Any = time.monotonic
     started: float = field(default_factory=time.monotonic)

@@ -67,19 +67,29 @@ def choose_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) ->
     is columnar; the best score above -1, ties broken by the same seeded draw."""
     nodes = cols.nodes
     if len(rows) == 1:
-        return nodes[int(rows[0])]
-    scores = columnar.scores(ssn, task, cols, rows)
-    if scores is None or scores.size == 0 or ssn.best_node_fns_registered():
-        return choose_node(ssn, task, [nodes[r] for r in rows])
+        best: NodeInfo | None = nodes[int(rows[0])]
+    else:
+        scores = columnar.scores(ssn, task, cols, rows)
+        if scores is None or ssn.best_node_fns_registered() or scores.max() != scores.max():
+            # not all columnar, a BestNode function, or a NaN score: the dict keys decide
+            return choose_node(ssn, task, [nodes[r] for r in rows])
+        best = _best_scored(ssn, nodes, rows, scores)
+    ssn.recorder.chose(ssn, task, best)
+    return best
+
+
+def _best_scored(
+    ssn: Session, nodes: list[NodeInfo], rows: Column, scores: Column
+) -> NodeInfo | None:
+    """``SelectBestNode`` over scores in node order: the top score above -1, ties broken by
+    the same seeded draw over the tied nodes in scoring order."""
     top = scores.max()
-    if top != top:  # a NaN score: the per-node path's dict keys decide
-        return choose_node(ssn, task, [nodes[r] for r in rows])
     if not top > -1.0:
         return None
-    best = rows[scores == top]
-    if len(best) == 1:
-        return nodes[int(best[0])]
-    return nodes[int(best[ssn.rng.randrange(len(best))])]
+    tied = rows[scores == top]
+    if len(tied) == 1:
+        return nodes[int(tied[0])]
+    return nodes[int(tied[ssn.rng.randrange(len(tied))])]
 
 
 PREEMPT_NEVER = "Never"

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 class Recorder:
     """Hooks in the order a session meets them; each is a no-op here."""
 
-    # Whether the per-node hooks (predicated, scored, chose) and the plugin functions'
-    # per-node calls must all happen: when False, allocate may decide a task over all
-    # nodes at once (vspec.framework.columnar) and call none of them.
+    # Whether the per-node hooks (predicated, scored) and the plugin functions' per-node
+    # calls must all happen: when False, allocate may decide a task over all nodes at
+    # once (vspec.framework.columnar) and call none of them (chose is still called).
     watches_nodes = True
 
     def session_opened(self, ssn: Session) -> None:

@@ -1,0 +1,168 @@
+"""The columnar allocate path (vspec/framework/columnar.py) against the per-node path.
+
+The per-node path is the reference: it calls every plugin function node by node, as
+Volcano does. Forcing the columnar path on small drawn clusters (its node threshold
+set to 0) must change nothing a user can see: binds, pipelines, statuses, pod group
+conditions (the fit error messages), every log line; and per task, the same verdict
+and FitError statuses on every node and the same float64 score on every feasible node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.builders import session
+from vspec.actions.allocate import predicate
+from vspec.api.types import Code, Status, TaskStatus
+from vspec.api.unschedule_info import FitError, FitErrors
+from vspec.framework import columnar
+from vspec.framework.recorder import Recorder
+from vspec.framework.scheduler import simulate
+from vspec.model.conf import load_conf
+from vspec.model.objects import Cluster
+from vspec.model.result import LogBlock, LogLine, LogRecords, Severity, SimulationResult
+from vspec.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
+from vspec.util.scheduler_helper import prioritize_nodes
+
+SPACE = ConfSpace(
+    actions=("print", "enqueue", "allocate", "backfill"),
+    plugins=("priority", "gang", "drf", "predicates", "proportion", "nodeorder", "binpack"),
+    require_actions=("allocate",),
+    require_plugins=("predicates", "nodeorder", "binpack"),
+)
+BOUNDS = ClusterBounds(max_nodes=10, max_jobs=6, max_replicas=4)
+
+
+def _forced() -> Any:
+    return mock.patch.object(columnar, "COLUMNAR_MIN_NODES", 0)
+
+
+def _seen(result: SimulationResult) -> dict[str, object]:
+    return {
+        "binds": result.binds,
+        "pipelined": result.pipelined,
+        "tasks": {k: (t.node, t.status) for k, t in result.tasks.items()},
+        "pod groups": {k: (p.phase, p.conditions) for k, p in result.pod_groups.items()},
+        "logs": [(line.verbosity, line.text) for line in result.logs],
+    }
+
+
+@settings(deadline=None)
+@given(scheduler_confs(SPACE), clusters(BOUNDS), st.sampled_from([0, 3]), st.integers(1, 2))
+def test_columnar_run_is_the_per_node_run(
+    raw: dict[str, Any], cluster: Cluster, verbosity: int, cycles: int
+) -> None:
+    conf = load_conf(raw)
+    # A recorder that watches per-node calls keeps the whole run on the per-node path.
+    scalar = simulate(conf, cluster, verbosity=verbosity, cycles=cycles, recorder=Recorder())
+    with _forced():
+        fast = simulate(conf, cluster, verbosity=verbosity, cycles=cycles)
+    assert _seen(fast) == _seen(scalar)
+
+
+_WEIGHTS = st.integers(0, 5)
+
+
+@st.composite
+def _plugins(draw: st.DrawFn) -> list[dict[str, Any]]:
+    nodeorder = {
+        f"{name}.weight": draw(_WEIGHTS)
+        for name in (
+            "leastrequested",
+            "mostrequested",
+            "balancedresource",
+            "nodeaffinity",
+            "tainttoleration",
+            "imagelocality",
+        )
+    }
+    binpack = {"binpack.weight": draw(_WEIGHTS), "binpack.cpu": draw(_WEIGHTS)}
+    return [
+        {"name": "predicates", "enablePredicate": True},
+        {"name": "nodeorder", "enableNodeOrder": True, "arguments": nodeorder},
+        {"name": "binpack", "enableNodeOrder": True, "arguments": binpack},
+    ]
+
+
+@settings(deadline=None)
+@given(clusters(BOUNDS), _plugins())
+def test_columnar_verdicts_and_scores_are_the_per_node_ones(
+    cluster: Cluster, plugins: list[dict[str, Any]]
+) -> None:
+    with _forced():
+        ssn = session(cluster, plugins, verbosity=0)
+        cols = columnar.session_columns(ssn)
+    assert cols is not None
+    for job in ssn.jobs.values():
+        for task in job.tasks_in(TaskStatus.Pending):
+            try:
+                ssn.pre_predicate_fn(task)
+            except Exception:  # a PreFilter failure: allocate tries no node
+                continue
+            verdicts = columnar.allocate_verdicts(ssn, task, cols)
+            if verdicts is None:
+                continue
+            feasible = []
+            for row, node in enumerate(cols.nodes):
+                fe = predicate(ssn, task, node)
+                code = int(verdicts.codes[row])
+                got = None if code == 0 else verdicts.statuses[code - 1]
+                assert got == (None if fe is None else fe.statuses), node.name
+                if fe is None:
+                    feasible.append(row)
+            if len(feasible) < 2:
+                continue
+            import numpy as np
+
+            rows = np.array(feasible)
+            scores = columnar.scores(ssn, task, cols, rows)
+            if scores is None:
+                continue
+            by_node = {
+                n.name: s
+                for s, ns in prioritize_nodes(ssn, task, [cols.nodes[r] for r in rows]).items()
+                for n in ns
+            }
+            assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
+
+
+def test_coded_fit_errors_read_as_the_per_node_ones() -> None:
+    unresolvable = [Status(Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint")]
+    short = [Status(Code.Unschedulable, "Insufficient cpu")]
+    names = ["n0", "n1", "n2", "n3"]
+
+    class Task:
+        namespace, name = "ns", "p"
+
+    coded = FitErrors.of_codes(Task(), names, [3, 0, 2], [1, 2, 1], [unresolvable, short])
+    plain = FitErrors()
+    for node, statuses in (("n3", unresolvable), ("n0", short), ("n2", unresolvable)):
+        plain.set_node_error(node, FitError("ns", "p", node, statuses))
+    assert coded.unschedulable_and_unresolvable_nodes() == {"n2", "n3"}
+    assert (
+        str(coded)
+        == str(plain)
+        == ("0/3 nodes are unavailable: 1 Insufficient cpu, 2 node(s) had untolerated taint.")
+    )
+    assert list(coded.nodes) == ["n3", "n0", "n2"]
+    assert str(coded.nodes["n0"]) == "task ns/p on node n0 fit failed: Insufficient cpu"
+
+
+def test_log_records_read_blocks_as_lines() -> None:
+    log = LogRecords([LogLine(3, Severity.INFO, "a")])
+    log.append_block(LogBlock(3, Severity.INFO, "Predicates failed: ", lambda i: f"n{i}", 3))
+    log.append(LogLine(1, Severity.INFO, "Job ns/j is ready"))
+    log.append_block(LogBlock(3, Severity.INFO, "x", str, 0))  # an empty block adds nothing
+    texts = ["a", "Predicates failed: n0", "Predicates failed: n1", "Predicates failed: n2"]
+    texts.append("Job ns/j is ready")
+    assert len(log) == 5
+    assert [line.text for line in log] == texts
+    assert [log[i].text for i in range(-5, 5)] == texts + texts
+    assert [line.text for line in log[-2:]] == texts[-2:]
+    assert [line.text for line in log.starting_with("Job ")] == ["Job ns/j is ready"]
+    assert [line.text for line in log.starting_with("Predicates failed: n1")] == [texts[2]]
+    assert log == [LogLine(3, Severity.INFO, t) if i < 4 else log[4] for i, t in enumerate(texts)]

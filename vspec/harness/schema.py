@@ -25,7 +25,7 @@ import difflib
 import json
 import re
 import reprlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
@@ -263,10 +263,24 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _all(verdicts: Iterable[bool | None]) -> bool | None:
-    """False as soon as one verdict is False; else None if one could not tell; else True."""
+def _undecided(value: Any) -> bool | None:
+    return None
+
+
+def _valid(value: Any) -> bool | None:
+    return True
+
+
+def _invalid(value: Any) -> bool | None:
+    return False
+
+
+def _each(check: Check, values: Iterable[Any]) -> bool | None:
+    """False as soon as one value fails ``check``; else None if one could not be told;
+    else True. (Explicit loops: the checks run for every value of every spec.)"""
     verdict: bool | None = True
-    for result in verdicts:
+    for value in values:
+        result = check(value)
         if result is False:
             return False
         if result is None:
@@ -274,9 +288,33 @@ def _all(verdicts: Iterable[bool | None]) -> bool | None:
     return verdict
 
 
+def _every(checks: Sequence[Check], value: Any) -> bool | None:
+    """:func:`_each` for several checks of one value."""
+    verdict: bool | None = True
+    for check in checks:
+        result = check(value)
+        if result is False:
+            return False
+        if result is None:
+            verdict = None
+    return verdict
+
+
+_TYPES: Mapping[str, Check] = {
+    "string": lambda value: isinstance(value, str),
+    "object": lambda value: isinstance(value, dict),
+    "array": lambda value: isinstance(value, list),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+}
+
+
 class _FastPaths:
     """jsonschema keyword implementations that skip descending into values whose schema
-    :meth:`quick` decides to be valid; anything else goes through jsonschema."""
+    :meth:`quick` decides to be valid; anything else goes through jsonschema.
+
+    A schema's check is compiled once, with the checks of its subschemas (the inlined
+    schema has no cycles), so checking a value is a few calls per value."""
 
     def __init__(self) -> None:
         self.checks: dict[int, Check] = {}  # id(schema) -> check; the schema outlives self
@@ -296,14 +334,17 @@ class _FastPaths:
         return cls
 
     def quick(self, schema: Any, value: Any) -> bool | None:
-        if isinstance(schema, bool):
-            return schema
+        return self.check_of(schema)(value)
+
+    def check_of(self, schema: Any) -> Check:
+        if schema is True or schema is False:
+            return _valid if schema else _invalid
         if not isinstance(schema, dict):
-            return None
+            return _undecided
         check = self.checks.get(id(schema))
         if check is None:
             check = self.checks[id(schema)] = self.compile(schema)
-        return check(value)
+        return check
 
     def compile(self, schema: Mapping[str, Any]) -> Check:
         """An exact check when every keyword of ``schema`` is one of those below."""
@@ -316,7 +357,7 @@ class _FastPaths:
                 continue
             if keyword == "additionalProperties":
                 if "patternProperties" in schema:
-                    return lambda value: None
+                    return _undecided
                 parts.append(self.check_additional(arg, frozenset(schema.get("properties", {}))))
                 continue
             if keyword == "items":
@@ -324,14 +365,19 @@ class _FastPaths:
                 continue
             make = getattr(self, f"check_{keyword}", None)
             if make is None:
-                return lambda value: None
+                return _undecided
             parts.append(make(arg))
-
-        return lambda value: _all(part(value) for part in parts)
+        if not parts:
+            return _valid
+        if len(parts) == 1:
+            return parts[0]
+        return lambda value: _every(parts, value)
 
     # -- exact checks of single keywords ------------------------------------------------
     def check_type(self, arg: Any) -> Check:
         names = arg if isinstance(arg, list) else [arg]
+        if len(names) == 1 and names[0] in _TYPES:
+            return _TYPES[names[0]]
         return lambda value: any(_is_type(n, value) for n in names)
 
     def check_pattern(self, arg: str) -> Check:
@@ -373,8 +419,10 @@ class _FastPaths:
         return lambda value: all(k in value for k in keys) if isinstance(value, dict) else True
 
     def check_anyOf(self, subs: list[Any]) -> Check:
+        checks = [self.check_of(sub) for sub in subs]
+
         def check(value: Any) -> bool | None:
-            verdicts = [self.quick(sub, value) for sub in subs]
+            verdicts = [c(value) for c in checks]
             if True in verdicts:
                 return True
             return False if all(v is False for v in verdicts) else None
@@ -382,59 +430,85 @@ class _FastPaths:
         return check
 
     def check_allOf(self, subs: list[Any]) -> Check:
-        return lambda value: _all(self.quick(sub, value) for sub in subs)
+        checks = [self.check_of(sub) for sub in subs]
+        return lambda value: _every(checks, value)
 
     def check_not(self, sub: Any) -> Check:
+        negated = self.check_of(sub)
+
         def check(value: Any) -> bool | None:
-            result = self.quick(sub, value)
+            result = negated(value)
             return None if result is None else not result
 
         return check
 
     def check_if(self, condition: Any, then: Any, otherwise: Any) -> Check:
+        holds_for = self.check_of(condition)
+        branches = (
+            _valid if otherwise is None else self.check_of(otherwise),
+            _valid if then is None else self.check_of(then),
+        )
+
         def check(value: Any) -> bool | None:
-            holds = self.quick(condition, value)
-            if holds is None:
-                return None
-            branch = then if holds else otherwise
-            return True if branch is None else self.quick(branch, value)
+            holds = holds_for(value)
+            return None if holds is None else branches[holds](value)  # [False]: else
 
         return check
 
     def check_additional(self, extra: Any, known: frozenset[str]) -> Check:
         """``additionalProperties`` beside ``properties`` (no ``patternProperties``)."""
+        check = self.check_of(extra)
+        return lambda value: (
+            _each(check, [v for k, v in value.items() if k not in known])
+            if isinstance(value, dict)
+            else True
+        )
+
+    def check_items(self, items: Any, start: int) -> Check:
+        """``items`` applies to the values after the ``prefixItems`` (``start`` of them)."""
+        check = self.check_of(items)
+        return lambda value: (
+            _each(check, value[start:] if start else value) if isinstance(value, list) else True
+        )
+
+    def check_prefixItems(self, subs: list[Any]) -> Check:
+        checks = [self.check_of(sub) for sub in subs]
+
+        def check(value: Any) -> bool | None:
+            if not isinstance(value, list):
+                return True
+            verdict: bool | None = True
+            for sub, item in zip(checks, value, strict=False):
+                result = sub(item)
+                if result is False:
+                    return False
+                if result is None:
+                    verdict = None
+            return verdict
+
+        return check
+
+    def check_propertyNames(self, names: Any) -> Check:
+        check = self.check_of(names)
+        return lambda value: _each(check, value) if isinstance(value, dict) else True
+
+    def check_properties(self, props: Mapping[str, Any]) -> Check:
+        checks = [(key, self.check_of(sub)) for key, sub in props.items()]
 
         def check(value: Any) -> bool | None:
             if not isinstance(value, dict):
                 return True
-            return _all(self.quick(extra, v) for k, v in value.items() if k not in known)
+            verdict: bool | None = True
+            for key, sub in checks:
+                if key in value:
+                    result = sub(value[key])
+                    if result is False:
+                        return False
+                    if result is None:
+                        verdict = None
+            return verdict
 
         return check
-
-    def check_items(self, items: Any, start: int) -> Check:
-        """``items`` applies to the values after the ``prefixItems`` (``start`` of them)."""
-        return lambda value: (
-            _all(self.quick(items, v) for v in value[start:]) if isinstance(value, list) else True
-        )
-
-    def check_prefixItems(self, subs: list[Any]) -> Check:
-        return lambda value: (
-            _all(self.quick(sub, v) for sub, v in zip(subs, value, strict=False))
-            if isinstance(value, list)
-            else True
-        )
-
-    def check_propertyNames(self, names: Any) -> Check:
-        return lambda value: (
-            _all(self.quick(names, k) for k in value) if isinstance(value, dict) else True
-        )
-
-    def check_properties(self, props: Mapping[str, Any]) -> Check:
-        return lambda value: (
-            _all(self.quick(sub, value[key]) for key, sub in props.items() if key in value)
-            if isinstance(value, dict)
-            else True
-        )
 
     # -- keywords ------------------------------------------------------------------------
     def properties(

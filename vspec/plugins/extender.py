@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -203,6 +201,11 @@ class ExtenderPlugin(Plugin):
 
     def send(self, verb: str, request: Json) -> Any:
         """POST ``request`` to the verb's URL; the decoded JSON answer."""
+        # Imported here: urllib.request (with ssl and http.client) is a tenth of every
+        # `vspec run`'s start-up, and only a conf with an extender sends anything.
+        import urllib.error
+        import urllib.request
+
         action = self.verbs[verb]
         url = self.url_prefix.rstrip("/") + "/" + action
         body = json.dumps(request).encode()

@@ -134,7 +134,8 @@ def fuzz_examples(process: Process) -> int:
 
 def small_spec_dir(target: Path, count: int) -> int:
     """``count`` files copied round-robin from the example specs of specs/ that stand alone
-    (no include, no project plugin, no timeline: those are not small); the specs in them."""
+    (no include, no project plugin) and are small (no timeline, at most 20 nodes and 100
+    pods); the number of specs in them."""
     from vspec.harness.loader import load_file
 
     sources = []
@@ -146,7 +147,7 @@ def small_spec_dir(target: Path, count: int) -> int:
         copy.write_text(text, encoding="utf-8")
         loaded = load_file(copy)
         copy.unlink()
-        if not loaded.errors and all(s.timeline is None for s in loaded.specs):
+        if not loaded.errors and all(_small(s) for s in loaded.specs):
             sources.append((path.name, text, len(loaded.specs)))
     specs = 0
     for i in range(count):
@@ -154,3 +155,8 @@ def small_spec_dir(target: Path, count: int) -> int:
         (target / f"{i:04d}-{name}").write_text(text, encoding="utf-8")
         specs += n
     return specs
+
+
+def _small(spec: Any) -> bool:
+    cluster = spec.cluster
+    return spec.timeline is None and len(cluster.nodes) <= 20 and len(cluster.pods) <= 100

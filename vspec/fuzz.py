@@ -147,11 +147,26 @@ def builtin_space(name: str) -> FuzzSpace:
                 (*_CORE_PLUGINS, "proportion", "pdb", "tdm", "rescheduling"),
             )
         ),
+        # Where binds go: predicates, nodeorder and binpack always on, their weights
+        # drawn, nothing evicting, so that `best-score` and the filter and order
+        # invariants judge most examples.
+        "placement": FuzzSpace(
+            ConfSpace(
+                actions=("enqueue", "allocate", "backfill"),
+                plugins=(*_CORE_PLUGINS, "proportion"),
+                flags="default",
+                default_plugin_flags=(True,),
+                require_actions=("allocate",),
+                require_plugins=("predicates", "nodeorder", "binpack"),
+                ordered=True,
+            ),
+            max_cycles=1,  # best-score judges the last cycle: one cycle judges every bind
+        ),
     }
     if name == "mixed":
         # Smaller clusters: more examples per second, and findings shrink further.
         small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, hierarchy="always")
-        parts = ("seed", "preempt", "reclaim", "capacity", "shuffle")
+        parts = ("seed", "preempt", "reclaim", "capacity", "shuffle", "placement")
         mix = [
             replace(spaces[p], bounds=replace(small, shape=(spaces[p].bounds or small).shape))
             for p in parts
@@ -163,7 +178,16 @@ def builtin_space(name: str) -> FuzzSpace:
     return spaces[name]
 
 
-BUILTIN_SPACES = ("default", "seed", "preempt", "reclaim", "capacity", "shuffle", "mixed")
+BUILTIN_SPACES = (
+    "default",
+    "seed",
+    "preempt",
+    "reclaim",
+    "capacity",
+    "shuffle",
+    "placement",
+    "mixed",
+)
 
 
 _SPACE_KEYS = {

@@ -193,17 +193,18 @@ _TOLERATIONS = st.lists(
     max_size=2,
     unique=True,
 )
-_NODE_REQUIREMENT = st.sampled_from(
-    [
-        NodeSelectorRequirement("zone", "In", ("a",)),
-        NodeSelectorRequirement("zone", "In", ("a", "b")),
-        NodeSelectorRequirement("zone", "NotIn", ("a",)),
-        NodeSelectorRequirement("gpu", "Exists"),
-        NodeSelectorRequirement("gpu", "DoesNotExist"),
-        NodeSelectorRequirement("rank", "Gt", ("1",)),
-        NodeSelectorRequirement("rank", "Lt", ("2",)),
-        NodeSelectorRequirement("rank", "NotIn", ("1",)),
-    ]
+# NotIn on a label most nodes lack ("keep off GPU nodes") is weighted up: a node without
+# the label matches it, the edge a NotIn implementation gets wrong.
+_NODE_REQUIREMENT = _weighted(
+    (1, NodeSelectorRequirement("zone", "In", ("a",))),
+    (1, NodeSelectorRequirement("zone", "In", ("a", "b"))),
+    (1, NodeSelectorRequirement("zone", "NotIn", ("a",))),
+    (1, NodeSelectorRequirement("gpu", "Exists")),
+    (1, NodeSelectorRequirement("gpu", "DoesNotExist")),
+    (3, NodeSelectorRequirement("gpu", "NotIn", ("true",))),
+    (1, NodeSelectorRequirement("rank", "Gt", ("1",))),
+    (1, NodeSelectorRequirement("rank", "Lt", ("2",))),
+    (2, NodeSelectorRequirement("rank", "NotIn", ("1",))),
 )
 _NODE_TERM = st.builds(
     NodeSelectorTerm, st.lists(_NODE_REQUIREMENT, min_size=1, max_size=2, unique=True).map(tuple)

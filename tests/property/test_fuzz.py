@@ -88,6 +88,7 @@ def test_space_files(tmp_path: Path) -> None:
         "reclaim",
         "capacity",
         "shuffle",
+        "placement",
         "mixed",
     )
     seed_space = load_space("seed").conf

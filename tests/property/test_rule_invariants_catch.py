@@ -15,6 +15,7 @@ from vspec.api.types import preemptable_status
 from vspec.framework import job_updater
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
+from vspec.k8s import labels
 from vspec.model.objects import ObjectMeta, PriorityClass, Queue
 from vspec.plugins import conformance
 
@@ -49,6 +50,47 @@ def test_liveness(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.binds == []
     [message] = violations("liveness", inputs, result)
     assert "job ns/g could have been placed whole on n0" in message
+
+
+def test_liveness_of_a_job_that_an_untouched_node_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Something is bound, but not on n1 nor in queue q2, whose job fits n1 whole."""
+
+    def world() -> Any:
+        away = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "gpu", "operator": "NotIn", "values": ["true"]}]}
+            ]
+        }}}  # fmt: skip
+        return cluster(
+            [node(f"n{i}", {"cpu": 1, "memory": "8Gi", "pods": 110}) for i in range(2)],
+            [pod("ns", "a-0", "a", {"cpu": 1}), pod("ns", "b-0", "b", {"cpu": 1}, affinity=away)],
+            [
+                pod_group("ns", "a", "q", min_member=1, phase="Inqueue"),
+                pod_group("ns", "b", "q2", min_member=1, phase="Inqueue"),
+            ],
+            queues=[Queue(ObjectMeta("q")), Queue(ObjectMeta("q2"))],
+        )
+
+    settings = conf("enqueue, allocate", "priority", "gang", "predicates")
+    inputs, result = run(settings, world())
+    assert len(result.binds) == 2
+    assert violations("liveness", inputs, result) == []
+
+    # NotIn wrongly requires the label: b-0 fits no node, a-0 still binds.
+    monkeypatch.setattr(labels, "_requirement_matches", _not_in_needs_the_label)
+    inputs, result = run(settings, world())
+    assert [b.task for b in result.binds] == ["ns/a-0"]
+    [message] = violations("liveness", inputs, result)
+    assert "job ns/b could have been placed whole on n" in message and "got no bind" in message
+
+
+_real_requirement_matches = labels._requirement_matches
+
+
+def _not_in_needs_the_label(req: Any, node_labels: Any) -> bool:
+    if req[1] == labels.NOT_IN and req[0] not in node_labels:
+        return False
+    return _real_requirement_matches(req, node_labels)
 
 
 def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:

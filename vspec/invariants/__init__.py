@@ -15,6 +15,7 @@ from datetime import datetime
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
 from vspec.invariants import evictions as _evictions  # noqa: F401 - registers the invariants
 from vspec.invariants import liveness as _liveness  # noqa: F401 - registers the invariants
+from vspec.invariants import placement as _placement  # noqa: F401 - registers the invariants
 from vspec.invariants import reclaiming as _reclaiming  # noqa: F401 - registers the invariants
 from vspec.invariants.base import (
     Invariant,

@@ -177,7 +177,7 @@ register(
         "NoSchedule/NoExecute taint of n is tolerated by p (unless "
         "predicate.TaintTolerationEnable is false). The filters are re-implemented here, "
         "independently of the plugin. Pod (anti-)affinity, ports, topology spread and "
-        "volumes are not judged; the pod count is judged by no-overcommit.",
+        "volumes are not judged; the pod count is judged by no-overcommit and pod-limit.",
         "Configurations with a `predicates` entry whose enablePredicate is on. Requested "
         "explicitly without one, it judges all three filters.",
         _predicates_applies,

@@ -200,7 +200,7 @@ def _requirement(req: NodeSelectorRequirement, values: Mapping[str, str]) -> boo
     return False
 
 
-def _term(term: NodeSelectorTerm, node: Node) -> bool:
+def node_term_matches(term: NodeSelectorTerm, node: Node) -> bool:
     if not term.match_expressions and not term.match_fields:
         return False
     fields = {"metadata.name": node.meta.name}
@@ -215,7 +215,7 @@ def node_affinity_fails(pod: Pod, node: Node) -> str | None:
         return f"nodeSelector {pod.node_selector} does not match labels {labels}"
     affinity = pod.affinity.node_affinity if pod.affinity is not None else None
     required = affinity.required if affinity is not None else None
-    if required is not None and not any(_term(t, node) for t in required):
+    if required is not None and not any(node_term_matches(t, node) for t in required):
         return "required node affinity does not match"
     return None
 

@@ -93,26 +93,28 @@ class FirstCycle:
 
     def whole(self, uid: str) -> Node | None:
         """A node that takes every pod of the job at once, if the job is simple enough."""
+        takers = self.takers(uid)
+        return takers[0] if takers else None
+
+    def takers(self, uid: str) -> list[Node]:
+        """The nodes that take every pod of the job at once, if the job is simple enough."""
         pg = self.jobs.pod_groups[uid]
         pods = self.members.get(uid, [])
         queue = self._queue(uid)
         if queue is None or queue.state != "Open" or not self.pending(uid):
-            return None
+            return []
         if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in pods):
-            return None
+            return []
         if len(pods) < pg.min_member or any(
             sum(1 for p in pods if _role(p) == role) < n for role, n in pg.min_task_member.items()
         ):
-            return None  # gang's JobValid refuses it
-        if any(_complex(p) for p in pods):
-            return None
+            return []  # gang's JobValid refuses it
+        if any(complex_pod(p) for p in pods):
+            return []
         need = Resource()
         for p in pods:
             need.add(request(p))
-        for node in self.inputs.cluster.nodes:
-            if self._takes(node, pods, need):
-                return node
-        return None
+        return [node for node in self.inputs.cluster.nodes if self._takes(node, pods, need)]
 
     def _queue(self, uid: str) -> Queue | None:
         name = self.jobs.queue(uid)
@@ -120,11 +122,11 @@ class FirstCycle:
 
     def _takes(self, node: Node, pods: list[Pod], need: Resource) -> bool:
         held = Resource()
-        slots = sum(_slots(p) for p in pods)
+        slots = sum(pod_slots(p) for p in pods)
         for key, pod in self.view.pods.items():
             if pod.node_name != node.meta.name:
                 continue
-            slots += _slots(pod)
+            slots += pod_slots(pod)
             if self.view.status(key) in HOLDING:
                 held.add(request(pod))
         limit = allocatable(node)
@@ -139,7 +141,7 @@ class FirstCycle:
         return all(fails(p, node) is None for p in pods for fails in checks)
 
 
-def _slots(pod: Pod) -> int:
+def pod_slots(pod: Pod) -> int:
     """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
     written = sum(c.requests.get("pods", 0) for c in pod.containers)
     return 1 + int(written)
@@ -149,7 +151,7 @@ def _role(pod: Pod) -> str:
     return pod.meta.labels.get("volcano.sh/task-spec", "")
 
 
-def _complex(pod: Pod) -> bool:
+def complex_pod(pod: Pod) -> bool:
     """Features whose filters are not restated: inter-pod affinity, host ports, spread
     constraints, scheduling gates."""
     affinity = pod.affinity
@@ -160,7 +162,7 @@ def _complex(pod: Pod) -> bool:
     return inter or ports or bool(pod.topology_spread_constraints) or bool(pod.scheduling_gates)
 
 
-def _conf_known(inputs: InvariantInputs) -> bool:
+def allocate_conf_known(inputs: InvariantInputs) -> bool:
     """Allocate runs, after nothing but enqueue and print, and every plugin that is on
     is a known one."""
     conf = inputs.conf
@@ -233,13 +235,45 @@ def _placeable(first: FirstCycle) -> list[tuple[str, Node]]:
 
 def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     first = FirstCycle.of(inputs, result)
-    if first.view.binds:
-        return []
-    return [
-        f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
-        f"{node.meta.name}"
-        for uid, node in _placeable(first)
-    ]
+    if not first.view.binds:
+        return [
+            f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
+            f"{node.meta.name}"
+            for uid, node in _placeable(first)
+        ]
+    if inputs.cycles != 1 or _kept(result):
+        return []  # another cycle's, or a kept statement's, allocations are not known
+    return _untouched_messages(first)
+
+
+def _kept(result: SimulationResult) -> bool:
+    """Whether the session kept allocations no bind shows (a pipelined job's statement)."""
+    return any(result.pipelined.values()) or any(
+        t.status in ("Allocated", "Pipelined") for t in result.tasks.values()
+    )
+
+
+def _untouched_messages(first: FirstCycle) -> list[str]:
+    """A job that fits whole on a node that got no bind, in a queue that got none: allocate
+    found that node as the input left it when the job's turn came, and nothing of the
+    queue's share had been taken."""
+    busy_nodes = {b.node for b in first.view.binds}
+    busy_queues = {
+        first.jobs.queue(first.view.pods[b.task].job_id)
+        for b in first.view.binds
+        if b.task in first.view.pods and first.view.pods[b.task].job_id in first.jobs.pod_groups
+    }
+    messages = []
+    for uid, pg in first.jobs.pod_groups.items():
+        if first.jobs.queue(uid) in busy_queues or first.reaches_allocate(pg) is not True:
+            continue
+        free = [n.meta.name for n in first.takers(uid) if n.meta.name not in busy_nodes]
+        if free and _queue_allows(first, uid):
+            messages.append(
+                f"cycle 0: job {uid} could have been placed whole on {free[0]}, which got no "
+                "bind, and no pod of its queue was bound"
+            )
+    return messages
 
 
 register(
@@ -256,12 +290,15 @@ register(
         "and taint filters take all of them; with proportion on, its queue must be the "
         "only one whose jobs have Pending pods that request resources or pods on a node, "
         "and the cluster's total and the queue's capability must take what its pods hold "
-        "plus the job.",
+        "plus the job; a node already beyond its allocatable in a resource takes nothing. "
+        "When something is bound, in a one-cycle run that ends with no "
+        "pipelined or allocated-but-unbound task: no such job stays without a bind while "
+        "one of the nodes that take it whole got no bind and no pod of its queue was bound.",
         "Configurations where allocate runs after nothing but enqueue and print, every "
         "plugin entry is one of priority, gang, conformance, drf, predicates (without "
         "predicate.ProportionalEnable), proportion, nodeorder, binpack, logprint, and no "
         "queue has a guarantee.",
-        _conf_known,
+        allocate_conf_known,
         _liveness_check,
     )
 )
@@ -325,7 +362,7 @@ def _drf_shares(first: FirstCycle) -> dict[str, float]:
         for p in first.members.get(uid, []):
             if first.view.status(p.meta.key) in (TaskStatus.Running, TaskStatus.Bound):
                 held.add(request(p))
-                held.scalars["pods"] += _slots(p) - 1
+                held.scalars["pods"] += pod_slots(p) - 1
         names = ["cpu", "memory", *total.scalars]
         shares[uid] = max((_share(held.get(n), total.get(n)) for n in names), default=0.0)
     return shares
@@ -371,7 +408,7 @@ def _index(name: str) -> int | None:
 
 
 def _order_applies(inputs: InvariantInputs) -> bool:
-    return _conf_known(inputs) and enabled(inputs.conf, "priority", "job_order")
+    return allocate_conf_known(inputs) and enabled(inputs.conf, "priority", "job_order")
 
 
 def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:

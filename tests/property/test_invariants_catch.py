@@ -49,6 +49,7 @@ def test_catalogue_names_the_contract_invariants() -> None:
         "preempt-for-pipelined",
         "liveness",
         "allocate-order",
+        "task-order",
         "pod-limit",
         "best-score",
         "reclaim-until-covered",
@@ -399,8 +400,8 @@ def test_check_invariants_selects_requests_and_disables() -> None:
         "predicates-respected, queue-capability, logprint-correct, deterministic, "
         "no-priority-inversion, pipelined-consistent, conservation, preempt-victims-eligible, "
         "reclaim-victims-eligible, critical-pods-protected, gang-victims-keep-min, "
-        "phase-consistent, preempt-for-pipelined, liveness, allocate-order, pod-limit, "
-        "best-score, reclaim-until-covered, reclaim-above-deserved)"
+        "phase-consistent, preempt-for-pipelined, liveness, allocate-order, task-order, "
+        "pod-limit, best-score, reclaim-until-covered, reclaim-above-deserved)"
     ]
 
 

@@ -114,8 +114,45 @@ def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Session, "job_order_fn", lambda self, a, b: a.priority < b.priority)
     inputs, result = run(settings, world())
     assert [b.task for b in result.binds] == ["ns/lo-p"]
-    [message] = violations("allocate-order", inputs, result)
-    assert "its first task ns/hi-p should be bound first; the first bind was ns/lo-p" in message
+    first_bind, passed_over = violations("allocate-order", inputs, result)
+    assert "its first task ns/hi-p should be bound first; the first bind was ns/lo-p" in first_bind
+    assert "job ns/hi got no bind though it fits whole on n0, where only jobs after it" in (
+        passed_over
+    )
+
+    # With room for both, the jobs' first binds still come in the wrong order.
+    roomy = world()
+    roomy.nodes.append(node("n1", {"cpu": 1, "memory": "8Gi", "pods": 110}))
+    inputs, result = run(settings, roomy)
+    assert [b.task for b in result.binds] == ["ns/lo-p", "ns/hi-p"]
+    turns, _ = violations("allocate-order", inputs, result)
+    assert "job ns/hi got its first bind after job ns/lo, which comes after it" in turns
+
+
+def test_task_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    def world() -> Any:
+        return cluster(
+            [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+            [
+                pod("ns", "g-lo-0", "g", {"cpu": 1}, priority=1),
+                pod("ns", "g-hi-0", "g", {"cpu": 1}, priority=5),
+            ],
+            [pod_group("ns", "g", "q", min_member=2, phase="Inqueue")],
+        )
+
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, world())
+    assert [b.task for b in result.binds] == ["ns/g-hi-0", "ns/g-lo-0"]
+    assert violations("task-order", inputs, result) == []
+
+    # Tasks by ascending priority.
+    monkeypatch.setattr(
+        Session, "task_order_fn", lambda self, a, b: a.pod.priority < b.pod.priority
+    )
+    inputs, result = run(settings, world())
+    assert [b.task for b in result.binds] == ["ns/g-lo-0", "ns/g-hi-0"]
+    [message] = violations("task-order", inputs, result)
+    assert "ns/g-hi-0 was bound after ns/g-lo-0, which comes later" in message
 
 
 def preempt_world(*, victim_namespace: str = "ns", preemptor_cpu: float = 1) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
+from itertools import pairwise
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -40,6 +41,7 @@ from vspec.invariants.outside import (
     resources_of,
     task_priority,
 )
+from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup, Queue
 from vspec.model.result import SimulationResult
 
@@ -380,7 +382,13 @@ def _ready(first: FirstCycle, uid: str) -> int:
 
 
 def _task_compare(first: FirstCycle) -> Callable[[Pod, Pod], int] | None:
-    conf = first.inputs.conf
+    return task_compare(first.inputs.conf)
+
+
+def task_compare(conf: SchedulerConf) -> Callable[[Pod, Pod], int]:
+    """The configured TaskOrder when priority's is the only one that may be on: the
+    higher task priority first (when it is on), then the replica index, creation time
+    and UID (Volcano's default order)."""
     by_priority = False
     for tier in conf.tiers:
         for option in tier.plugins:
@@ -413,18 +421,29 @@ def _order_applies(inputs: InvariantInputs) -> bool:
 
 def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     first = FirstCycle.of(inputs, result)
-    demanding = _demanding_queues(first)
-    if len(demanding) != 1:
+    jobs_cmp, tasks_cmp = _job_compare(first), _task_compare(first)
+    if jobs_cmp is None or tasks_cmp is None:
         return []
+    messages = _turn_order_messages(first, jobs_cmp)
+    if len(_demanding_queues(first)) != 1:
+        return messages
     candidates = [
         uid
         for uid, pg in first.jobs.pod_groups.items()
         if first.pending(uid) and first.reaches_allocate(pg) is not False
     ]
-    jobs_cmp, tasks_cmp = _job_compare(first), _task_compare(first)
-    if not candidates or jobs_cmp is None or tasks_cmp is None:
-        return []
-    top = sorted(candidates, key=cmp_to_key(jobs_cmp))[0]
+    if not candidates:
+        return messages
+    ordered = sorted(candidates, key=cmp_to_key(jobs_cmp))
+    messages += _first_bind_messages(first, ordered[0], tasks_cmp)
+    if inputs.cycles == 1 and not _kept(result):
+        messages += _passed_over_messages(first, ordered)
+    return messages
+
+
+def _first_bind_messages(
+    first: FirstCycle, top: str, tasks_cmp: Callable[[Pod, Pod], int]
+) -> list[str]:
     pg = first.jobs.pod_groups[top]
     if first.reaches_allocate(pg) is not True or first.whole(top) is None:
         return []
@@ -440,6 +459,55 @@ def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     ]
 
 
+def _turn_order_messages(first: FirstCycle, jobs_cmp: Compare) -> list[str]:
+    """Allocate pops each queue's jobs in JobOrder and commits a job's allocations at the
+    end of its turn; a job's key changes only once it has had its turn. So within a queue
+    the jobs' first binds (of pods that request resources) come in JobOrder."""
+    firsts: dict[str, list[str]] = {}  # queue -> its jobs in the order of their first bind
+    for b in first.view.binds:
+        pod = first.view.pods.get(b.task)
+        if pod is None or best_effort(pod) or pod.job_id not in first.jobs.pod_groups:
+            continue
+        seen = firsts.setdefault(first.jobs.queue(pod.job_id), [])
+        if pod.job_id not in seen:
+            seen.append(pod.job_id)
+    return [
+        f"cycle 0: job {later} got its first bind after job {earlier}, which comes after it "
+        "in the configured job order"
+        for jobs in firsts.values()
+        for earlier, later in pairwise(jobs)
+        if jobs_cmp(later, earlier) < 0
+    ]
+
+
+def _passed_over_messages(first: FirstCycle, ordered: list[str]) -> list[str]:
+    """A job that got no bind though a job after it in the order did, while it fits whole
+    on a node that only jobs after it got binds on. Allocate pops the queue's jobs in
+    JobOrder (a job's key changes only once it has had its turn), so that node was as
+    the input left it when the job's turn came."""
+    nodes_of: dict[str, set[str]] = {}
+    for b in first.view.binds:
+        pod = first.view.pods.get(b.task)
+        if pod is not None and not best_effort(pod):  # backfill binds after allocate
+            nodes_of.setdefault(pod.job_id, set()).add(b.node)
+    messages = []
+    for i, uid in enumerate(ordered):
+        later = set(ordered[i + 1 :])
+        if uid in nodes_of or not later & set(nodes_of):
+            continue
+        if first.reaches_allocate(first.jobs.pod_groups[uid]) is not True:
+            continue
+        earlier = {n for job, nodes in nodes_of.items() if job not in later for n in nodes}
+        free = [n.meta.name for n in first.takers(uid) if n.meta.name not in earlier]
+        if free and _queue_allows(first, uid):
+            after = ", ".join(sorted(later & set(nodes_of)))
+            messages.append(
+                f"cycle 0: job {uid} got no bind though it fits whole on {free[0]}, where "
+                f"only jobs after it in the configured job order ({after}) were bound"
+            )
+    return messages
+
+
 register(
     Invariant(
         "allocate-order",
@@ -451,11 +519,77 @@ register(
         "tells two jobs apart decides; then the older pod group, then the name). "
         "If the first job fits whole (as `liveness` defines it), the first bind of the "
         "cycle is its first task by TaskOrder (priority's higher task priority first when "
-        "on, then the replica index, creation time and UID).",
+        "on, then the replica index, creation time and UID). Within every queue, the jobs' "
+        "first binds (of pods that request resources) come in that JobOrder. In a "
+        "one-cycle run with no kept statement, no such job stays without a bind while a "
+        "job after it got one and it fits whole (as for `liveness`) on a node where only "
+        "jobs after it were bound.",
         "Configurations where `liveness` applies, priority's JobOrder is on, and the "
         "JobOrder and TaskOrder plugins that are on are among priority, gang and drf "
         "(priority alone for TaskOrder).",
         _order_applies,
         _order_check,
+    )
+)
+
+
+# -- task-order ----------------------------------------------------------------------------------
+
+# Volcano v1.11's plugins that register a TaskOrderFn: priority (restated in
+# task_compare) and task-topology (not restated). Others may be on.
+_NO_TASK_ORDER = frozenset(
+    {"binpack", "capacity", "cdp", "conformance", "deviceshare", "drf", "extender", "gang"}
+    | {"logprint", "nodegroup", "nodeorder", "numa-aware", "overcommit", "pdb", "predicates"}
+    | {"proportion", "rescheduling", "resourcequota", "sla", "tdm", "usage"}
+)
+
+
+def _task_order_applies(inputs: InvariantInputs) -> bool:
+    conf = inputs.conf
+    if conf.actions.count("allocate") != 1:
+        return False
+    return all(
+        option.name in _NO_TASK_ORDER or option.name == "priority"
+        for tier in conf.tiers
+        for option in tier.plugins
+        if option.enabled("task_order")
+    )
+
+
+def _task_order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    """Allocate pops each job's Pending tasks from one TaskOrder heap kept for the whole
+    action and commits a statement's allocations in the order they were made, so a
+    job's binds of tasks that request resources come in TaskOrder."""
+    compare = task_compare(inputs.conf)
+    messages: list[str] = []
+    for view in cycles(inputs.cluster, result, inputs.cycles):
+        last: dict[str, Pod] = {}
+        for bind in view.binds:
+            pod = view.pods.get(bind.task)
+            if pod is None or not pod.job_id or best_effort(pod):
+                continue  # backfill binds best-effort pods, in an order of its own
+            before = last.get(pod.job_id)
+            if before is not None and compare(before, pod) > 0:
+                messages.append(
+                    f"cycle {view.cycle}: job {pod.job_id}: {bind.task} was bound after "
+                    f"{before.meta.key}, which comes later in the configured task order"
+                )
+            last[pod.job_id] = pod
+    return messages
+
+
+register(
+    Invariant(
+        "task-order",
+        "allocate binds a job's tasks in the configured task order",
+        "For every cycle and every job: its binds of pods that request resources (all "
+        "of them allocate's) come in TaskOrder: the higher task priority first when "
+        "priority's TaskOrder is on (the pod's priority, 1 when unset, or a "
+        "volcano.sh/task-priority annotation), then the smaller replica index, the older "
+        "pod, the smaller UID.",
+        "Configurations that list allocate once and have no TaskOrder on but priority's "
+        "(task-topology's is not restated).",
+        _task_order_applies,
+        _task_order_check,
     )
 )

@@ -160,6 +160,7 @@ def builtin_space(name: str) -> FuzzSpace:
                 require_plugins=("predicates", "nodeorder", "binpack"),
                 ordered=True,
             ),
+            ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2),  # contention, small
             max_cycles=1,  # best-score judges the last cycle: one cycle judges every bind
         ),
     }

@@ -125,7 +125,9 @@ def builtin_space(name: str) -> FuzzSpace:
         "reclaim": FuzzSpace(
             _focused(
                 ("enqueue", "allocate", "reclaim", "backfill"),
-                ("allocate", "reclaim", "proportion"),
+                # proportion drawn, not required: without it no queue is overused and
+                # reclaim takes from any reclaimable queue, its own excepted.
+                ("allocate", "reclaim"),
                 (*_CORE_PLUGINS, "proportion"),
             ),
             ClusterBounds(shape="reclaim"),

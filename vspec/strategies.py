@@ -485,7 +485,9 @@ def _eviction_node(draw: st.DrawFn, index: int) -> Node:
 def _eviction_queues(draw: st.DrawFn, bounds: ClusterBounds, shape: str) -> list[Queue]:
     """q0 holds the starving work; reclaim always has another queue to take from."""
     low = 2 if shape == "reclaim" else 1
-    count = draw(_weighted((3, low), (1, 3)).map(lambda n: max(low, min(n, bounds.max_queues))))
+    count = draw(
+        _weighted((2, low), (1, 2), (1, 3)).map(lambda n: max(low, min(n, bounds.max_queues)))
+    )
     rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_RARELY[4]))
     parent = "root" if rooted else ""
     # proportion lets a queue reclaim only up to its weighted share: q0 weighs most often.
@@ -554,9 +556,8 @@ def _victim_jobs(
             placed[j].append(pod)
             free = [free[0] - cpu, free[1] - memory]
             count += 1
-        # The pod slots full too: v1.11 counts no victim's slot as freed (Resource.Add
-        # skips pods), so this node then takes no preemptor at all.
-        if count and draw(_RARELY[10]):
+        # The pod slots full too: even a best-effort preemptor then needs a victim's slot.
+        if count and draw(_RARELY[5]):
             node.allocatable["pods"] = node.capacity["pods"] = Fraction(count)
     groups: list[PodGroup] = []
     pods: list[Pod] = []
@@ -592,7 +593,11 @@ def _starving_jobs(
     groups: list[PodGroup] = []
     pods: list[Pod] = []
     for j in range(jobs):
-        queue = queue_names[0] if not draw(_RARELY[5]) else queue_names[-1]
+        # The first in q0 mostly; a second one often competes from another queue (then
+        # proportion's deserved share, not the node, may be what stops a preemptor).
+        queue = (
+            queue_names[0] if (j == 0) != draw(_RARELY[5]) else draw(st.sampled_from(queue_names))
+        )
         # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing.
         best = draw(_RARELY[10])
         requests = {} if best else {"cpu": draw(_STARVING_CPU), "memory": draw(_STARVING_MEMORY)}

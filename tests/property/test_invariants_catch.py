@@ -54,6 +54,7 @@ def test_catalogue_names_the_contract_invariants() -> None:
         "best-score",
         "reclaim-until-covered",
         "reclaim-above-deserved",
+        "pipelined-within-deserved",
     ]
     for inv in catalogue():
         assert inv.summary and inv.definition and inv.applies
@@ -401,7 +402,8 @@ def test_check_invariants_selects_requests_and_disables() -> None:
         "no-priority-inversion, pipelined-consistent, conservation, preempt-victims-eligible, "
         "reclaim-victims-eligible, critical-pods-protected, gang-victims-keep-min, "
         "phase-consistent, preempt-for-pipelined, liveness, allocate-order, task-order, "
-        "pod-limit, best-score, reclaim-until-covered, reclaim-above-deserved)"
+        "pod-limit, best-score, reclaim-until-covered, reclaim-above-deserved, "
+        "pipelined-within-deserved)"
     ]
 
 

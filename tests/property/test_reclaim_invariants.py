@@ -9,7 +9,7 @@ from dataclasses import replace
 from tests.builders import cluster, node, pod, pod_group, queue, run, violations
 from vspec.invariants.history import sole_decider
 from vspec.model.conf import SchedulerConf, load_conf
-from vspec.model.objects import Cluster
+from vspec.model.objects import Cluster, ObjectMeta, PriorityClass
 from vspec.model.result import Eviction, LogLine, Severity, SimulationResult
 
 RECLAIM = {
@@ -73,3 +73,43 @@ def test_a_veto_binds_only_for_the_last_deciding_plugin_of_the_tier() -> None:
     assert not sole_decider(conf("conformance", "gang"), "conformance", "reclaim")
     # Plugins without a Reclaimable function do not count.
     assert sole_decider(conf("conformance", "binpack"), "conformance", "reclaim")
+
+
+PREEMPT = {
+    "actions": "enqueue, allocate, preempt",
+    "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "proportion"}]}],
+}
+
+
+def _crowded() -> Cluster:
+    """q0's four low pods fill two 2-core nodes; its high pod needs 2 cores, and q1's
+    pending 4-core pod holds q0's deserved share to 2 cores."""
+    pods = [pod("ns", f"low-{i}", "low", {"cpu": 1}, node_name=f"n{i // 2}") for i in range(4)]
+    pods += [pod("ns", "high-0", "high", {"cpu": 2}), pod("ns", "other-0", "other", {"cpu": 4})]
+    groups = [
+        pod_group("ns", "low", "q0", min_member=0, phase="Running", priority_class="low"),
+        pod_group("ns", "high", "q0", min_member=1, phase="Inqueue", priority_class="high"),
+        pod_group("ns", "other", "q1", min_member=1, phase="Inqueue"),
+    ]
+    nodes = [node(f"n{i}", {"cpu": 2, "memory": "8Gi", "pods": 110}) for i in range(2)]
+    classes = [
+        PriorityClass(ObjectMeta("high"), 100),
+        PriorityClass(ObjectMeta("low"), 10),
+    ]
+    return cluster(nodes, pods, groups, queues=[queue("q0"), queue("q1")], classes=classes)
+
+
+def test_pipelined_within_deserved_holds_and_catches_a_preemptor_past_the_share() -> None:
+    inputs, result = run(PREEMPT, _crowded())
+    # Two victims make room on the first node but leave q0 above its 2 cores: Volcano
+    # goes on to the second node (the first node's evictions stay) and pipelines there.
+    assert sorted(e.task for e in result.evictions) == [f"ns/low-{i}" for i in range(4)]
+    assert violations("pipelined-within-deserved", inputs, result) == []
+    assert result.pipelined["ns/high"] == [("ns/high-0", "n1")]
+    # As if it were pipelined on the first node, where only the queue did not allow it.
+    first_node_only = [e for e in result.evictions if e.task in ("ns/low-0", "ns/low-1")]
+    broken = replace(
+        result, evictions=first_node_only, pipelined={"ns/high": [("ns/high-0", "n0")]}
+    )
+    [message] = violations("pipelined-within-deserved", inputs, broken)
+    assert "queue q0 ends with pipelined ns/high-0" in message

@@ -1,5 +1,6 @@
-"""Invariants on how much reclaim takes, and from which queues (``actions/reclaim``,
-``plugins/proportion``), restated from the outside.
+"""Invariants on how much reclaim takes and from which queues, and on what proportion
+lets a queue hold (``actions/reclaim``, ``plugins/proportion``), restated from the
+outside.
 
 ``reclaim-until-covered`` reads which reclaimer each eviction was for from the line
 Volcano's reclaim logs at Error level (so at every verbosity) before each eviction:
@@ -20,12 +21,15 @@ from vspec.invariants.history import (
     Jobs,
     allocatable,
     cycles,
+    enabled,
     exceeds,
+    gone_after,
     placed_by_us,
     request,
     sole_decider,
 )
 from vspec.invariants.outside import TOLERANCE, pod_status
+from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster, Pod
 from vspec.model.result import SimulationResult
 
@@ -218,5 +222,92 @@ register(
             "reclaim" in inputs.conf.actions and sole_decider(inputs.conf, "proportion", "reclaim")
         ),
         _below_deserved_check,
+    )
+)
+
+
+# -- proportion: what a queue is promised stays within its deserved share --------------------
+
+
+def _allocatable_bound(conf: SchedulerConf) -> bool:
+    """Proportion's Allocatable gates every placement that holds resources: allocate's
+    and preempt's through Allocatable, reclaim's through Preemptive (the same rule)."""
+    if not enabled(conf, "proportion", "allocatable"):
+        return False
+    return "reclaim" not in conf.actions or enabled(conf, "proportion", "preemptive")
+
+
+def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    """Judged on the last cycle, whose pipelined tasks the result records."""
+    if not result.pipelined or not _shares_judged(inputs.cluster):
+        return []
+    jobs = Jobs.of(inputs.cluster)
+    last = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    floor = _deserved_floor(inputs, last.pods, jobs)
+    total = Resource()
+    for node in inputs.cluster.nodes:
+        total.add(allocatable(node))
+    gone = gone_after(last)
+    bound = {b.task for b in last.binds}
+    held: dict[str, Resource] = {}
+    for key, pod in last.pods.items():
+        if pod.job_id not in jobs.pod_groups:
+            continue
+        kept = pod_status(pod) in (TaskStatus.Running, TaskStatus.Bound) and key not in gone
+        if kept or key in bound:
+            held.setdefault(jobs.queue(pod.job_id), Resource()).add(request(pod))
+    promised: dict[str, list[str]] = {}
+    for key, _node in (pair for pairs in result.pipelined.values() for pair in pairs):
+        promised_pod = last.pods.get(key)
+        if promised_pod is None or promised_pod.job_id not in jobs.pod_groups:
+            continue
+        queue = jobs.queue(promised_pod.job_id)
+        promised.setdefault(queue, []).append(key)
+        held.setdefault(queue, Resource()).add(request(promised_pod))
+    messages = []
+    for queue, keys in sorted(promised.items()):
+        others = [f for q, f in floor.items() if q != queue]
+        most = (
+            total.milli_cpu - sum(f[0] for f in others),
+            total.memory - sum(f[1] for f in others),
+        )
+        asked = Resource()
+        for key in keys:
+            asked.add(request(last.pods[key]))
+        have = held[queue]
+        over = [
+            name
+            for name, got, limit, wanted in (
+                ("cpu", have.milli_cpu, most[0], asked.milli_cpu),
+                ("memory", have.memory, most[1], asked.memory),
+            )
+            if wanted >= TOLERANCE and got - limit >= TOLERANCE
+        ]
+        if over:
+            messages.append(
+                f"cycle {last.cycle}: queue {queue} ends with pipelined {', '.join(keys)} "
+                f"and holds cpu {have.milli_cpu:g}m, memory {have.memory:g}, above the most "
+                f"it can deserve in {', '.join(over)} (cpu {most[0]:g}m, memory {most[1]:g})"
+            )
+    return messages
+
+
+register(
+    Invariant(
+        "pipelined-within-deserved",
+        "with proportion, pipelining never takes a queue past its deserved share",
+        "In the last cycle, for every queue with Pipelined tasks at the end of the session: "
+        "its pods that keep their place (Running or Bound at the start of the cycle and not "
+        "evicted or terminating, or bound in it) plus its Pipelined tasks request no more "
+        "cpu (memory), where a Pipelined task requests some, than the most the queue can "
+        "deserve: the cluster's allocatable minus the lower bounds of the other queues' "
+        "deserved (as in `reclaim-above-deserved`; proportion never hands out more than the "
+        "cluster). Every placement that holds resources (allocate's, preempt's, "
+        "reclaim's) first asks proportion whether the queue's allocation plus the task "
+        "stays within its deserved, and pipelining counts as allocation.",
+        "Configurations where `proportion` has enabledAllocatable on (and enablePreemptive "
+        "when `reclaim` runs); clusters as for `reclaim-above-deserved`.",
+        lambda inputs: _allocatable_bound(inputs.conf),
+        _within_deserved_check,
     )
 )

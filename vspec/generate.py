@@ -24,6 +24,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from vspec.api.resource import Resource
@@ -376,14 +377,21 @@ def _admits(room: _NodeRoom, pod: Pod, need: Mapping[str, float]) -> bool:
 
 
 def generate_cluster(
-    params: Mapping[str, Any], seed: int, *, location: Location | None = None
+    params: Mapping[str, Any],
+    seed: int,
+    *,
+    location: Location | None = None,
+    validated: bool = False,
 ) -> Cluster:
     """Expand a ``cluster.generate`` mapping into a cluster; same params + seed, same cluster.
 
     Raises :class:`GenerateError` (a :class:`~vspec.errors.SpecError`) naming the key
-    when ``params`` does not follow :func:`generate_schema`.
+    when ``params`` does not follow :func:`generate_schema`. ``validated``: the caller
+    has checked ``params`` against that schema already (the spec loader, whose schema
+    embeds it), so jsonschema is neither imported nor run a second time.
     """
-    _validate(params, location)
+    if not validated:
+        _validate(params, location)
     _check_size(params, location)
     gen = _Generator(random.Random(seed), "cluster.generate", location)
     gen.priority_classes(params.get("priorityClasses") or [])
@@ -394,14 +402,18 @@ def generate_cluster(
 
 
 def _validate(params: Mapping[str, Any], location: Location | None) -> None:
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(generate_schema())
-    errors = sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))
+    errors = sorted(_validator().iter_errors(params), key=lambda e: list(e.absolute_path))
     if errors:
         worst = errors[0]
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in worst.absolute_path)
         raise GenerateError(f"cluster.generate{path}: {worst.message}", location)
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(generate_schema())
 
 
 def _check_size(params: Mapping[str, Any], location: Location | None) -> None:

@@ -626,7 +626,8 @@ class _ClusterBuilder:
             first = self.generate_at.location()
             raise at.error(f"cluster.generate is given twice; first at {_where(first)}")
         self.generate_at = at
-        cluster = generate_cluster(at.value, self.seed, location=at.location())
+        # Validated with the spec: its schema embeds generate_schema().
+        cluster = generate_cluster(at.value, self.seed, location=at.location(), validated=True)
         for pc in cluster.priority_classes:
             self.define("priority class", pc.meta, at)
         for queue in cluster.queues:

@@ -271,7 +271,7 @@ def run_paths(
                 for spec in specs:
                     loaded += 1
                     report.warnings.extend(w for w in spec.warnings if w not in report.warnings)
-                    if select(spec_keywords(spec, report.root)):
+                    if not keyword or select(spec_keywords(spec, report.root)):
                         selected += 1
                         current = spec
                         if before_spec is not None:

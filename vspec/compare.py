@@ -4,7 +4,7 @@ Both runs load the same workload with the same seed, so they see the same arriva
 run times; the table sets their metrics (:func:`vspec.timeline.metrics.standard_metrics`,
 plus any ``--metric``) side by side with the difference, and says for each tag of jobs
 which configuration made them wait less. ``--plots DIR`` writes the SVG plots,
-``--csv DIR`` the per-pod, per-job and per-tick records.
+``--csv DIR`` (or ``--parquet DIR``) the per-pod, per-job and per-tick records.
 """
 
 from __future__ import annotations
@@ -44,6 +44,12 @@ def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     compare.add_argument("--plots", type=Path, metavar="DIR", help="write SVG plots here")
     compare.add_argument("--csv", type=Path, metavar="DIR", help="write CSV records here")
+    compare.add_argument(
+        "--parquet",
+        type=Path,
+        metavar="DIR",
+        help="write Parquet records here (needs pyarrow: pip install 'vspec[parquet]')",
+    )
     compare.set_defaults(handler=run_compare)
 
 
@@ -75,7 +81,7 @@ def run_compare(args: argparse.Namespace) -> int:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print_table(runs, args.metric, sys.stdout)
-    return _write_files(runs, args.plots, args.csv)
+    return _write_files(runs, args.plots, args.csv, args.parquet)
 
 
 def _names(paths: Sequence[Path]) -> list[str]:
@@ -83,7 +89,9 @@ def _names(paths: Sequence[Path]) -> list[str]:
     return stems if len(set(stems)) == len(stems) else ["A", "B"]
 
 
-def _write_files(runs: list[Run], plots: Path | None, csv_dir: Path | None) -> int:
+def _write_files(
+    runs: list[Run], plots: Path | None, csv_dir: Path | None, parquet_dir: Path | None
+) -> int:
     try:
         if plots is not None:
             from vspec.timeline.plots import all_plots
@@ -98,6 +106,12 @@ def _write_files(runs: list[Run], plots: Path | None, csv_dir: Path | None) -> i
             for run in runs:
                 write_csv(run.result, csv_dir, prefix=f"{run.name}-")
             print(f"CSV records written to {csv_dir}/", file=sys.stderr)
+        if parquet_dir is not None:
+            from vspec.timeline.export import write_parquet
+
+            for run in runs:
+                write_parquet(run.result, parquet_dir, prefix=f"{run.name}-")
+            print(f"Parquet records written to {parquet_dir}/", file=sys.stderr)
     except (VspecError, OSError) as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_FAILED

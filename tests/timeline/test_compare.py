@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 import textwrap
 from pathlib import Path
 
@@ -98,3 +99,23 @@ def test_bad_input_is_a_usage_error(
     args = ["compare", str(spread), str(pack), "--workload", str(files[2]), "--metric", "p9(x)"]
     assert main(args) == 2
     assert "--metric 'p9(x)'" in capsys.readouterr().err
+
+
+def test_parquet_records_or_the_extra_to_install(
+    files: list[Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spread, pack, workload = files
+    argv = ["compare", str(spread), str(pack), "--workload", str(workload)]
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # installed without the extra
+    assert main([*argv, "--parquet", str(tmp_path / "pq")]) == 1
+    assert "Parquet export needs pyarrow: pip install 'vspec[parquet]'" in capsys.readouterr().err
+    monkeypatch.undo()
+    pq = pytest.importorskip(
+        "pyarrow.parquet", reason="pyarrow is the optional 'parquet' extra, not installed here"
+    )
+    assert main([*argv, "--parquet", str(tmp_path / "pq")]) == 0
+    pods = pq.read_table(tmp_path / "pq" / "pack-pods.parquet").to_pylist()
+    assert len(pods) == 5 and {p["node"] for p in pods} == {"n1", "n2"}

@@ -11,6 +11,13 @@ import pytest
 
 pytest_plugins = ["pytester"]  # tests/test_pytest_plugin.py runs pytest on scratch suites
 
+# Imported here, once for the whole run: importlib_metadata (pygal's dependency) takes
+# the stdlib's distribution finder away when first imported and puts its own in
+# sys.meta_path. First imported inside a pytester in-process run (a scratch suite whose
+# specs draw charts), it leaves with that run's sys.meta_path, and every later run on the
+# worker finds no pytest11 entry points (no xdist, no vspec): "unrecognized arguments".
+import importlib_metadata  # noqa: E402, F401
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.has_plugin("vspec"):

@@ -56,13 +56,19 @@ class JobInfo:
             self.set_pod_group(pod_group)
 
     def clone(self) -> JobInfo:
-        """``JobInfo.Clone``: tasks cloned, the PodGroup copied (conditions too)."""
-        info = JobInfo(self.uid)
+        """``JobInfo.Clone``: tasks cloned, the PodGroup copied (conditions too), the
+        nodes' fit errors dropped. What ``SetPodGroup`` derives from the PodGroup is
+        copied rather than derived again: it is the same PodGroup."""
+        info = copy.copy(self)
         if self.pod_group is not None:
-            info.set_pod_group(self.pod_group)
-        info.priority = self.priority
-        info.job_fit_errors = self.job_fit_errors
-        info.schedule_start_timestamp = self.schedule_start_timestamp
+            pg = info.pod_group = copy.copy(self.pod_group)
+            pg.conditions = list(pg.conditions)
+        info.task_min_available = dict(self.task_min_available)
+        info.nodes_fit_errors = {}
+        info.task_status_index = {}
+        info.tasks = {}
+        info.allocated = Resource()
+        info.total_request = Resource()
         for task in self.tasks.values():
             info.add_task_info(task.clone())
         return info

@@ -82,12 +82,24 @@ class NodeInfo:
         self.idle = self.allocatable.clone()
 
     def clone(self) -> NodeInfo:
-        """``NodeInfo.Clone``: a fresh node with every task re-added (as clones)."""
-        info = NodeInfo(self.node, self.name)
+        """``NodeInfo.Clone``: a fresh node of the same Node with every task re-added (as
+        clones). Re-adding would come to the sums this node holds (they were summed in
+        the same order, of integral milli-values, exactly), and what ``NewNodeInfo``
+        parses from the Node is what this node parsed from it, so both are copied."""
+        info = NodeInfo(None, self.name)
+        info.node = self.node
         info.ready = self.ready
+        info.oversubscription = self.oversubscription.clone()
+        info.revocable_zone = self.revocable_zone
+        info.allocatable = self.allocatable.clone()
+        info.capacity = self.capacity.clone()
+        info.idle = self.idle.clone()
+        info.used = self.used.clone()
+        info.releasing = self.releasing.clone()
+        info.pipelined = self.pipelined.clone()
         info.others = dict(self.others)
-        for task in self.tasks.values():
-            info.add_task(task)
+        info.tasks = {key: task.clone() for key, task in self.tasks.items()}
+        info.version = len(info.tasks)
         return info
 
     def watch(self, sink: list[int] | None, row: int = 0) -> None:

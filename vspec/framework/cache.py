@@ -16,8 +16,9 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
 from vspec.framework.log import Klog
+from vspec.k8s.nodeinfo import K8sMemo
 from vspec.model.conf import SchedulerOptions
-from vspec.model.objects import Cluster, PriorityClass
+from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass
 
 
 @dataclass
@@ -43,18 +44,26 @@ class Effects:
 
 
 class SchedulerCache:
+    """Built once per scheduler and kept between sessions, as Volcano's informer-fed
+    cache is: :meth:`update` brings it to the next session's cluster by rebuilding only
+    the nodes and jobs whose objects changed, so that what a session sees is what a
+    cache built afresh from that cluster would show (tests/property/test_cache.py).
+
+    Changes are found by object identity: the model is copy-on-write (the scheduler,
+    the clock and the loader copy an object to change it, never mutate one in place),
+    so an object that is still the same object holds what it held.
+    """
+
     def __init__(self, cluster: Cluster, options: SchedulerOptions, log: Klog) -> None:
-        self.cluster = cluster
         self.options = options
         self.log = log
-        self.effects = Effects()
-        self.priority_classes: dict[str, PriorityClass] = {
-            pc.meta.name: pc for pc in cluster.priority_classes
-        }
-        self.default_priority = 0
-        for pc in cluster.priority_classes:
-            if pc.global_default:
-                self.default_priority = pc.value
+        self.names = frozenset(options.scheduler_names)
+        self.k8s = K8sMemo()
+        self._build(cluster)
+
+    def _build(self, cluster: Cluster) -> None:
+        """The cache built afresh (``newSchedulerCache`` fed every object in order)."""
+        self._prepare(cluster)
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
         for node in cluster.nodes:
@@ -68,11 +77,82 @@ class SchedulerCache:
                 self.jobs[uid] = JobInfo(uid, pg)
             else:
                 job.set_pod_group(pg)
-        names = set(options.scheduler_names)
         for pod in cluster.pods:
-            if pod.scheduled_by(names) or pod.node_name:
+            if pod.scheduled_by(self.names) or pod.node_name:
                 self._add_task(TaskInfo(pod))
+        self._seen = _Seen.of(cluster, self.nodes, self.node_list)
+
+    def _prepare(self, cluster: Cluster) -> None:
+        """What every session rebuilds whole: it is small, and the snapshot shares the
+        queues with the session rather than cloning them."""
+        self.cluster = cluster
+        self.effects = Effects()
+        self._touched: set[str] = set()  # pods whose cache state the effects changed
+        self._touched_nodes: set[str] = set()
+        self.priority_classes: dict[str, PriorityClass] = {
+            pc.meta.name: pc for pc in cluster.priority_classes
+        }
+        self.default_priority = 0
+        for pc in cluster.priority_classes:
+            if pc.global_default:
+                self.default_priority = pc.value
         self.queues: dict[str, QueueInfo] = {q.meta.name: QueueInfo(q) for q in cluster.queues}
+
+    def update(self, cluster: Cluster) -> None:
+        """The cache for the next session, on ``cluster``: the jobs and nodes whose
+        pods, pod group or node changed (or that this session's binds and evictions
+        touched) are built again as a fresh cache builds them; the rest stay. Anything
+        out of the ordinary (a node added or removed, duplicate names, pods reordered, a
+        pod on an unknown node) rebuilds the whole cache."""
+        touched, touched_nodes = self._touched, self._touched_nodes
+        seen = self._seen
+        self._prepare(cluster)
+        diff = seen.diff(cluster, touched) if seen.incremental else None
+        if diff is None:
+            self._build(cluster)
+            return
+        self.k8s.retain(cluster)
+        diff.nodes |= touched_nodes
+        diff.nodes.discard("")
+        if not diff.nodes <= self.nodes.keys():
+            self._build(cluster)
+            return
+        self._rebuild(cluster, diff, seen)
+
+    def _rebuild(self, cluster: Cluster, dirty: _Dirty, seen: _Seen) -> None:
+        dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
+        for name in dirty_nodes:
+            self.nodes[name] = NodeInfo(self.nodes[name].node)
+        for uid in dirty.regrouped:
+            # As a fresh cache builds it: the pod group set first, then its tasks in order.
+            tasks = self.jobs[uid].tasks.values()
+            regrouped = self.jobs[uid] = JobInfo(uid, seen.groups[uid])
+            for task in tasks:
+                regrouped.add_task_info(task)
+        for uid in dirty_jobs:
+            self.jobs.pop(uid, None)
+            pg = seen.groups.get(uid)
+            if pg is not None:
+                self.jobs[uid] = JobInfo(uid, pg)
+        for pod in cluster.pods:
+            job, host = pod.job_id, pod.node_name
+            if (job not in dirty_jobs and host not in dirty_nodes) or not (
+                host or pod.scheduled_by(self.names)
+            ):
+                continue
+            task = TaskInfo(pod)
+            if host in dirty_nodes and task.status not in _OFF_NODE:
+                self.nodes[host].add_task(task)
+            if job in dirty_jobs:
+                info = self.jobs.get(job)
+                if info is None:
+                    info = self.jobs[job] = JobInfo(job)
+                info.add_task_info(task)
+        # Jobs in a fresh cache's order: pod groups first, then jobs known by pods only.
+        order = seen.job_order(self.jobs)
+        if list(self.jobs) != order:
+            self.jobs = {uid: self.jobs[uid] for uid in order}
+        self._seen = seen
 
     def _add_task(self, task: TaskInfo) -> None:
         if task.node_name:
@@ -80,7 +160,7 @@ class SchedulerCache:
             if node is None:
                 # Volcano keeps a NotReady placeholder for a pod bound to an unknown node.
                 node = self.nodes[task.node_name] = NodeInfo(None, task.node_name)
-            if task.status not in (TaskStatus.Succeeded, TaskStatus.Failed):
+            if task.status not in _OFF_NODE:
                 node.add_task(task)
         if not task.job:
             return
@@ -133,6 +213,8 @@ class SchedulerCache:
     def add_bind_task(self, task: TaskInfo) -> None:
         """``AddBindTask``: the cache node must have idle room, else the bind fails."""
         job, cached = self._find(task)
+        self._touched.add(cached.key)
+        self._touched_nodes.add(task.node_name)
         node = self.nodes.get(task.node_name)
         if node is None:
             raise EngineError(
@@ -152,6 +234,8 @@ class SchedulerCache:
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         job, cached = self._find(task)
+        self._touched.add(cached.key)
+        self._touched_nodes.add(task.node_name)
         job.update_task_status(cached, TaskStatus.Releasing)
         node = self.nodes.get(task.node_name)
         if node is not None and cached.key in node.tasks:
@@ -160,3 +244,93 @@ class SchedulerCache:
 
     def record_event(self, obj: str, type_: str, reason: str, message: str) -> None:
         self.effects.events.append((obj, type_, reason, message))
+
+
+_OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
+
+
+@dataclass
+class _Dirty:
+    jobs: set[str]  # a pod of theirs changed: built again from their pods
+    nodes: set[str]  # a pod on them changed: built again from their pods
+    regrouped: set[str]  # only the pod group changed: built again with the same tasks
+
+
+@dataclass
+class _Seen:
+    """The model objects the cache was last brought to, to tell what changed since."""
+
+    nodes: list[Node]
+    pods: dict[str, tuple[int, Pod]]  # key -> (position in the cluster's list, pod)
+    groups: dict[str, PodGroup]
+    # False when the cache holds what an update could not rebuild in part: duplicate
+    # pods or pod groups, or placeholder nodes for pods bound to unknown nodes.
+    incremental: bool
+
+    @classmethod
+    def of(cls, cluster: Cluster, nodes: dict[str, NodeInfo], node_list: list[str]) -> _Seen:
+        pods = {pod.meta.key: (i, pod) for i, pod in enumerate(cluster.pods)}
+        groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
+        unique = len(pods) == len(cluster.pods) and len(groups) == len(cluster.pod_groups)
+        return cls(list(cluster.nodes), pods, groups, unique and len(nodes) == len(node_list))
+
+    def diff(self, cluster: Cluster, touched: set[str]) -> _Dirty | None:
+        """What to build again for ``cluster`` (and ``self`` moved on to it), or None
+        when only a whole rebuild will do."""
+        if len(cluster.nodes) != len(self.nodes) or any(
+            a is not b for a, b in zip(cluster.nodes, self.nodes, strict=True)
+        ):
+            return None
+        dirty_jobs: set[str] = set()
+        dirty_nodes: set[str] = set()
+        regrouped: set[str] = set()
+        old = self.pods
+        pods: dict[str, tuple[int, Pod]] = {}
+        last = -1
+        for i, pod in enumerate(cluster.pods):
+            key = pod.meta.key
+            if key in pods:
+                return None
+            pods[key] = (i, pod)
+            before = old.get(key)
+            if before is not None and before[1] is pod and key not in touched:
+                if before[0] < last:
+                    return None  # reordered: the tasks' order in their node and job moved
+                last = before[0]
+                continue
+            dirty_jobs.add(pod.job_id)
+            dirty_nodes.add(pod.node_name)
+            if before is not None:
+                dirty_jobs.add(before[1].job_id)
+                dirty_nodes.add(before[1].node_name)
+        for key, (_, pod) in old.items():
+            if key not in pods:
+                dirty_jobs.add(pod.job_id)
+                dirty_nodes.add(pod.node_name)
+        groups: dict[str, PodGroup] = {}
+        for pg in cluster.pod_groups:
+            uid = f"{pg.meta.namespace}/{pg.meta.name}"
+            if uid in groups:
+                return None
+            groups[uid] = pg
+            before_pg = self.groups.get(uid)
+            if before_pg is None:
+                dirty_jobs.add(uid)
+            # The scheduler writes every pod group back as a copy; an equal one is no change.
+            elif before_pg is not pg and before_pg != pg:
+                regrouped.add(uid)
+        dirty_jobs.update(uid for uid in self.groups if uid not in groups)
+        dirty_jobs.discard("")
+        dirty_nodes.discard("")
+        self.pods, self.groups = pods, groups
+        return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs)
+
+    def job_order(self, jobs: dict[str, JobInfo]) -> list[str]:
+        """A fresh cache's job order: the pod groups', then pod-only jobs by first pod."""
+        order = list(self.groups)
+        extra: dict[str, None] = {}
+        for _, pod in self.pods.values():
+            job = pod.job_id
+            if job and job in jobs and job not in self.groups:
+                extra.setdefault(job, None)
+        return [*order, *extra]

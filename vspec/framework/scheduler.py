@@ -134,6 +134,8 @@ class Scheduler:
         self.actions = _build_actions(conf)
         self.state = SchedulerState()
         self.recorder = recorder
+        # Volcano's cache lives as long as the process, fed the cluster's changes.
+        self.cache: SchedulerCache | None = None
 
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
@@ -141,9 +143,15 @@ class Scheduler:
         """One session at ``now``, its effects recorded in ``result`` (with the log's
         current cycle); returns the cluster one period later. ``capture`` records the
         in-session task and pod group states, as for a spec's last cycle."""
+        log = self.log
+        log.v(4, "Start scheduling ...")
+        if self.cache is None:
+            self.cache = SchedulerCache(cluster, self.conf.options, log)
+        else:
+            self.cache.update(cluster)
         return _run_once(
             self.conf,
-            cluster,
+            self.cache,
             self.actions,
             result,
             self.log,
@@ -213,7 +221,7 @@ def simulate(
 
 def _run_once(
     conf: SchedulerConf,
-    cluster: Cluster,
+    cache: SchedulerCache,
     actions: list[Action],
     result: SimulationResult,
     log: Klog,
@@ -224,8 +232,7 @@ def _run_once(
     *,
     last: bool,
 ) -> Cluster:
-    log.v(4, "Start scheduling ...")
-    cache = SchedulerCache(cluster, conf.options, log)
+    cluster = cache.cluster
     ssn = open_session(
         cache,
         conf,

@@ -116,7 +116,7 @@ class Session(SessionPlugins):
         for node in self.nodes.values():
             self.total_resource.add(node.allocatable)
         self.total_guarantee = Resource()
-        self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list)
+        self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list, cache.k8s)
         self.plugins: dict[str, Plugin] = {}
         self.event_handlers: list[EventHandler] = []
         # Shared per-session state plugins hand each other (e.g. the K8s CycleState).

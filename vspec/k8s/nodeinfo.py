@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.k8s.podinfo import CPU, DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
-from vspec.model.objects import Cluster, Node
+from vspec.model.objects import Cluster, Node, Pod
 from vspec.model.quantity import milli_value, value
 
 
@@ -47,7 +47,8 @@ class K8sNodeInfo:
         "used_ports",
     )
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, allocatable: dict[str, int] | None = None) -> None:
+        """``allocatable``: the node's, in Kubernetes units, when already derived."""
         self.node = node
         self.name = node.meta.name
         self.pods: dict[str, TaskInfo] = {}
@@ -55,10 +56,7 @@ class K8sNodeInfo:
         self.pods_with_affinity: dict[str, PodInfo] = {}
         self.pods_with_required_anti_affinity: dict[str, PodInfo] = {}
         # Resource sums in Kubernetes units: cpu in millicores, the rest in whole units.
-        self.allocatable: dict[str, int] = {
-            name: milli_value(q) if name == CPU else value(q)
-            for name, q in node.allocatable.items()
-        }
+        self.allocatable = k8s_allocatable(node) if allocatable is None else dict(allocatable)
         self.requested: dict[str, int] = {}
         self.non0_cpu = 0
         self.non0_mem = 0
@@ -149,16 +147,63 @@ def image_state_summaries(nodes: Iterable[Node]) -> dict[str, dict[str, ImageSta
     return result
 
 
-def build_node_map(nodes: Iterable[NodeInfo]) -> dict[str, K8sNodeInfo]:
-    """``GenerateNodeMapAndSlice``: every task on a node, Releasing and Pipelined included."""
+def k8s_allocatable(node: Node) -> dict[str, int]:
+    """Cpu in millicores, the rest in whole units."""
+    return {
+        name: milli_value(q) if name == CPU else value(q) for name, q in node.allocatable.items()
+    }
+
+
+class K8sMemo:
+    """What Kubernetes derives from a Node or a Pod alone, kept by object for as long
+    as the object lives in the cluster: a scheduler's sessions would otherwise derive
+    it again for every node and every pod each session. Objects are never changed in
+    place (the model is copy-on-write), so the same object derives the same view."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[int, tuple[Node, dict[str, int]]] = {}
+        self._pods: dict[int, tuple[Pod, PodInfo]] = {}
+
+    def allocatable(self, node: Node) -> dict[str, int]:
+        found = self._nodes.get(id(node))
+        if found is None or found[0] is not node:
+            found = self._nodes[id(node)] = (node, k8s_allocatable(node))
+        return found[1]
+
+    def pod_info(self, pod: Pod) -> PodInfo:
+        found = self._pods.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = self._pods[id(pod)] = (pod, PodInfo(pod))
+        return found[1]
+
+    def retain(self, cluster: Cluster) -> None:
+        """Forget the objects gone from ``cluster``, once they outnumber the live ones."""
+        if len(self._pods) > 2 * len(cluster.pods) + 1000:
+            live = {id(pod) for pod in cluster.pods}
+            self._pods = {k: v for k, v in self._pods.items() if k in live}
+        if len(self._nodes) > 2 * len(cluster.nodes) + 100:
+            nodes = {id(node) for node in cluster.nodes}
+            self._nodes = {k: v for k, v in self._nodes.items() if k in nodes}
+
+
+def build_node_map(
+    nodes: Iterable[NodeInfo], memo: K8sMemo | None = None
+) -> dict[str, K8sNodeInfo]:
+    """``GenerateNodeMapAndSlice``: every task on a node, Releasing and Pipelined
+    included; ``memo`` holds the views already derived."""
     node_infos = [ni for ni in nodes if ni.node is not None]
     images = image_state_summaries(ni.node for ni in node_infos if ni.node is not None)
     node_map = {}
     for ni in node_infos:
         assert ni.node is not None
-        info = K8sNodeInfo(ni.node)
-        for task in ni.tasks.values():
-            info.add_task(task)
+        if memo is None:
+            info = K8sNodeInfo(ni.node)
+            for task in ni.tasks.values():
+                info.add_task(task)
+        else:
+            info = K8sNodeInfo(ni.node, memo.allocatable(ni.node))
+            for task in ni.tasks.values():
+                info.add_task(task, memo.pod_info(task.pod))
         info.image_states = images[ni.name]
         node_map[ni.name] = info
     return node_map

@@ -1,0 +1,176 @@
+"""The scheduler's long-lived cache: after every update, over generated timelines, it
+holds and snapshots exactly what a cache built afresh from the same cluster would."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import is_dataclass
+from datetime import datetime, timedelta
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from tests.builders import node, pod, pod_group, queue
+from vspec.api.resource import Resource
+from vspec.framework.cache import SchedulerCache, Snapshot
+from vspec.framework.log import Klog
+from vspec.fuzz import SEED_CONF, load_space
+from vspec.harness.loader import load_file
+from vspec.k8s.nodeinfo import build_node_map
+from vspec.model.objects import Cluster
+from vspec.model.timeline import Arrival, Timeline
+from vspec.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.timeline.clock import run_timeline
+from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
+
+BOUNDS = ClusterBounds(max_nodes=4, max_jobs=4)
+REPO = Path(__file__).resolve().parents[2]
+_SKIPPED = frozenset({"_future_idle"})  # a memo, keyed by the node's version
+
+
+def state(value: Any) -> Any:
+    """Everything an object holds, as nested tuples, dict and task order included; model
+    objects (dataclasses) compare by value."""
+    if value is None or isinstance(value, str | int | float | datetime | timedelta | enum.Enum):
+        return value
+    if is_dataclass(value) and not isinstance(value, type):
+        return value
+    if isinstance(value, dict):
+        return tuple((k, state(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(state(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return frozenset(state(v) for v in value)
+    if isinstance(value, Resource):
+        return (value.milli_cpu, value.memory, tuple(value.scalars.items()), value.max_task_num)
+    if isinstance(value, Fraction):
+        return value
+    slots = [n for cls in type(value).__mro__ for n in getattr(cls, "__slots__", ())]
+    names = slots + sorted(getattr(value, "__dict__", {}))
+    return (
+        type(value).__name__,
+        tuple((n, state(getattr(value, n))) for n in names if n not in _SKIPPED),
+    )
+
+
+def snapshot_state(snapshot: Snapshot) -> Any:
+    return (
+        state(snapshot.jobs),
+        state(snapshot.nodes),
+        [n.name for n in snapshot.node_list],
+        state(snapshot.queues),
+        list(snapshot.revocable_nodes),
+    )
+
+
+@contextmanager
+def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Each update checked against a fresh cache; yields whether each update kept the
+    cache (True) or rebuilt it whole."""
+    kept: list[bool] = []
+    updating: list[SchedulerCache] = []
+    update = SchedulerCache.update
+    rebuild = SchedulerCache._build
+
+    def rebuilt(self: SchedulerCache, cluster: Cluster) -> None:
+        if updating and self is updating[0]:
+            kept[-1] = False
+        rebuild(self, cluster)
+
+    def checked(self: SchedulerCache, cluster: Cluster) -> None:
+        kept.append(True)
+        updating.append(self)
+        try:
+            update(self, cluster)
+        finally:
+            updating.clear()
+        fresh = SchedulerCache(cluster, self.options, Klog(0))
+        assert state(self.nodes) == state(fresh.nodes)
+        assert state(self.jobs) == state(fresh.jobs)
+        assert self.node_list == fresh.node_list
+        assert state(self.queues) == state(fresh.queues)
+        assert self.default_priority == fresh.default_priority
+        log, self.log = self.log, Klog(0)
+        try:
+            mine, theirs = self.snapshot(), fresh.snapshot()
+        finally:
+            self.log = log
+        assert snapshot_state(mine) == snapshot_state(theirs)
+        memoised = build_node_map(mine.node_list, self.k8s)
+        assert state(memoised) == state(build_node_map(theirs.node_list))
+
+    monkeypatch.setattr(SchedulerCache, "update", checked)
+    monkeypatch.setattr(SchedulerCache, "_build", rebuilt)
+    yield kept
+
+
+def _run(case: GeneratedTimelineSpec) -> None:
+    run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+def test_seed_conf_timelines_see_what_a_fresh_cache_shows(case: GeneratedTimelineSpec) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch, compared_with_fresh_caches(monkeypatch):
+        _run(case)
+
+
+@settings(max_examples=25, deadline=None)
+@given(timeline_specs(load_space("mixed").conf or ConfSpace(), BOUNDS))
+def test_any_conf_timelines_see_what_a_fresh_cache_shows(case: GeneratedTimelineSpec) -> None:
+    """Preempt, reclaim and the device and topology plugins evict and annotate."""
+    with pytest.MonkeyPatch.context() as monkeypatch, compared_with_fresh_caches(monkeypatch):
+        try:
+            _run(case)
+        except Exception as exc:  # a conf Volcano rejects, or a plugin's own panic
+            if "AssertionError" in type(exc).__name__:
+                raise
+            return
+
+
+def test_a_busy_timeline_keeps_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arrivals, binds and completions rebuild only what they touch, and each session
+    sees a fresh cache's view."""
+    cluster = Cluster(
+        nodes=[node(f"n{i}", {"cpu": 2, "pods": 110}) for i in range(3)],
+        queues=[queue("default")],
+    )
+    timeline = Timeline()
+    for j in range(6):
+        group = pod_group("ns", f"j{j}", "default", min_member=2)
+        pods = [pod("ns", f"j{j}-{i}", f"j{j}", {"cpu": 1}) for i in range(2)]
+        run = {p.meta.key: timedelta(seconds=30 + 7 * j) for p in pods}
+        timeline.arrivals.append(Arrival(timedelta(seconds=11 * j), [group], pods, run))
+    conf = conf_from_document(SEED_CONF)
+    with compared_with_fresh_caches(monkeypatch) as kept:
+        result = run_timeline(conf, cluster, timeline, seed=3)
+    assert result.sessions >= 6 and all(job.completed for job in result.jobs.values())
+    assert len(kept) == result.sessions - 1 and all(kept)
+
+
+# The other timeline specs (hundreds of jobs, run twice more here: 10-40 CPU-s each) are
+# left to the generated timelines above, which check every session's cache.
+SMALL_TIMELINE_SPECS = ("basics.yaml",)
+
+
+@pytest.mark.parametrize("name", SMALL_TIMELINE_SPECS)
+def test_timeline_specs_give_the_records_of_fresh_caches(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every session on a fresh cache (as before the cache was kept): the same records."""
+    for spec in load_file(REPO / "specs" / "timeline" / name).specs:
+        assert spec.timeline is not None
+        kept = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+        with monkeypatch.context() as patch:
+            patch.setattr(SchedulerCache, "update", SchedulerCache._build)
+            fresh = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+        assert kept.sessions == fresh.sessions > 0
+        assert kept.jobs == fresh.jobs and kept.pods == fresh.pods
+        assert kept.ticks == fresh.ticks
+        assert kept.simulation.binds == fresh.simulation.binds
+        assert kept.simulation.evictions == fresh.simulation.evictions

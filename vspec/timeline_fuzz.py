@@ -163,6 +163,7 @@ def examine_timeline(
             seed=case.seed,
             verbosity=case.verbosity,
             on_session=after_session,
+            engine=engine,
         )
     except ConfError:
         raise

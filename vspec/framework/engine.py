@@ -48,3 +48,8 @@ class PythonEngine:
             probes=probes,
             **extra,
         )
+
+    def scheduler(
+        self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
+    ) -> scheduler.Scheduler:
+        return scheduler.Scheduler(conf, seed=seed, verbosity=verbosity, recorder=self.recorder)

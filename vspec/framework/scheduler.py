@@ -40,6 +40,7 @@ from vspec.model.probes import Probe
 from vspec.model.result import (
     Bind,
     Eviction,
+    LogRecords,
     PodGroupResult,
     RecordedEvent,
     SimulationResult,
@@ -136,6 +137,10 @@ class Scheduler:
         self.recorder = recorder
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
+
+    @property
+    def logs(self) -> LogRecords:
+        return self.log.lines
 
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool

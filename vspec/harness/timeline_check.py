@@ -23,9 +23,8 @@ PER_SESSION_DISABLED = ("deterministic",)
 
 
 def run_timeline_spec(spec: Spec, seed: int, engine: Engine) -> tuple[SimulationResult, list[str]]:
-    """What the run did (binds, evictions, logs of every session) and what is wrong.
-    The timeline runs on vspec's own scheduler; ``engine`` is what the invariants are
-    told produced it."""
+    """What the run did (binds, evictions, logs of every session) and what is wrong;
+    the timeline runs on ``engine``, session by session."""
     assert spec.timeline is not None
     violations: list[str] = []
     start = spec.now
@@ -55,6 +54,7 @@ def run_timeline_spec(spec: Spec, seed: int, engine: Engine) -> tuple[Simulation
         now=start,
         verbosity=spec.verbosity,
         on_session=after_session,
+        engine=engine,
     )
     messages = [*check(spec, result.simulation), *metric_messages(spec, result), *violations]
     return result.simulation, messages

@@ -1,7 +1,9 @@
 """The seam between the harness and a scheduler implementation.
 
 A spec's model (conf, cluster, clock, cycles, probes) goes in, a
-:class:`~vspec.model.result.SimulationResult` comes out. The runner, the pytest plugin,
+:class:`~vspec.model.result.SimulationResult` comes out. A timeline drives the engine
+session by session instead (:meth:`Engine.scheduler`): its clock decides when sessions
+run and changes the cluster between them. The runner, the pytest plugin,
 the ``deterministic`` invariant and the fuzzer are handed an :class:`Engine` and never
 import one, so vspec's Python re-implementation (``vspec.framework.engine``) and a real
 Volcano scheduler can run the same specs and be judged by the same checks.
@@ -16,10 +18,34 @@ from typing import Protocol
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
-from vspec.model.result import SimulationResult
+from vspec.model.result import LogRecords, SimulationResult
 
 # The engines a spec may ask for (``[tool.vspec] engine``); vspec.engines makes them.
 ENGINE_NAMES = ("python",)
+
+
+class SchedulerProcess(Protocol):
+    """One running scheduler (a vc-scheduler process): what outlives its sessions (the
+    random generator, node rotation, plugins' package-level state, its cache) is kept
+    between the sessions the caller asks for."""
+
+    @property
+    def logs(self) -> LogRecords:
+        """Every line logged so far, appended to as sessions run."""
+        ...
+
+    def run_once(
+        self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
+    ) -> Cluster:
+        """One session at ``now`` on ``cluster``, its binds, evictions and events added
+        to ``result`` (``capture``: the in-session task and pod group states too);
+        returns the cluster one schedule period later."""
+        ...
+
+    def skip_session(self) -> None:
+        """A session the caller knows would change nothing is not run; the process moves
+        on as if it had (its random generator draws the session's uid)."""
+        ...
 
 
 class Engine(Protocol):
@@ -44,5 +70,14 @@ class Engine(Protocol):
 
         Raises :class:`vspec.errors.PluginError` naming the plugin or action when one
         raises, :class:`vspec.errors.EngineError` where Volcano would panic.
+        """
+        ...
+
+    def scheduler(
+        self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
+    ) -> SchedulerProcess:
+        """A scheduler process under ``conf``, for the caller to run session by session.
+
+        Raises :class:`vspec.errors.ConfError` for a conf the engine rejects.
         """
         ...

@@ -12,6 +12,7 @@ from vspec.explain.records import ClusterState, TaskExplanation
 from vspec.framework.engine import PythonEngine
 from vspec.harness.expect import named_jobs, named_tasks
 from vspec.model.conf import SchedulerConf
+from vspec.model.engine import SchedulerProcess
 from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
 from vspec.model.result import LogLine, SimulationResult
@@ -48,6 +49,12 @@ class RecordingEngine:
     def take(self) -> Capture | None:
         capture, self.capture, self._spec, self._recorder = self.capture, None, None, None
         return capture
+
+    def scheduler(
+        self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
+    ) -> SchedulerProcess:
+        """A timeline's scheduler, not recorded: the report shows a timeline's records."""
+        return PythonEngine().scheduler(conf, seed=seed, verbosity=verbosity)
 
     def simulate(
         self,

@@ -55,8 +55,9 @@ from typing import TypeVar
 from vspec.api.resource import Resource
 from vspec.api.task_info import pod_resource_request
 from vspec.framework.registry import get_plugin
-from vspec.framework.scheduler import Scheduler, engine_errors
+from vspec.framework.scheduler import engine_errors
 from vspec.model.conf import SchedulerConf
+from vspec.model.engine import Engine
 from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup
 from vspec.model.result import SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
@@ -84,14 +85,17 @@ def run_timeline(
     now: datetime | None = None,
     verbosity: int = 0,
     on_session: SessionHook | None = None,
+    engine: Engine | None = None,
 ) -> TimelineResult:
-    """Run ``timeline`` on ``cluster`` under ``conf`` and record what happened.
+    """Run ``timeline`` on ``cluster`` under ``conf`` on ``engine`` (vspec's own unless
+    given) and record what happened.
 
     Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
     """
     started = time.process_time()
     with engine_errors():
-        clock = Clock(conf, cluster, timeline, seed, now or DEFAULT_NOW, verbosity, on_session)
+        start = now or DEFAULT_NOW
+        clock = Clock(conf, cluster, timeline, seed, start, verbosity, on_session, engine)
         clock.run()
     clock.result.cpu_seconds = time.process_time() - started
     return clock.result
@@ -131,11 +135,18 @@ class Clock:
         start: datetime,
         verbosity: int,
         on_session: SessionHook | None,
+        engine: Engine | None = None,
     ) -> None:
         self.conf = conf
         self.timeline = timeline
         self.start = start
-        self.scheduler = Scheduler(conf, seed=seed, verbosity=verbosity)
+        if engine is None:
+            from vspec.framework.engine import PythonEngine
+
+            engine = PythonEngine()
+        # The engine's scheduler, run session by session: the clock's decisions (when a
+        # session runs, what changed between two) are the same whatever runs them.
+        self.scheduler = engine.scheduler(conf, seed=seed, verbosity=verbosity)
         self.on_session = on_session
         self.names = frozenset(conf.options.scheduler_names)
         self.can_jump = timeline.skip == "idle" and set(conf.actions) <= PENDING_DRIVEN_ACTIONS
@@ -155,7 +166,7 @@ class Clock:
         )
         self.events = _Pending(list(timeline.arrivals), list(timeline.node_events))
         self.result = TimelineResult(start=start, end=start)
-        self.result.simulation.logs = self.scheduler.log.lines
+        self.result.simulation.logs = self.scheduler.logs
         self.run_for: dict[str, timedelta] = {}
         self.originals: dict[str, Pod] = {}  # what an evicted pod is created again from
         self.serial: dict[str, int] = {}  # bind count, to drop stale completions
@@ -222,13 +233,13 @@ class Clock:
 
     def _session(self, now: datetime) -> bool:
         """One session at ``now``; whether it changed the cluster."""
-        log = self.scheduler.log
-        first_line = len(log.lines)
+        logs = self.scheduler.logs
+        first_line = len(logs)
         before = self.cluster
         phases = {pg.meta.key: pg.phase for pg in before.pod_groups}
         session = SimulationResult()
         after = self.scheduler.run_once(before, now, session, capture=self.on_session is not None)
-        session.logs = log.lines[first_line:]
+        session.logs = logs[first_line:]
         session.cluster = after
         index = self.result.sessions
         self.result.sessions += 1

@@ -41,6 +41,7 @@ def test_catalogue_names_the_contract_invariants() -> None:
         "no-priority-inversion",
         "pipelined-consistent",
         "conservation",
+        "drf-victims-fair",
         "preempt-victims-eligible",
         "reclaim-victims-eligible",
         "critical-pods-protected",
@@ -399,7 +400,8 @@ def test_check_invariants_selects_requests_and_disables() -> None:
     ) == [
         "invariants: unknown invariant 'nonsense' (known: gang-atomicity, no-overcommit, "
         "predicates-respected, queue-capability, logprint-correct, deterministic, "
-        "no-priority-inversion, pipelined-consistent, conservation, preempt-victims-eligible, "
+        "no-priority-inversion, pipelined-consistent, conservation, drf-victims-fair, "
+        "preempt-victims-eligible, "
         "reclaim-victims-eligible, critical-pods-protected, gang-victims-keep-min, "
         "phase-consistent, preempt-for-pipelined, liveness, allocate-order, task-order, "
         "pod-limit, best-score, reclaim-until-covered, reclaim-above-deserved, "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
+from vspec.invariants import drf_victims as _drf_victims  # noqa: F401 - registers the invariants
 from vspec.invariants import evictions as _evictions  # noqa: F401 - registers the invariants
 from vspec.invariants import liveness as _liveness  # noqa: F401 - registers the invariants
 from vspec.invariants import placement as _placement  # noqa: F401 - registers the invariants

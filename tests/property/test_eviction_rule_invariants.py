@@ -1,6 +1,6 @@
-"""The reclaim invariants (vspec/invariants/reclaiming.py) hold for the engine and catch
-an outcome that breaks their rule, and the victim vetoes bind only where Volcano's tier
-rules let them."""
+"""The reclaim, proportion and drf victim invariants (vspec/invariants/reclaiming.py,
+drf_victims.py) hold for the engine and catch an outcome that breaks their rule, and the
+victim vetoes bind only where Volcano's tier rules let them."""
 
 from __future__ import annotations
 
@@ -113,3 +113,35 @@ def test_pipelined_within_deserved_holds_and_catches_a_preemptor_past_the_share(
     )
     [message] = violations("pipelined-within-deserved", inputs, broken)
     assert "queue q0 ends with pipelined ns/high-0" in message
+
+
+def test_drf_victims_fair_holds_and_catches_a_victim_of_a_smaller_share() -> None:
+    conf = {
+        "actions": "enqueue, allocate, preempt",
+        "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "drf"}]}],
+    }
+    pods = [
+        pod("ns", "small-0", "small", {"cpu": "500m", "memory": "2Gi"}, node_name="n"),
+        pod("ns", "small-1", "small", {"cpu": "500m", "memory": "2Gi"}, node_name="n"),
+        pod("ns", "big-0", "big", {"cpu": 1, "memory": "1Gi"}, node_name="n"),
+        pod("ns", "high-0", "high", {"cpu": 1, "memory": "1Gi"}),
+    ]
+    groups = [
+        pod_group("ns", "small", "q", min_member=0, phase="Running", priority_class="low"),
+        pod_group("ns", "big", "q", min_member=0, phase="Running", priority_class="low"),
+        pod_group("ns", "high", "q", min_member=1, phase="Inqueue", priority_class="high"),
+    ]
+    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
+    world = cluster(
+        [node("n", {"cpu": 2, "memory": "8Gi", "pods": 3})], pods, groups, classes=classes
+    )
+    inputs, result = run(conf, world)
+    # With the preemptor, its job would hold half the cores: more than either job keeps.
+    assert result.evictions == []
+    assert violations("drf-victims-fair", inputs, result) == []
+    line = LogLine(3, Severity.INFO, "Try to preempt Task <ns/small-1> for Task <ns/high-0>")
+    broken = replace(
+        result, evictions=[Eviction("ns/small-1", "preempt")], logs=[*result.logs, line]
+    )
+    [message] = violations("drf-victims-fair", inputs, broken)
+    assert message.startswith("cycle 0: ns/small-1 was preempted for ns/high-0, but drf's share")

@@ -106,6 +106,13 @@ def _focused(actions: tuple[str, ...], required: tuple[str, ...], plugins: tuple
     )
 
 
+def _bounded(space: FuzzSpace, bounds: ClusterBounds) -> FuzzSpace:
+    """``space`` (each part of a mixture) on ``bounds``, keeping its cluster shape."""
+    if space.mix:
+        return replace(space, mix=tuple(_bounded(part, bounds) for part in space.mix))
+    return replace(space, bounds=replace(bounds, shape=(space.bounds or bounds).shape))
+
+
 def builtin_space(name: str) -> FuzzSpace:
     """The built-in spaces (docs/invariants.md, "Fuzzing")."""
     from vspec.strategies import ClusterBounds, ConfSpace
@@ -122,15 +129,21 @@ def builtin_space(name: str) -> FuzzSpace:
             ),
             ClusterBounds(shape="preempt"),
         ),
+        # Half the examples with proportion required (its shares decide whom reclaim may
+        # take from), half with it drawn: without it no queue is overused and reclaim
+        # takes from any reclaimable queue but the reclaimer's own.
         "reclaim": FuzzSpace(
-            _focused(
-                ("enqueue", "allocate", "reclaim", "backfill"),
-                # proportion drawn, not required: without it no queue is overused and
-                # reclaim takes from any reclaimable queue, its own excepted.
-                ("allocate", "reclaim"),
-                (*_CORE_PLUGINS, "proportion"),
-            ),
-            ClusterBounds(shape="reclaim"),
+            mix=tuple(
+                FuzzSpace(
+                    _focused(
+                        ("enqueue", "allocate", "reclaim", "backfill"),
+                        ("allocate", "reclaim", *required),
+                        (*_CORE_PLUGINS, "proportion"),
+                    ),
+                    ClusterBounds(shape="reclaim"),
+                )
+                for required in (("proportion",), ())
+            )
         ),
         "capacity": FuzzSpace(
             ConfSpace(
@@ -170,10 +183,7 @@ def builtin_space(name: str) -> FuzzSpace:
         # Smaller clusters: more examples per second, and findings shrink further.
         small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, hierarchy="always")
         parts = ("seed", "preempt", "reclaim", "capacity", "shuffle", "placement")
-        mix = [
-            replace(spaces[p], bounds=replace(small, shape=(spaces[p].bounds or small).shape))
-            for p in parts
-        ]
+        mix = [_bounded(spaces[p], small) for p in parts]
         mix.append(FuzzSpace(bounds=small))  # every plugin; capacity's hierarchy needs a root
         # Known: proportion panics in enqueue after an eviction earlier in the session.
         # `deterministic` (which doubles the cost) is left to the other spaces.

@@ -290,13 +290,14 @@ def _requests(draw: st.DrawFn) -> dict[str, Fraction]:
 def _affinity(draw: st.DrawFn, job: str) -> Affinity | None:
     """Required and preferred node affinity, and pod (anti-)affinity to the job's pods."""
     node_affinity = None
-    if draw(_ONE_IN[6]):
+    # One role in four: the filters and the node affinity score read it on every node.
+    if draw(_ONE_IN[4]):
         node_affinity = NodeAffinity(
             required=tuple(draw(st.lists(_NODE_TERM, min_size=1, max_size=2)))
             if draw(_BOOL)
             else None,
             preferred=(PreferredSchedulingTerm(draw(_int(1, 8)), draw(_NODE_TERM)),)
-            if draw(_ONE_IN[3])
+            if draw(_ONE_IN[2])
             else (),
         )
     term = PodAffinityTerm(

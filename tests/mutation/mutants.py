@@ -19,7 +19,9 @@ class Mutant:
     new: str
     why: str  # the plausible bug it stands for
     # The fuzz space run.py uses for it (unless --space is given): the eviction mutants
-    # need the preempt and reclaim spaces, whose clusters make Volcano evict.
+    # need the preempt and reclaim spaces, whose clusters make Volcano evict; the score
+    # and NotIn mutants the placement space, where best-score and liveness judge most
+    # examples.
     space: str = "mixed"
 
 
@@ -153,6 +155,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "return labels.get(key) not in values",
         "return key in labels and labels.get(key) not in values",
         "NotIn requires the label to exist",
+        space="placement",
     ),
     Mutant(
         "pod-count-off-by-one",
@@ -175,6 +178,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "used_finally = request + node_used",
         "used_finally = request",
         "binpack scores ignore what the node already holds",
+        space="placement",
     ),
     Mutant(
         "leastrequested-inverted",
@@ -182,6 +186,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "return (capacity - requested) * MAX_NODE_SCORE // capacity",
         "return requested * MAX_NODE_SCORE // capacity",
         "least-requested prefers the fullest node",
+        space="placement",
     ),
     # -- allocate -----------------------------------------------------------------------------
     Mutant(

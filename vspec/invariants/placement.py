@@ -18,9 +18,11 @@ from fractions import Fraction
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
+from vspec.invariants.checks import DETERMINISTIC_MAX_PAIRS
 from vspec.invariants.history import (
     HOLDING,
     CycleView,
+    NodeFilter,
     allocatable,
     cycles,
     node_filters,
@@ -133,6 +135,8 @@ _NODEORDER_DEFAULTS = {
 # they cannot change the choice; their weights only need to be integers.
 _NODEORDER_CONSTANT = ("imagelocality.weight", "podaffinity.weight", "podtopologyspread.weight")
 _BINPACK_DEFAULTS = {"binpack.weight": 1, "binpack.cpu": 1, "binpack.memory": 1}
+# Above this many pods x nodes a spec run skips best-score (as `deterministic`).
+SCORE_MAX_PAIRS = DETERMINISTIC_MAX_PAIRS
 # Relative slack for float sums done in another order than the engine's.
 _EPSILON = 1e-9
 
@@ -204,6 +208,10 @@ def _scorers(inputs: InvariantInputs) -> list[_Scorer] | None:
 
 def _score_applies(inputs: InvariantInputs) -> bool:
     conf, cluster = inputs.conf, inputs.cluster
+    # Scoring every node for every bind costs about as much as the session itself (0.55
+    # CPU-s on W1, whose session takes 0.72): spec runs check it on small clusters only.
+    if not inputs.thorough and len(cluster.pods) * len(cluster.nodes) > SCORE_MAX_PAIRS:
+        return False
     if not allocate_conf_known(inputs) or conf.actions.count("allocate") != 1:
         return False
     predicates = plugin_entries(conf, "predicates")
@@ -238,6 +246,12 @@ def _non_zero(pod: Pod) -> tuple[int, int]:
     return cpu, memory
 
 
+def _k8s_quantity(node: Node, name: str) -> int:
+    """The node's allocatable in Kubernetes units (MilliValue for cpu, Value else)."""
+    q = node.allocatable.get(name, Fraction(0))
+    return _milli(q) if name == "cpu" else math.ceil(q)
+
+
 def _requested(pod: Pod) -> dict[str, int]:
     """Actual requests in Kubernetes units: cpu in milli, memory in bytes, others counts."""
     out: dict[str, int] = {}
@@ -248,35 +262,49 @@ def _requested(pod: Pod) -> dict[str, int]:
     return out
 
 
-@dataclass
+@dataclass(frozen=True)
+class _Facts:
+    """What the filters and scores read of the pod being placed, computed once."""
+
+    pod: Pod
+    need: Resource  # Volcano's request, pod slots as Volcano counts them
+    non_zero: tuple[int, int]
+    requested: dict[str, int]
+
+    @classmethod
+    def of(cls, pod: Pod) -> _Facts:
+        need = request(pod)
+        need.scalars["pods"] = pod_slots(pod)
+        return cls(pod, need, _non_zero(pod), _requested(pod))
+
+
 class _NodeState:
-    """One node as the scorers see it before a bind: ``pods`` as Volcano's NodeInfo
-    holds them, ``k8s_pods`` as the session's Kubernetes NodeInfo (ssn.NodeMap) does."""
+    """One node as the scorers see it before a bind, kept as running sums: Volcano's
+    NodeInfo (``used``, pod ``slots``) and the session's Kubernetes NodeInfo
+    (ssn.NodeMap: its pod count, non-zero and actual requests)."""
 
-    node: Node
-    pods: list[Pod]
-    k8s_pods: list[Pod]
+    def __init__(self, node: Node, pods: Sequence[Pod]) -> None:
+        self.node = node
+        self.limit = allocatable(node)
+        self.used = Resource()
+        self.slots = 0
+        self.k8s_pods = 0
+        self.non_zero = (0, 0)
+        self.requested: dict[str, int] = {}
+        self.k8s_allocatable = {name: _k8s_quantity(node, name) for name in ("cpu", "memory", GPU)}
+        for pod in pods:
+            self.add(pod, tracked=True)
 
-    def k8s_allocatable(self, name: str) -> int:
-        q = self.node.allocatable.get(name, Fraction(0))
-        return _milli(q) if name == "cpu" else math.ceil(q)
-
-    def non_zero(self) -> tuple[int, int]:
-        cpu = memory = 0
-        for p in self.k8s_pods:
-            c, m = _non_zero(p)
-            cpu, memory = cpu + c, memory + m
-        return cpu, memory
-
-    def requested(self, name: str) -> int:
-        return sum(_requested(p).get(name, 0) for p in self.k8s_pods)
-
-    def used(self) -> Resource:
-        """Volcano's NodeInfo.Used: the requests of every pod on the node."""
-        out = Resource()
-        for p in self.pods:
-            out.add(request(p))
-        return out
+    def add(self, pod: Pod, *, tracked: bool) -> None:
+        self.used.add(request(pod))
+        self.slots += pod_slots(pod)
+        if not tracked:
+            return
+        self.k8s_pods += 1
+        cpu, memory = _non_zero(pod)
+        self.non_zero = (self.non_zero[0] + cpu, self.non_zero[1] + memory)
+        for name, value in _requested(pod).items():
+            self.requested[name] = self.requested.get(name, 0) + value
 
 
 def _least(requested: int, capacity: int) -> int:
@@ -293,32 +321,32 @@ def _most(requested: int, capacity: int) -> int:
     return min(requested, capacity) * MAX_SCORE // capacity
 
 
-def _allocated_score(pod: Pod, state: _NodeState, weight: int, least: bool) -> int:
+def _allocated_score(facts: _Facts, state: _NodeState, weight: int, least: bool) -> int:
     """NodeResourcesFit's cpu and memory score, both resources of the same weight
     (Volcano passes cpu and memory, 50 and 50 for least, 1 and 1 for most): the
     integer mean over the resources the node has."""
-    pod_cpu, pod_memory = _non_zero(pod)
-    node_cpu, node_memory = state.non_zero()
+    pod_cpu, pod_memory = facts.non_zero
+    node_cpu, node_memory = state.non_zero
     total = count = 0
     for name, requested in (("cpu", node_cpu + pod_cpu), ("memory", node_memory + pod_memory)):
-        capacity = state.k8s_allocatable(name)
+        capacity = state.k8s_allocatable[name]
         if capacity:
             total += (_least if least else _most)(requested, capacity) * weight
             count += weight
     return total // count if count else 0
 
 
-def _balanced(pod: Pod, state: _NodeState) -> int:
+def _balanced(facts: _Facts, state: _NodeState) -> int:
     """BalancedAllocation: 100 x (1 - the standard deviation of requested/allocatable)
     over cpu, memory and, when the pod asks for one, nvidia.com/gpu (Volcano's list),
     actual requests, fractions capped at 1, resources the node lacks left out."""
-    own = _requested(pod)
+    own = facts.requested
     names = ["cpu", "memory"] + ([GPU] if own.get(GPU) else [])
     fractions = []
     for name in names:
-        capacity = state.k8s_allocatable(name)
+        capacity = state.k8s_allocatable[name]
         if capacity:
-            fraction = float(state.requested(name) + own.get(name, 0)) / float(capacity)
+            fraction = float(state.requested.get(name, 0) + own.get(name, 0)) / float(capacity)
             fractions.append(min(fraction, 1.0))
     std = 0.0
     if len(fractions) == 2:
@@ -359,14 +387,13 @@ def _taint_scores(pod: Pod, nodes: Sequence[Node]) -> list[int]:
     return [MAX_SCORE - MAX_SCORE * c // top for c in counts]
 
 
-def _binpack(pod: Pod, state: _NodeState, scorer: _Scorer) -> float:
+def _binpack(facts: _Facts, state: _NodeState, scorer: _Scorer) -> float:
     """The weighted mean of (used + request) / allocatable over the task's requested
     resources that have a weight, times 100 x binpack.weight; 0 when one would not fit.
     A resource the node lacks scores 0 but its weight counts."""
-    need, used, limit = request(pod), state.used(), allocatable(state.node)
+    need, used, limit = facts.need, state.used, state.limit
     score, weight_sum = 0.0, 0
-    names = ["cpu", "memory", *need.scalars]
-    for name in names:
+    for name in ["cpu", "memory", *need.scalars]:
         wanted = need.get(name)
         weight = scorer.resources.get(name)
         if wanted < TOLERANCE or weight is None:
@@ -385,7 +412,8 @@ def _binpack(pod: Pod, state: _NodeState, scorer: _Scorer) -> float:
     return score * float(MAX_SCORE * scorer.weights["binpack.weight"])
 
 
-def _scores(pod: Pod, states: list[_NodeState], scorers: list[_Scorer]) -> list[float]:
+def _scores(facts: _Facts, states: list[_NodeState], scorers: list[_Scorer]) -> list[float]:
+    pod = facts.pod
     totals = [0.0] * len(states)
     nodes = [s.node for s in states]
     for scorer in scorers:
@@ -393,46 +421,40 @@ def _scores(pod: Pod, states: list[_NodeState], scorers: list[_Scorer]) -> list[
             if scorer.weights["binpack.weight"] == 0:
                 continue  # binpack registers no NodeOrder function then
             for i, state in enumerate(states):
-                totals[i] += _binpack(pod, state, scorer)
+                totals[i] += _binpack(facts, state, scorer)
             continue
         w = scorer.weights
         taints = _taint_scores(pod, nodes)
         for i, state in enumerate(states):
             totals[i] += (
-                w["leastrequested.weight"] * _allocated_score(pod, state, 50, least=True)
-                + w["mostrequested.weight"] * _allocated_score(pod, state, 1, least=False)
-                + w["balancedresource.weight"] * _balanced(pod, state)
+                w["leastrequested.weight"] * _allocated_score(facts, state, 50, least=True)
+                + w["mostrequested.weight"] * _allocated_score(facts, state, 1, least=False)
+                + w["balancedresource.weight"] * _balanced(facts, state)
                 + w["nodeaffinity.weight"] * _node_affinity(pod, state.node)
                 + w["tainttoleration.weight"] * taints[i]
             )
     return totals
 
 
-def _fits_idle(pod: Pod, state: _NodeState) -> bool:
+def _fits_idle(facts: _Facts, state: _NodeState) -> bool:
     """Volcano's ``LessEqual(Idle, Zero)``: cpu, memory and every scalar the task
     requests (pod slots as Volcano counts them), within 0.1 of a unit."""
-    need = request(pod)
-    need.scalars["pods"] = pod_slots(pod)
-    held = Resource()
-    for p in state.pods:
-        held.add(request(p))
-    held.scalars["pods"] = sum(pod_slots(p) for p in state.pods)
-    limit = allocatable(state.node)
+    need = facts.need
     for name in ["cpu", "memory", *need.scalars]:
-        idle = limit.get(name) - held.get(name)
+        held = state.slots if name == "pods" else state.used.get(name)
+        idle = state.limit.get(name) - held
         left = need.get(name)
         if not (left < idle or abs(left - idle) < TOLERANCE):
             return False
     return True
 
 
-def _feasible(inputs: InvariantInputs, pod: Pod, state: _NodeState) -> bool:
-    filters = node_filters(inputs.conf)
-    if any(fails(pod, state.node) is not None for fails in filters):
+def _feasible(filters: list[NodeFilter], facts: _Facts, state: _NodeState) -> bool:
+    if any(fails(facts.pod, state.node) is not None for fails in filters):
         return False
-    if filters and len(state.k8s_pods) >= _pod_limit(state.node):
+    if filters and state.k8s_pods >= _pod_limit(state.node):
         return False
-    return _fits_idle(pod, state)
+    return _fits_idle(facts, state)
 
 
 def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -447,11 +469,13 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     states = {}
     for n in inputs.cluster.nodes:
         held = [view.pods[k] for k in _on_node(view, n.meta.name) if view.status(k) in HOLDING]
-        states[n.meta.name] = _NodeState(n, held, list(held))
+        states[n.meta.name] = _NodeState(n, held)
     # Quirk kept: only the predicates plugin's AllocateFunc (predicates.go:216) adds a
     # task to ssn.NodeMap, so without a predicates entry nodeorder scores every task
     # against the nodes as the session opened them.
     tracked = bool(plugin_entries(inputs.conf, "predicates"))
+    filters = node_filters(inputs.conf)
+    terms = [term for other in inputs.cluster.pods for term in _terms(other)]
     messages: list[str] = []
     for bind in view.binds:
         pod = view.pods.get(bind.task)
@@ -459,13 +483,11 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
             continue
         # Allocate's binds (backfill's take no resources), of pods whose filters and
         # scores are all restated here.
-        if not best_effort(pod) and not _unrestated(pod, inputs.cluster.pods):
-            message = _judge(inputs, pod, bind.node, list(states.values()), scorers)
+        if not best_effort(pod) and not _unrestated(pod, terms):
+            message = _judge(filters, _Facts.of(pod), bind.node, list(states.values()), scorers)
             if message:
                 messages.append(f"cycle {view.cycle}: {bind.task} bound to {bind.node}: {message}")
-        states[bind.node].pods.append(pod)
-        if tracked:
-            states[bind.node].k8s_pods.append(pod)
+        states[bind.node].add(pod, tracked=tracked)
     return messages
 
 
@@ -488,23 +510,27 @@ def _terms(pod: Pod) -> list[PodAffinityTerm]:
     return out
 
 
-def _unrestated(pod: Pod, everyone: Sequence[Pod]) -> bool:
+def _unrestated(pod: Pod, terms: Sequence[PodAffinityTerm]) -> bool:
     """A pod whose node choice reads what is not restated: its own inter-pod affinity,
     host ports or spread constraints, or another pod's (anti-)affinity term that may
     select it (InterPodAffinity's filter and its score of existing pods' terms)."""
     if complex_pod(pod):
         return True
-    return any(_may_select(term, pod) for other in everyone for term in _terms(other))
+    return any(_may_select(term, pod) for term in terms)
 
 
 def _judge(
-    inputs: InvariantInputs, pod: Pod, chosen: str, states: list[_NodeState], scorers: list[_Scorer]
+    filters: list[NodeFilter],
+    facts: _Facts,
+    chosen: str,
+    states: list[_NodeState],
+    scorers: list[_Scorer],
 ) -> str | None:
-    candidates = [s for s in states if _feasible(inputs, pod, s)]
+    candidates = [s for s in states if _feasible(filters, facts, s)]
     names = [s.node.meta.name for s in candidates]
     if len(candidates) < 2 or chosen not in names:
         return None  # one candidate is taken unscored; a bind outside them is another check's
-    scores = _scores(pod, candidates, scorers)
+    scores = _scores(facts, candidates, scorers)
     best = max(scores)
     got = scores[names.index(chosen)]
     if got >= best - _EPSILON * max(1.0, abs(best)):
@@ -530,12 +556,16 @@ register(
         "plus the request, times 100 x binpack.weight. Ties are Volcano's random choice: "
         "any node of the best score passes (within 1e-9, for float sums).",
         "Configurations where `liveness` applies, allocate is listed once, nodeorder or "
-        "binpack orders nodes, predicate.CacheEnable is off, there are at most "
+        "binpack orders nodes, there is one predicates entry at most and its "
+        "predicate.CacheEnable is off, there are at most "
         "minNodesToFind nodes (Volcano then examines them all), no node has images or "
         "oversubscription, no pod has init containers or overhead, and the weights are "
         "integers; judged only when the last cycle ends with no pipelined or "
         "allocated-but-unbound task, and only for pods without inter-pod affinity, host "
-        "ports or spread constraints that no pod's (anti-)affinity term may select.",
+        "ports or spread constraints that no pod's (anti-)affinity term may select. It "
+        "costs about a session, so a spec run checks it only when pods x nodes is at most "
+        f"{SCORE_MAX_PAIRS:,} (or when the spec or project requests it); vspec fuzz "
+        "checks it on every example.",
         _score_applies,
         _score_check,
     )

@@ -19,9 +19,9 @@ class Mutant:
     new: str
     why: str  # the plausible bug it stands for
     # The fuzz space run.py uses for it (unless --space is given): the eviction mutants
-    # need the preempt and reclaim spaces, whose clusters make Volcano evict; the score
-    # and NotIn mutants the placement space, where best-score and liveness judge most
-    # examples.
+    # need the preempt and reclaim spaces, whose clusters make Volcano evict; the score,
+    # NotIn and priority order mutants the placement space, where best-score, liveness
+    # and the order invariants judge most examples.
     space: str = "mixed"
 
 
@@ -124,6 +124,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "            return _descending(left.priority, right.priority)\n\n        def preemptable(",
         "            return _descending(right.priority, left.priority)\n\n        def preemptable(",
         "lower-priority jobs are ordered first",
+        space="placement",
     ),
     Mutant(
         "priority-task-order-ascending",
@@ -131,6 +132,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "            return _descending(left.priority, right.priority)\n\n        def job_order(",
         "            return _descending(right.priority, left.priority)\n\n        def job_order(",
         "lower-priority tasks are ordered first",
+        space="placement",
     ),
     # -- predicates ---------------------------------------------------------------------------
     Mutant(

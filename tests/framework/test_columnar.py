@@ -166,3 +166,32 @@ def test_log_records_read_blocks_as_lines() -> None:
     assert [line.text for line in log.starting_with("Job ")] == ["Job ns/j is ready"]
     assert [line.text for line in log.starting_with("Predicates failed: n1")] == [texts[2]]
     assert log == [LogLine(3, Severity.INFO, t) if i < 4 else log[4] for i, t in enumerate(texts)]
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(*[st.sampled_from([0.0, 0.05, 0.1, 0.15, 999.95, 1000.0, 1e18, 2.0**60])] * 3),
+        min_size=1,
+        max_size=6,
+    ),
+    st.tuples(*[st.sampled_from([0.0, 0.1, 0.2, 1000.0, 1000.05, 1000.1, 1e18])] * 3),
+)
+def test_columnar_fit_is_less_equal_at_the_tolerance(
+    idles: list[tuple[float, float, float]], req: tuple[float, float, float]
+) -> None:
+    from vspec.api.node_info import NodeInfo
+    from vspec.api.resource import ZERO, Resource
+    from vspec.framework.columns import NodeColumns
+
+    nodes = []
+    for i, (cpu, memory, gpu) in enumerate(idles):
+        node = NodeInfo(None, f"n{i}")
+        node.idle = Resource(cpu, memory, {"nvidia.com/gpu": gpu} if gpu else {})
+        nodes.append(node)
+    request = Resource(req[0], req[1], {"nvidia.com/gpu": req[2]})
+    codes = NodeColumns(nodes).fit(request, NodeColumns(nodes).idle)
+    for node, code in zip(nodes, codes, strict=True):
+        short = request.less_equal_with_resources_name(node.idle, ZERO)
+        assert (code == 0) == request.less_equal(node.idle, ZERO) == (not short)
+        assert code == 0 or ["cpu", "memory", "nvidia.com/gpu"][code - 1] == short[0]

@@ -266,8 +266,8 @@ class Allocate(ErrorCacheAction):
     def _best_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> NodeInfo:
         """:meth:`_best_node` over the feasible rows of the node columns."""
         request = task.init_resreq
-        fits_idle = cols.fit(request, cols.idle)[rows] == 0
-        fits_future = cols.fit(request, cols.future_idle)[rows] == 0
+        fits_idle = cols.fit(request, cols.idle, rows) == 0
+        fits_future = cols.fit(request, cols.future_idle, rows) == 0
         for gradient in (rows[fits_idle], rows[~fits_idle & fits_future]):
             if len(gradient):
                 best = choose_row(ssn, task, cols, gradient)

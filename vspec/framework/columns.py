@@ -92,19 +92,21 @@ class NodeColumns:
     def max_task_num(self) -> Column:
         return self.column("max_task_num", _max_task_num, np.int64)
 
-    def fit(self, request: Resource, vector: Callable[[str], Column]) -> Column:
-        """Per node, 0 when ``request.less_equal(vector, Zero)`` holds, else 1 + the index
-        of the first short dimension in :func:`dimensions` order (what
-        ``LessEqualWithResourcesName`` names first)."""
-        codes = np.zeros(self.size, dtype=np.int32)
+    def fit(
+        self, request: Resource, vector: Callable[[str], Column], rows: Column | None = None
+    ) -> Column:
+        """Per node (of ``rows``, or all), 0 when ``request.less_equal(vector, Zero)``
+        holds, else 1 + the index of the first short dimension in :func:`dimensions`
+        order (what ``LessEqualWithResourcesName`` names first)."""
+        size = self.size if rows is None else len(rows)
+        codes = np.zeros(size, dtype=np.int32)
         dims = dimensions(request)
         for index in range(len(dims) - 1, -1, -1):
             name = dims[index]
-            left = request.get(name)
-            right = vector(name)
-            # Volcano's tolerance: left < right, or |left - right| < minResource.
-            fits = (left < right) | (np.abs(left - right) < MIN_RESOURCE)
-            codes[~fits] = index + 1
+            right = vector(name) if rows is None else vector(name)[rows]
+            # Volcano's "left < right or |left - right| < minResource" is exactly
+            # left - right < minResource: a difference of distinct floats is never 0.
+            codes[(request.get(name) - right) >= MIN_RESOURCE] = index + 1
         return codes
 
 

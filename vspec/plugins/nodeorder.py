@@ -232,6 +232,7 @@ class NodeOrderPlugin(Plugin):
         self._score_last: dict[str, tuple[Hashable, int, float, list[tuple[str, int, int]]]] = {}
         # The columnar variant's scores of node-fixed scorers: (label, pod key) -> per row.
         self._fixed_scores: dict[tuple[str, Hashable], Column] = {}
+        self._k8s_reads: dict[tuple[str, str], Callable[[NodeInfo], float]] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -322,9 +323,10 @@ class NodeOrderPlugin(Plugin):
         if not known[rows].all():
             return None
         facts = self._task_facts(task)
+        k8s = self._k8s_columns(cols)
         total = np.zeros(len(rows), dtype=np.float64)
         for weight, label, _, scorer in self._node_scorers:
-            scores = self._column_scores(label, scorer, facts, cols, rows)
+            scores = self._column_scores(label, scorer, facts, cols, rows, k8s)
             if scores is None:
                 return None
             total = total + scores.astype(np.float64) * float(weight)
@@ -334,19 +336,25 @@ class NodeOrderPlugin(Plugin):
         return node.name in self._ssn.node_map
 
     def _column_scores(
-        self, label: str, scorer: Scorer, facts: ScoreFacts, cols: NodeColumns, rows: Column
+        self,
+        label: str,
+        scorer: Scorer,
+        facts: ScoreFacts,
+        cols: NodeColumns,
+        rows: Column,
+        k8s: dict[str, Column],
     ) -> Column | None:
         import numpy as np
 
         pod = facts.pod
         if label == "Least Request":
-            return _columns_cpu_memory(pod, self._k8s_columns(cols), rows, 50, least=True)
+            return _columns_cpu_memory(pod, k8s, rows, 50, least=True)
         if label == "Most Request":
-            return _columns_cpu_memory(pod, self._k8s_columns(cols), rows, 1, least=False)
+            return _columns_cpu_memory(pod, k8s, rows, 1, least=False)
         if label == "Balanced Request":
             if pod.requested.get(GPU):
                 return None
-            return _columns_balanced(pod, self._k8s_columns(cols), rows)
+            return _columns_balanced(pod, k8s, rows)
         if label == "Node Affinity":
             if facts.preferred_node_affinity.error is not None:
                 return None
@@ -376,29 +384,32 @@ class NodeOrderPlugin(Plugin):
         return scores
 
     def _k8s_columns(self, cols: NodeColumns) -> dict[str, Column]:
+        """The Kubernetes node sums the resource scorers read, as int64 columns."""
         import numpy as np
 
-        node_map = self._ssn.node_map
+        reads = self._k8s_reads
+        if not reads:
+            node_map = self._ssn.node_map
 
-        def of(read: Callable[[K8sNodeInfo], int]) -> Callable[[NodeInfo], float]:
-            def value(node: NodeInfo) -> float:
-                k8s_node = node_map.get(node.name)
-                return 0 if k8s_node is None else read(k8s_node)
+            def of(read: Callable[[K8sNodeInfo], int]) -> Callable[[NodeInfo], float]:
+                def value(node: NodeInfo) -> float:
+                    k8s_node = node_map.get(node.name)
+                    return 0 if k8s_node is None else read(k8s_node)
 
-            return value
+                return value
 
-        reads: dict[str, Callable[[K8sNodeInfo], int]] = {
-            "alloc_cpu": lambda n: n.allocatable.get(CPU, 0),
-            "alloc_mem": lambda n: n.allocatable.get(MEMORY, 0),
-            "non0_cpu": lambda n: n.non0_cpu,
-            "non0_mem": lambda n: n.non0_mem,
-            "used_cpu": lambda n: n.requested.get(CPU, 0),
-            "used_mem": lambda n: n.requested.get(MEMORY, 0),
-        }
-        return {
-            name: cols.column(("nodeorder", name), of(read), np.int64)
-            for name, read in reads.items()
-        }
+            reads.update(
+                (("nodeorder", name), of(read))
+                for name, read in (
+                    ("alloc_cpu", lambda n: n.allocatable.get(CPU, 0)),
+                    ("alloc_mem", lambda n: n.allocatable.get(MEMORY, 0)),
+                    ("non0_cpu", lambda n: n.non0_cpu),
+                    ("non0_mem", lambda n: n.non0_mem),
+                    ("used_cpu", lambda n: n.requested.get(CPU, 0)),
+                    ("used_mem", lambda n: n.requested.get(MEMORY, 0)),
+                )
+            )
+        return {key[1]: cols.column(key, value, np.int64) for key, value in reads.items()}
 
     def _log_parts(self, task: TaskInfo, name: str, parts: list[tuple[str, int, int]]) -> None:
         log = self._ssn.log

@@ -35,6 +35,7 @@ from vspec.invariants.history import (
     unschedulable_fails,
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
+from vspec.model.objects import Pod
 from vspec.model.result import LogLine, LogRecords, SimulationResult
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
@@ -105,11 +106,14 @@ def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list
         for b in view.binds:
             if b.task in view.pods and b.node in nodes:
                 by_node.setdefault(b.node, []).append(b.task)
+        held: dict[str, list[Pod]] = {}  # one pass over the pods, not one per node
+        for key, pod in view.pods.items():
+            if pod.node_name in by_node and view.status(key) in HOLDING:
+                held.setdefault(pod.node_name, []).append(pod)
         for name, bound in by_node.items():
             used, names = Resource(), set[str]()
-            for key, pod in view.pods.items():
-                if pod.node_name == name and view.status(key) in HOLDING:
-                    used.add(request(pod))
+            for pod in held.get(name, ()):
+                used.add(request(pod))
             for key in bound:
                 r = request(view.pods[key])
                 used.add(r)

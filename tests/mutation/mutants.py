@@ -20,7 +20,7 @@ class Mutant:
     why: str  # the plausible bug it stands for
     # The fuzz space run.py uses for it (unless --space is given): the eviction mutants
     # need the preempt and reclaim spaces, whose clusters make Volcano evict; the score,
-    # NotIn and priority order mutants the placement space, where best-score, liveness
+    # node filter and priority order mutants the placement space, where best-score, liveness
     # and the order invariants judge most examples.
     space: str = "mixed"
 
@@ -143,6 +143,7 @@ MUTANTS: tuple[Mutant, ...] = (
         " and toleration.operator != 'Exists':\n"
         "        return False\n",
         "an Exists toleration tolerates every key",
+        space="placement",
     ),
     Mutant(
         "taint-noexecute-ignored",
@@ -150,6 +151,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "taint = find_untolerated_taint(node.taints, tolerations, _DO_NOT_SCHEDULE_EFFECTS)",
         'taint = find_untolerated_taint(node.taints, tolerations, ("NoSchedule",))',
         "NoExecute taints do not repel pods",
+        space="placement",
     ),
     Mutant(
         "selector-notin-inverted",

@@ -5,7 +5,7 @@
 Each mutant (tests/mutation/mutants.py) is applied to a fresh copy of the ``vspec``
 package in a temporary directory, and ``vspec fuzz --first`` runs on it in the mutant's
 own space (``mixed``; ``preempt`` or ``reclaim`` for the eviction mutants, ``placement``
-for the score, NotIn and priority order ones), or in ``--space`` for all (with that copy
+for the score, node filter and priority order ones), or in ``--space`` for all (with that copy
 first on PYTHONPATH, its own example database, under ``nice``). A mutant is killed when
 the fuzzer reports a finding; its shrunk spec's size (nodes, pods) is read back. The
 unmutated package is fuzzed first with the same budget, in every space used: a finding

@@ -61,6 +61,28 @@ def test_pod_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "node n0 ends with 3 pods" in message and "pod limit 2" in message
 
 
+def test_pod_limit_leaves_preempts_pipelines_alone() -> None:
+    """Volcano v1.11's preempt passes the pod-count failure as resolvable and, needing no
+    victim (the terminating pod frees the cpu and a slot), pipelines the pending pod onto
+    the full node: not a violation, the fuzzer's first false alarm of pod-limit."""
+    world = cluster(
+        [node("n0", {"cpu": 2, "memory": "4Gi", "pods": 2})],
+        [
+            pod("ns", "old-0", "old", {"cpu": 1}, node_name="n0"),
+            pod("ns", "gone-0", "gone", {"cpu": 1}, node_name="n0", deleting=True),
+            pod("ns", "new-0", "new", {"cpu": 1}),
+        ],
+        [
+            pod_group("ns", "old", "q", min_member=1, phase="Running"),
+            pod_group("ns", "gone", "q", min_member=1, phase="Running"),
+            pod_group("ns", "new", "q", min_member=1, phase="Inqueue"),
+        ],
+    )
+    inputs, result = run(seed_conf("enqueue, allocate, preempt"), world)
+    assert result.pipelined["ns/new"] == [("ns/new-0", "n0")]
+    assert violations("pod-limit", inputs, result) == []
+
+
 def score_world() -> Any:
     """n0 already half used, n1 empty: nodeorder's least-requested and balanced scores
     outweigh binpack's preference for the fuller node."""

@@ -70,7 +70,13 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     most the limit, or what the node held at the start when that was more."""
     views = list(cycles(inputs.cluster, result, inputs.cycles))
     pipelined: dict[str, list[str]] = {}
-    for pairs in result.pipelined.values():
+    # Volcano v1.11 quirk: preempt and reclaim pick nodes with PredicateForPreemptAction,
+    # which passes a node whose only failures are Unschedulable (resolvable) ones, and the
+    # pod count's NodePodNumberExceeded is one (predicates.go:403-411). With no victims
+    # needed (the node's releasing pods free enough), preempt.go:277-322 then pipelines onto
+    # a node at its pod limit. So only allocate's pipelines are held to the filter.
+    evicting = any(action in inputs.conf.actions for action in ("preempt", "reclaim"))
+    for pairs in () if evicting else result.pipelined.values():
         for key, where in pairs:
             pipelined.setdefault(where, []).append(key)
     messages: list[str] = []
@@ -108,7 +114,8 @@ register(
         "For every cycle and every node that got a bind (or, in the last cycle, a "
         "pipelined task): the pods on it at the start of the cycle that are not "
         "Succeeded or Failed (terminating ones included), plus the pods bound to it in the "
-        "cycle and, in the last cycle, the tasks pipelined to it, minus the pods evicted "
+        "cycle and, in the last cycle, the tasks pipelined to it (unless preempt or reclaim "
+        "runs: they pipeline past the pod count, a v1.11 quirk), minus the pods evicted "
         "from it in the cycle, number at most its `pods` allocatable, or what it held at "
         "the start when that was more. Each bind and pipeline passes the predicates "
         "plugin's filter `len(nodeInfo.Pods) < allocatable pods` (predicates.go:403), and "

@@ -21,26 +21,27 @@ def seed_conf(actions: str = "enqueue, allocate, backfill") -> dict[str, Any]:
     return {"actions": actions, "tiers": SEED_TIERS}
 
 
+def full_node_world() -> Any:
+    """Two pod slots, one held by a terminating pod that frees the cpu, and a pending pod."""
+    return cluster(
+        [node("n0", {"cpu": 2, "memory": "4Gi", "pods": 2})],
+        [
+            pod("ns", "old-0", "old", {"cpu": 1}, node_name="n0"),
+            pod("ns", "gone-0", "gone", {"cpu": 1}, node_name="n0", deleting=True),
+            pod("ns", "new-0", "new", {"cpu": 1}),
+        ],
+        [
+            pod_group("ns", "old", "q", min_member=1, phase="Running"),
+            pod_group("ns", "gone", "q", min_member=1, phase="Running"),
+            pod_group("ns", "new", "q", min_member=1, phase="Inqueue"),
+        ],
+    )
+
+
 def test_pod_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two pod slots, one held by a terminating pod that frees the cpu: the pending pod
-    may be pipelined onto its cpu, not into a third slot."""
-
-    def world() -> Any:
-        return cluster(
-            [node("n0", {"cpu": 2, "memory": "4Gi", "pods": 2})],
-            [
-                pod("ns", "old-0", "old", {"cpu": 1}, node_name="n0"),
-                pod("ns", "gone-0", "gone", {"cpu": 1}, node_name="n0", deleting=True),
-                pod("ns", "new-0", "new", {"cpu": 1}),
-            ],
-            [
-                pod_group("ns", "old", "q", min_member=1, phase="Running"),
-                pod_group("ns", "gone", "q", min_member=1, phase="Running"),
-                pod_group("ns", "new", "q", min_member=1, phase="Inqueue"),
-            ],
-        )
-
-    inputs, result = run(seed_conf(), world())
+    """The pending pod may be pipelined onto the terminating pod's cpu, not into a third
+    slot."""
+    inputs, result = run(seed_conf(), full_node_world())
     assert result.binds == [] and not any(result.pipelined.values())
     assert violations("pod-limit", inputs, result) == []
 
@@ -55,7 +56,7 @@ def test_pod_limit(monkeypatch: pytest.MonkeyPatch) -> None:
             node_info.allocatable.max_task_num -= 1
 
     monkeypatch.setattr(predicates.PredicatesPlugin, "predicate", loose)
-    inputs, result = run(seed_conf(), world())
+    inputs, result = run(seed_conf(), full_node_world())
     assert result.pipelined["ns/new"] == [("ns/new-0", "n0")]
     [message] = violations("pod-limit", inputs, result)
     assert "node n0 ends with 3 pods" in message and "pod limit 2" in message
@@ -65,20 +66,7 @@ def test_pod_limit_leaves_preempts_pipelines_alone() -> None:
     """Volcano v1.11's preempt passes the pod-count failure as resolvable and, needing no
     victim (the terminating pod frees the cpu and a slot), pipelines the pending pod onto
     the full node: not a violation, the fuzzer's first false alarm of pod-limit."""
-    world = cluster(
-        [node("n0", {"cpu": 2, "memory": "4Gi", "pods": 2})],
-        [
-            pod("ns", "old-0", "old", {"cpu": 1}, node_name="n0"),
-            pod("ns", "gone-0", "gone", {"cpu": 1}, node_name="n0", deleting=True),
-            pod("ns", "new-0", "new", {"cpu": 1}),
-        ],
-        [
-            pod_group("ns", "old", "q", min_member=1, phase="Running"),
-            pod_group("ns", "gone", "q", min_member=1, phase="Running"),
-            pod_group("ns", "new", "q", min_member=1, phase="Inqueue"),
-        ],
-    )
-    inputs, result = run(seed_conf("enqueue, allocate, preempt"), world)
+    inputs, result = run(seed_conf("enqueue, allocate, preempt"), full_node_world())
     assert result.pipelined["ns/new"] == [("ns/new-0", "n0")]
     assert violations("pod-limit", inputs, result) == []
 

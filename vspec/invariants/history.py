@@ -68,15 +68,18 @@ def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[C
     controller created (``result.created``) are there from their cycle on."""
     pods = {p.meta.key: p for p in cluster.pods}
     held = {p.meta.key: p for p in cluster.held_pods}
+    binds: dict[int, list[Bind]] = {}
+    for bind in result.binds:
+        binds.setdefault(bind.cycle, []).append(bind)
+    evictions: dict[int, list[Eviction]] = {}
+    for eviction in result.evictions:
+        evictions.setdefault(eviction.cycle, []).append(eviction)
     for c in range(count):
         pods.update({k: p for k, p in held.items() if result.created.get(k) == c})
-        view = CycleView(
-            c,
-            dict(pods),
-            [b for b in result.binds if b.cycle == c],
-            [e for e in result.evictions if e.cycle == c],
-        )
+        view = CycleView(c, dict(pods), binds.get(c, []), evictions.get(c, []))
         yield view
+        if c == count - 1:
+            return  # nothing reads the cluster after the last cycle: move no pod
         for bind in view.binds:
             pod = pods.get(bind.task)
             if pod is not None:

@@ -41,6 +41,9 @@ class JobInfo:
         self.job_fit_errors = ""
         self.nodes_fit_errors: dict[str, FitErrors] = {}
         self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        # Best-effort tasks in the Pending bucket of the index: gang's JobOrderFn asks
+        # is_ready at every comparison of allocate's job queues.
+        self.pending_best_effort = 0
         self.tasks: dict[str, TaskInfo] = {}
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
@@ -66,6 +69,7 @@ class JobInfo:
         info.task_min_available = dict(self.task_min_available)
         info.nodes_fit_errors = {}
         info.task_status_index = {}
+        info.pending_best_effort = 0
         info.tasks = {}
         info.allocated = Resource()
         info.total_request = Resource()
@@ -156,6 +160,8 @@ class JobInfo:
     def add_task_info(self, task: TaskInfo) -> None:
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        if task.best_effort and task.status is TaskStatus.Pending:
+            self.pending_best_effort += 1
         self.total_request.add(task.resreq)
         if allocated_status(task.status):
             self.allocated.add(task.resreq)
@@ -170,7 +176,9 @@ class JobInfo:
         del self.tasks[found.uid]
         bucket = self.task_status_index.get(found.status)
         if bucket is not None:
-            bucket.pop(found.uid, None)
+            popped = bucket.pop(found.uid, None)
+            if popped is not None and popped.best_effort and found.status is TaskStatus.Pending:
+                self.pending_best_effort -= 1
             if not bucket:
                 del self.task_status_index[found.status]
 
@@ -203,7 +211,7 @@ class JobInfo:
         return self.count(TaskStatus.Pipelined)
 
     def pending_best_effort_task_num(self) -> int:
-        return sum(1 for t in self.tasks_in(TaskStatus.Pending) if t.best_effort)
+        return self.pending_best_effort
 
     def valid_task_num(self) -> int:
         return sum(

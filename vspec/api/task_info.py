@@ -163,11 +163,32 @@ class TaskInfo:
         self.bind_annotations: Mapping[str, str] = _NO_ANNOTATIONS
 
     def clone(self) -> TaskInfo:
-        clone = copy.copy(self)
-        clone.resreq = self.resreq.clone()
+        """Every slot assigned by hand: ``copy.copy`` of a slotted object goes through
+        ``__reduce_ex__`` and took 8 of this method's 9 microseconds (a snapshot clones
+        every task, a statement each task it places)."""
+        clone = TaskInfo.__new__(TaskInfo)
+        clone.best_effort = self.best_effort
+        clone.bind_annotations = self.bind_annotations
+        clone.eviction_occurred = self.eviction_occurred
+        clone.has_restartable_init_container = self.has_restartable_init_container
         clone.init_resreq = self.init_resreq.clone()
-        if self.last_transaction is not None:
-            clone.last_transaction = copy.copy(self.last_transaction)
+        clone.job = self.job
+        clone.key = self.key
+        last = self.last_transaction
+        clone.last_transaction = None if last is None else copy.copy(last)
+        clone.name = self.name
+        clone.namespace = self.namespace
+        clone.node_name = self.node_name
+        clone.numa_info = self.numa_info
+        clone.pod = self.pod
+        clone.preemptable = self.preemptable
+        clone.priority = self.priority
+        clone.resreq = self.resreq.clone()
+        clone.revocable_zone = self.revocable_zone
+        clone.sch_gated = self.sch_gated
+        clone.status = self.status
+        clone.task_role = self.task_role
+        clone.uid = self.uid
         return clone
 
     def transaction_context(self) -> TransactionContext:

@@ -2,11 +2,13 @@
 
     python benchmarks/timeline_day.py                       # 10,000 jobs on 1,000 nodes, 24h
     python benchmarks/timeline_day.py --jobs 500 --hours 1.2 --profile
+    python benchmarks/timeline_day.py --jobs 300 --hours 0.72 --records out/  # CSVs to diff
 
 1,000 nodes of 16 cores and 64 GiB, 4 weighted queues; jobs arrive as a Poisson stream
 over the day, each 1 to 8 pods of 1 or 2 cores (half of them gangs), running an
 exponentially drawn 30 minutes on average. Prints sessions run, periods jumped, CPU
-seconds, and the CPU time per session.
+seconds, and the CPU time per session; ``--records`` writes the per-pod, per-job and
+per-tick records as CSV, so that two versions of the engine can be compared exactly.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import random
 import time
 from datetime import timedelta
 from fractions import Fraction
+from pathlib import Path
 
 from vspec.fuzz import SEED_CONF
 from vspec.model.conf import load_conf
@@ -33,6 +36,7 @@ from vspec.model.objects import (
 )
 from vspec.model.timeline import Arrival, Timeline
 from vspec.timeline.clock import run_timeline
+from vspec.timeline.export import write_csv
 from vspec.timeline.expr import evaluate
 
 
@@ -90,6 +94,7 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--records", type=Path, help="write pods.csv, jobs.csv, ticks.csv here")
     args = parser.parse_args()
     conf = load_conf(SEED_CONF)
     cluster, timeline = workload(args.nodes, args.jobs, args.hours, args.seed)
@@ -101,6 +106,8 @@ def main() -> None:
     else:
         result = run_timeline(conf, cluster, timeline, seed=args.seed)
     cpu = time.process_time() - started
+    if args.records is not None:
+        write_csv(result, args.records)
     print(
         f"{args.jobs} jobs on {args.nodes} nodes over {args.hours:g}h: "
         f"{result.sessions} sessions, {result.skipped} periods jumped, {cpu:.1f} CPU-s "

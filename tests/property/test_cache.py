@@ -174,3 +174,35 @@ def test_timeline_specs_give_the_records_of_fresh_caches(
         assert kept.ticks == fresh.ticks
         assert kept.simulation.binds == fresh.simulation.binds
         assert kept.simulation.evictions == fresh.simulation.evictions
+
+
+def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
+    """Copy-on-write snapshots: a node neither the session nor the cache changed is
+    handed out again; one the session changed, or the cache rebuilt, is cloned afresh,
+    and every snapshot is what a fresh cache's is."""
+    nodes = [node(f"n{i}", {"cpu": 2, "pods": 110}) for i in range(3)]
+    running = pod("ns", "a", "j", {"cpu": 1}, phase="Running", node_name="n0")
+    pending = pod("ns", "b", "j", {"cpu": 1})
+    cluster = Cluster(
+        nodes=nodes, pods=[running, pending], pod_groups=[pod_group("ns", "j", "default")]
+    )
+    cluster.queues = [queue("default")]
+    cache = SchedulerCache(cluster, conf_from_document(SEED_CONF).options, Klog(0))
+    first = cache.snapshot()
+    second = cache.snapshot()
+    assert all(second.nodes[n] is first.nodes[n] for n in first.nodes)
+    task = next(t for t in second.jobs["ns/j"].tasks.values() if not t.node_name)
+    second.nodes["n1"].add_task(task)  # the session changes its clone of n1
+    bound = Cluster(
+        nodes=nodes,
+        pods=[running, pod("ns", "b", "j", {"cpu": 1}, phase="Running", node_name="n2")],
+        pod_groups=cluster.pod_groups,
+        queues=cluster.queues,
+    )
+    cache.update(bound)  # the cache rebuilds n2, which a pod is now bound to
+    third = cache.snapshot()
+    assert third.nodes["n0"] is first.nodes["n0"]
+    assert third.nodes["n1"] is not second.nodes["n1"] and not third.nodes["n1"].tasks
+    assert third.nodes["n2"] is not second.nodes["n2"] and third.nodes["n2"].tasks
+    fresh = SchedulerCache(bound, cache.options, Klog(0)).snapshot()
+    assert snapshot_state(third) == snapshot_state(fresh)

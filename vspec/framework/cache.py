@@ -81,6 +81,7 @@ class SchedulerCache:
             if pod.scheduled_by(self.names) or pod.node_name:
                 self._add_task(TaskInfo(pod))
         self._seen = _Seen.of(cluster, self.nodes, self.node_list)
+        self._handed: dict[str, _Handed] = {}
 
     def _prepare(self, cluster: Cluster) -> None:
         """What every session rebuilds whole: it is small, and the snapshot shares the
@@ -170,7 +171,11 @@ class SchedulerCache:
         job.add_task_info(task)
 
     def snapshot(self) -> Snapshot:
-        nodes = {name: ni.clone() for name, ni in self.nodes.items() if ni.ready}
+        handed: dict[str, _Handed] = {}
+        nodes = {
+            name: self._session_node(ni, handed) for name, ni in self.nodes.items() if ni.ready
+        }
+        self._handed = handed
         node_list = [nodes[name] for name in self.node_list if name in nodes]
         revocable = {name: ni for name, ni in nodes.items() if ni.revocable_zone}
         queues = dict(self.queues)
@@ -202,6 +207,21 @@ class SchedulerCache:
             "in total for scheduling.",
         )
         return Snapshot(jobs, nodes, node_list, queues, revocable)
+
+    def _session_node(self, cached: NodeInfo, handed: dict[str, _Handed]) -> NodeInfo:
+        """``NodeInfo.Clone`` of ``cached``, copy-on-write across sessions: the clone the
+        last session was handed again when neither the cache's node nor that clone has
+        changed since (same objects, same versions; every task change bumps a node's
+        version), as it then holds what a new clone would. ``others`` is copied afresh,
+        as a clone's is: plugins put per-session state there (deviceshare's pools)."""
+        last = self._handed.get(cached.name)
+        if last is not None and last.cached is cached and last.unchanged():
+            last.clone.others = dict(cached.others)
+            handed[cached.name] = last
+            return last.clone
+        clone = cached.clone()
+        handed[cached.name] = _Handed(cached, cached.version, clone, clone.version)
+        return clone
 
     # -- effects of committed operations ------------------------------------------------------
     def _find(self, task: TaskInfo) -> tuple[JobInfo, TaskInfo]:
@@ -247,6 +267,21 @@ class SchedulerCache:
 
 
 _OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
+
+
+@dataclass
+class _Handed:
+    """A node clone a session was handed, and the versions it was made at."""
+
+    cached: NodeInfo
+    cached_version: int
+    clone: NodeInfo
+    clone_version: int
+
+    def unchanged(self) -> bool:
+        return (
+            self.cached.version == self.cached_version and self.clone.version == self.clone_version
+        )
 
 
 @dataclass

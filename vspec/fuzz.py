@@ -8,8 +8,15 @@ crash in one plugin) is reported once per run, so that one frequent failure does
 hide the others; Hypothesis' example database (kept between runs) replays earlier
 failures first.
 
+A finding is shrunk twice, within ``shrink_seconds`` of being found: by Hypothesis for
+part of that time, then by :mod:`vspec.shrink`, which drops whole jobs, nodes, pods,
+queues, plugins and details while the same failure shows; the written spec is run back
+through the loader and the runner, as ``vspec run`` would, and kept only if it fails
+there too (else Hypothesis' spec is written).
+
 Hypothesis has no time budget, so the run is split into batches sized from the measured
-speed: ``--seconds`` is honoured to within one batch plus its shrinking.
+speed; no example starts after ``--seconds``, and shrinking ends by ``--seconds`` plus
+``shrink_seconds`` (the shrink margin), so that is how long a run takes at most.
 
 Hypothesis and the strategies are imported when a run starts, not with this module, so
 that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
@@ -35,6 +42,9 @@ if TYPE_CHECKING:
     from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+# The share of a finding's shrink time Hypothesis gets; vspec.shrink has the rest. Its
+# edits each remove an object, where Hypothesis' take many runs to remove one pod.
+HYPOTHESIS_SHRINK_SHARE = 0.5
 DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
 DEFAULT_OUT = Path("fuzz-findings")
 MAX_BATCH = 200
@@ -361,10 +371,32 @@ class FuzzReport:
     examples: int = 0
     seconds: float = 0.0
     findings: dict[str, Path] = field(default_factory=dict)  # kind -> spec file written
+    shrinks: dict[str, Shrunk] = field(default_factory=dict)  # kind -> how it was shrunk
 
     @property
     def rate(self) -> float:
         return self.examples / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    """How a finding was shrunk: its size as Hypothesis left it and as written."""
+
+    before: tuple[int, int]  # (nodes, pods)
+    after: tuple[int, int]
+    seconds: float  # from the first failing example to the file written
+    edits: int = 0  # vspec.shrink's edits kept
+    complete: bool = False  # vspec.shrink ran out of edits (not of time)
+
+    def describe(self) -> str:
+        def sized(nodes_pods: tuple[int, int]) -> str:
+            return f"{nodes_pods[0]} node(s), {nodes_pods[1]} pod(s)"
+
+        how = "" if self.complete else ", stopped by the shrink margin"
+        return (
+            f"shrunk to {sized(self.after)} (Hypothesis: {sized(self.before)}) "
+            f"in {self.seconds:.1f}s{how}"
+        )
 
 
 @dataclass
@@ -375,19 +407,20 @@ class Fuzzer:
     database: Path | None = DEFAULT_DATABASE
     # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
-    shrink_seconds: float = 30.0
+    shrink_seconds: float = 30.0  # per finding, from its first failing example
     first: bool = False  # stop after the batch that found the first finding
     report: FuzzReport = field(default_factory=FuzzReport)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
-        """Batches of examples until ``examples`` ran or ``seconds`` passed (the first)."""
+        """Batches of examples until ``examples`` ran or ``seconds`` passed (the first);
+        shrinking ends by ``seconds + shrink_seconds``."""
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else float("inf")
         budget = examples if examples is not None else sys.maxsize
         batch, size = 0, 10
         while budget > 0 and time.perf_counter() < deadline:
             before, t0 = self.report.examples, time.perf_counter()
-            self._batch(min(size, budget), seed_value + batch, reuse=batch == 0)
+            self._batch(min(size, budget), seed_value + batch, deadline, reuse=batch == 0)
             done = max(self.report.examples - before, 1)
             batch += 1
             budget -= done
@@ -410,7 +443,7 @@ class Fuzzer:
         if self.progress is not None:
             print(text, file=self.progress, flush=True)
 
-    def _batch(self, size: int, seed_value: int, *, reuse: bool) -> None:
+    def _batch(self, size: int, seed_value: int, deadline: float, *, reuse: bool) -> None:
         from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
         from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -421,11 +454,14 @@ class Fuzzer:
         found = self.report.findings
         disabled = self.space.disabled
         ignored = set(self.space.ignored)
-        # Shrinking runs the engine hundreds of times; past ``shrink_seconds`` after the
-        # first failure every new candidate passes, so the shrinker settles on the best
-        # example so far. Failing cases are remembered so that its final replay fails again.
+        # Every failing case seen, by its spec, and the smallest of each kind: when
+        # Hypothesis' share of the shrink margin is spent it is stopped (it has no time
+        # limit of its own but five minutes), and the smallest so far is the finding.
         failing: dict[str, Finding] = {}
-        stop_shrinking: list[float] = []
+        smallest: dict[str, Finding] = {}
+        first_seen: dict[str, float] = {}  # kind -> when its first example failed
+        end = deadline + self.shrink_seconds
+        hypothesis_share = self.shrink_seconds * HYPOTHESIS_SHRINK_SHARE
 
         @settings(
             max_examples=size,
@@ -434,29 +470,44 @@ class Fuzzer:
             phases=phases,
             derandomize=False,
             verbosity=Verbosity.quiet,
-            report_multiple_bugs=True,
+            # With --first the generation phase ends at the first failure (Hypothesis
+            # would go on for up to 10 s looking for others, inside the shrink time).
+            report_multiple_bugs=not self.first,
             suppress_health_check=list(HealthCheck),
         )
         @given(self.space.strategy())
         def example(case: GeneratedSpec) -> None:
+            failure = judge(case)
+            if failure is not None:
+                # One raise site: Hypothesis tells bugs apart by exception type and the
+                # line that raised, and shrinks a failure only while it is raised from
+                # the same place.
+                raise failure
+
+        def judge(case: GeneratedSpec) -> Finding | None:
+            now = time.perf_counter()
+            if first_seen and now > min(min(first_seen.values()) + hypothesis_share, end):
+                raise _ShrinkTimeUp
+            if not first_seen and now > deadline:
+                return None  # the run's time is up: the batch's other examples pass
             key = repr((case.scheduler, case.cluster, case.seed, case.cycles, case.verbosity))
             known = failing.get(key)
             if known is not None:
-                raise type(known)(case, known.messages)
-            if stop_shrinking and time.perf_counter() > stop_shrinking[0]:
-                return
+                return type(known)(case, known.messages)
             try:
                 failures = examine(case, self.engine, disabled)
             except ConfError:
                 assume(False)
-                return
+                return None
             self.report.examples += 1
             for kind, messages in failures.items():
                 if kind not in found and kind not in ignored:
                     failing[key] = finding_type(kind)(case, messages)
-                    if not stop_shrinking:
-                        stop_shrinking.append(time.perf_counter() + self.shrink_seconds)
-                    raise failing[key]
+                    first_seen.setdefault(kind, now)
+                    if kind not in smallest or _smaller(case, smallest[kind].case):
+                        smallest[kind] = failing[key]
+                    return failing[key]
+            return None
 
         # ``@seed`` switches the example database off; a fuzz run wants both (a fresh
         # exploration per batch, earlier failures replayed across runs).
@@ -467,20 +518,89 @@ class Fuzzer:
         )
         try:
             example()
-        except Finding as exc:
-            self._record(exc)
+        except (Finding, _ShrinkTimeUp):
+            pass
         except BaseExceptionGroup as group:
-            for inner in _flatten(group):
-                if not isinstance(inner, Finding):
-                    raise
-                self._record(inner)
+            if not all(isinstance(inner, Finding) for inner in _flatten(group)):
+                raise
+        for kind in first_seen:
+            self._record(smallest[kind], first_seen[kind], end)
 
-    def _record(self, finding: Finding) -> None:
+    def _record(self, finding: Finding, found_at: float, end: float) -> None:
         if finding.kind in self.report.findings:
             return
-        path = write_finding(self.out, finding.kind, finding.case, finding.messages)
+        case, messages, edits, complete = self._shrink(
+            finding, min(found_at + self.shrink_seconds, end)
+        )
+        path = write_finding(self.out, finding.kind, case, messages)
+        if case is not finding.case and not reproduces(path, self.engine):
+            # The file is what users run: should the loader read a shrunk spec otherwise
+            # than the fuzzer built it, the finding is kept as Hypothesis left it.
+            path.unlink()
+            case, messages, edits, complete = finding.case, finding.messages, 0, False
+            path = write_finding(self.out, finding.kind, case, messages)
+        from vspec.shrink import size
+
+        shrunk = Shrunk(
+            size(finding.case), size(case), time.perf_counter() - found_at, edits, complete
+        )
         self.report.findings[finding.kind] = path
-        self._say(f"  {finding.kind}: {finding.messages[0]}\n    -> {path}")
+        self.report.shrinks[finding.kind] = shrunk
+        self._say(f"  {finding.kind}: {messages[0]}\n    -> {path}\n    {shrunk.describe()}")
+
+    def _shrink(
+        self, finding: Finding, deadline: float
+    ) -> tuple[GeneratedSpec, list[str], int, bool]:
+        """Hypothesis' shrunk case, shrunk further by :mod:`vspec.shrink` (the same
+        failure kind on the same engine and invariants), with its messages."""
+        from vspec.shrink import ShrinkStats, shrink
+        from vspec.timeline_fuzz import GeneratedTimelineSpec
+
+        if isinstance(finding.case, GeneratedTimelineSpec):
+            return finding.case, finding.messages, 0, False  # timelines: Hypothesis only
+        disabled, kind = self.space.disabled, finding.kind
+        last: dict[str, list[str]] = {}
+
+        def fails(candidate: GeneratedSpec) -> bool:
+            try:
+                failures = examine(candidate, self.engine, disabled)
+            except Exception:  # a conf Volcano rejects, an engine bug: not this finding
+                return False
+            if kind not in failures:
+                return False
+            last["messages"] = failures[kind]
+            return True
+
+        stats = ShrinkStats()
+        case = shrink(finding.case, fails, deadline=deadline, stats=stats)
+        if case is finding.case:
+            return case, finding.messages, 0, stats.complete
+        return case, last["messages"], stats.kept, stats.complete
+
+
+def reproduces(path: Path, engine: Engine) -> bool:
+    """Whether the spec file at ``path`` fails when run as ``vspec run`` runs it."""
+    from vspec.harness.loader import load_file
+    from vspec.harness.runner import run_spec
+
+    load = load_file(path)
+    if load.errors or len(load.specs) != 1:
+        return False
+    outcome = run_spec(load.specs[0], engine=engine)
+    return outcome.failing and not outcome.invalid
+
+
+class _ShrinkTimeUp(BaseException):
+    """Ends Hypothesis' run from inside a test case: a BaseException, so that Hypothesis
+    takes it for an interrupt, not for a failure to shrink."""
+
+
+def _smaller(case: GeneratedSpec, than: GeneratedSpec) -> bool:
+    """Fewer nodes and pods, then a shorter spec: how Hypothesis' shrinker progresses,
+    roughly (each failure it finds while shrinking is smaller by its own order)."""
+    from vspec.shrink import size
+
+    return (sum(size(case)), len(repr(case))) < (sum(size(than)), len(repr(than)))
 
 
 def _flatten(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
@@ -573,7 +693,7 @@ def _fuzz_command(args: argparse.Namespace) -> int:
     seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
     seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     print(f"vspec fuzz: space {args.space}, seed {seed_value}", file=sys.stderr)
-    shrink = min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
+    shrink = shrink_margin(seconds)
     fuzzer = Fuzzer(
         space, get_engine(), args.out, args.database, shrink_seconds=shrink, first=args.first
     )
@@ -583,8 +703,13 @@ def _fuzz_command(args: argparse.Namespace) -> int:
         f"{len(report.findings)} finding(s)"
     )
     for kind, path in report.findings.items():
-        print(f"  {kind}: {path}")
+        print(f"  {kind}: {path} ({report.shrinks[kind].describe()})")
     return EXIT_FOUND if report.findings else EXIT_OK
+
+
+def shrink_margin(seconds: float | None) -> float:
+    """How long past ``seconds`` a run may shrink its findings: a quarter of it, 5 to 30 s."""
+    return min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
 
 
 def _invariants_command(args: argparse.Namespace) -> int:

@@ -7,12 +7,15 @@ package in a temporary directory, and ``vspec fuzz --first`` runs on it in the m
 own space (``mixed``; ``preempt`` or ``reclaim`` for the eviction mutants, ``placement``
 for the score, node filter and priority order ones), or in ``--space`` for all (with that copy
 first on PYTHONPATH, its own example database, under ``nice``). A mutant is killed when
-the fuzzer reports a finding; its shrunk spec's size (nodes, pods) is read back. The
+the fuzzer reports a finding; its shrunk spec's size (nodes, pods) is read back, and
+how vspec fuzz shrank it (its size after Hypothesis, the time). A fuzz run that fails
+otherwise (an exit status other than 0 or 1, status 1 with no finding written, or a
+finding with status 0) is an ERROR of that mutant's run, never a survivor. The
 unmutated package is fuzzed first with the same budget, in every space used: a finding
 there is a false
 alarm of the invariants, and so is a mutant's finding that also fails on the unmutated
 engine (neither counts as a kill; the run exits 2). Otherwise exit 0 when at least
-``--target`` of the mutants are killed, else 1.
+``--target`` of the mutants are killed, else 1; exit 2 also when a run had an ERROR.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class Outcome:
     pods: int = 0
     false_alarm: bool = False  # the finding fails on the unmutated engine too
     spec: str = ""  # the finding's spec file
+    shrunk: str = ""  # how vspec fuzz shrank it ("shrunk to 2 node(s), 4 pod(s) ...")
+    error: str = ""  # the fuzz run itself failed: why
 
 
 def _copy_package(dest: Path, mutant: Mutant | None) -> None:
@@ -80,10 +85,11 @@ def fuzz(mutant: Mutant | None, seconds: float, space: str, seed: int) -> Outcom
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
         elapsed = time.perf_counter() - start
         name = mutant.name if mutant else "(unmutated)"
-        if done.returncode not in (0, 1):
-            print(done.stderr[-2000:], file=sys.stderr)
-            raise SystemExit(f"{name}: vspec fuzz failed with exit status {done.returncode}")
         findings = sorted((work / "findings").glob("*.yaml"))
+        error = _run_error(done.returncode, bool(findings))
+        if error:
+            print(f"{name}: {error}\n{done.stderr[-2000:]}", file=sys.stderr)
+            return Outcome(name, False, seconds=elapsed, error=error)
         if not findings:
             return Outcome(name, False, seconds=elapsed)
         first = findings[0]
@@ -91,7 +97,29 @@ def fuzz(mutant: Mutant | None, seconds: float, space: str, seed: int) -> Outcom
         kind = first.stem.rsplit("-", 1)[0]
         alarm = mutant is not None and _fails_unmutated(first)
         text = first.read_text(encoding="utf-8")
-        return Outcome(name, not alarm, kind, elapsed, nodes, pods, alarm, text)
+        shrunk = _shrink_line(done.stdout, kind)
+        return Outcome(name, not alarm, kind, elapsed, nodes, pods, alarm, text, shrunk)
+
+
+def _run_error(status: int, found: bool) -> str:
+    """Why a fuzz run's exit status and its findings disagree ("" when they agree):
+    ``vspec fuzz`` exits 1 exactly when it wrote a finding, 0 when it found nothing."""
+    if status not in (0, 1):
+        return f"vspec fuzz failed with exit status {status}"
+    if status == 1 and not found:
+        return "vspec fuzz exited 1 but wrote no finding"
+    if status == 0 and found:
+        return "vspec fuzz exited 0 but wrote a finding"
+    return ""
+
+
+def _shrink_line(stdout: str, kind: str) -> str:
+    """What vspec fuzz's summary says of how the finding of ``kind`` was shrunk."""
+    for line in stdout.splitlines():
+        head, _, rest = line.strip().partition(" (")
+        if head.startswith(f"{kind}: ") and rest.startswith("shrunk"):
+            return rest.removesuffix(")")
+    return ""
 
 
 def _fails_unmutated(finding: Path) -> bool:
@@ -126,7 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_baseline:
         for space in sorted(set(spaces.values())):
             base = fuzz(None, args.seconds, space, args.seed)
-            if base.killed:
+            if base.error:
+                print(f"ERROR ({space}): the unmutated engine's run: {base.error}")
+                alarmed = True
+            elif base.killed:
                 # Kills are still judged one by one (a finding must pass on the unmutated
                 # engine), but the invariant has a bug to fix: say so and fail the run.
                 print(f"FALSE ALARM ({space}): the unmutated engine fails {base.kind}:")
@@ -141,10 +172,12 @@ def main(argv: list[str] | None = None) -> int:
             o = run.result()
             outcomes.append(o)
             verdict = (
-                f"killed by {o.kind} ({o.nodes} nodes, {o.pods} pods)"
+                f"killed by {o.kind} ({o.nodes} nodes, {o.pods} pods; {o.shrunk})"
                 if o.killed
                 else f"FALSE ALARM {o.kind}"
                 if o.false_alarm
+                else f"ERROR: {o.error}"
+                if o.error
                 else "SURVIVED"
             )
             print(f"{o.name:40s} {spaces[o.name]:8s} {o.seconds:5.0f} s  {verdict}", flush=True)
@@ -155,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     alarms = [o.name for o in outcomes if o.false_alarm]
     if alarms:
         print(f"false alarms (invariant bugs, not kills): {', '.join(alarms)}")
+    errors = [o.name for o in outcomes if o.error]
+    if errors:
+        print(f"runs that failed (neither kills nor survivors): {', '.join(errors)}")
     share = len(killed) / len(outcomes) if outcomes else 0.0
     largest = max(killed, key=lambda o: (o.pods, o.nodes), default=None)
     print(
@@ -166,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             f"shrunk specs: at most {max(o.nodes for o in killed)} nodes and "
             f"{max(o.pods for o in killed)} pods (largest: {largest.name if largest else ''})"
         )
-    if alarms or alarmed:
+    if alarms or alarmed or errors:
         return 2
     return 0 if share >= args.target else 1
 

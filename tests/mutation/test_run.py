@@ -1,0 +1,68 @@
+"""The mutation runner tells a failed fuzz run from a survivor, and reads back how a
+finding was shrunk."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mutation import run
+
+
+def _fake_fuzz(status: int, finding: str | None, stdout: str = "") -> Any:
+    """A ``subprocess.run`` standing in for ``vspec fuzz``: exits ``status`` after
+    writing ``finding`` (a file name) into its --out directory."""
+
+    def fake(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        out = Path(command[command.index("--out") + 1])
+        if finding is not None:
+            out.mkdir(parents=True)
+            (out / finding).write_text(
+                "name: f\ncluster:\n  nodes: [{name: n0}]\n  pods: [{name: p0}, {name: p1}]\n",
+                encoding="utf-8",
+            )
+        return subprocess.CompletedProcess(command, status, stdout, "Traceback (most recent...)")
+
+    return fake
+
+
+def test_status_1_without_a_finding_is_an_error_not_a_survivor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A traceback in vspec fuzz exits 1 too: that run says nothing about the mutant.
+    monkeypatch.setattr(run.subprocess, "run", _fake_fuzz(1, None))
+    outcome = run.fuzz(None, 1.0, "mixed", 1)
+    assert not outcome.killed
+    assert outcome.error == "vspec fuzz exited 1 but wrote no finding"
+
+
+@pytest.mark.parametrize(
+    ("status", "finding", "error"),
+    [
+        (0, None, ""),
+        (1, "liveness-0123abcd.yaml", ""),
+        (0, "liveness-0123abcd.yaml", "vspec fuzz exited 0 but wrote a finding"),
+        (2, None, "vspec fuzz failed with exit status 2"),
+        (-9, None, "vspec fuzz failed with exit status -9"),
+    ],
+)
+def test_each_exit_status(
+    monkeypatch: pytest.MonkeyPatch, status: int, finding: str | None, error: str
+) -> None:
+    stdout = (
+        "9 examples in 1.0s (9.0/s); 1 finding(s)\n"
+        "  liveness: /x/liveness-0123abcd.yaml (shrunk to 1 node(s), 2 pod(s) "
+        "(Hypothesis: 3 node(s), 7 pod(s)) in 0.4s)\n"
+    )
+    monkeypatch.setattr(run.subprocess, "run", _fake_fuzz(status, finding, stdout))
+    outcome = run.fuzz(None, 1.0, "mixed", 1)  # unmutated: no false-alarm re-run
+    assert outcome.error == error
+    assert outcome.killed == (finding is not None and not error)
+    if outcome.killed:
+        assert (outcome.kind, outcome.nodes, outcome.pods) == ("liveness", 1, 2)
+        assert outcome.shrunk == (
+            "shrunk to 1 node(s), 2 pod(s) (Hypothesis: 3 node(s), 7 pod(s)) in 0.4s"
+        )

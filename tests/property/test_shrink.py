@@ -1,0 +1,176 @@
+"""vspec.shrink: the failure stays, the spec gets smaller and stays a valid spec; and the
+fuzzer writes the shrunk spec, which fails under ``vspec run``."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+
+from vspec.engines import get_engine
+from vspec.framework.statement import Statement
+from vspec.fuzz import SEED_CONF, examine, reproduces
+from vspec.harness.loader import load_file
+from vspec.model.objects import Cluster
+from vspec.shrink import ShrinkStats, shrink, size
+from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
+
+GANG = {
+    "actions": "enqueue, allocate",
+    "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}]}],
+}
+LATER = float("inf")
+
+
+def _big_pending(cluster: Cluster) -> bool:
+    """The failure the structural tests shrink: some pending pod asks for 1 cpu or more."""
+    return any(
+        not p.node_name and sum(c.requests.get("cpu", Fraction(0)) for c in p.containers) >= 1
+        for p in cluster.pods
+    )
+
+
+def _reloaded(case: GeneratedSpec, tmp_path: Path) -> Cluster:
+    """The cluster ``case`` means once written as a spec file and read back by the loader."""
+    path = tmp_path / "case.yaml"
+    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    load = load_file(path)
+    assert not load.errors, load.errors
+    [spec] = load.specs
+    return spec.cluster
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs(ConfSpace(fixed=SEED_CONF), ClusterBounds(max_nodes=4, max_jobs=5)))
+def test_the_failure_stays_and_only_what_it_needs_is_left(case: GeneratedSpec) -> None:
+    assume(_big_pending(case.cluster))
+    before = size(case)
+    stats = ShrinkStats()
+    out = shrink(case, lambda c: _big_pending(c.cluster), deadline=LATER, stats=stats)
+
+    assert _big_pending(out.cluster)
+    assert stats.complete and stats.tried >= stats.kept
+    # One pending pod (with its job) and one node are all this failure needs.
+    assert size(out) == (1, 1)
+    assert len(out.cluster.pod_groups) == 1
+    assert size(case) == before, "the finding itself is left alone"
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs(ConfSpace(fixed=SEED_CONF), ClusterBounds(max_nodes=3, max_jobs=4)))
+def test_a_shrunk_spec_is_a_valid_spec_of_the_shapes_drawn(case: GeneratedSpec) -> None:
+    assume(_big_pending(case.cluster) and len(case.cluster.pods) > 1)
+    # A failure that needs two things: a big pending pod and a second pod.
+    out = shrink(
+        case,
+        lambda c: _big_pending(c.cluster) and len(c.cluster.pods) >= 2,
+        deadline=LATER,
+    )
+    assert len(out.cluster.pods) == 2
+    groups = {(g.meta.namespace, g.meta.name): g for g in out.cluster.pod_groups}
+    nodes = {n.meta.name for n in out.cluster.nodes}
+    for pod in out.cluster.pods:
+        group = groups[(pod.meta.namespace, pod.group_name)]  # every pod keeps its job
+        assert not pod.node_name or pod.node_name in nodes
+        assert group.min_member <= len(out.cluster.pods)
+    assert all(
+        any(p.group_name == g.meta.name for p in out.cluster.pods) for g in groups.values()
+    ), "no job is left without pods"
+    with tempfile.TemporaryDirectory() as tmp:
+        reloaded = _reloaded(out, Path(tmp))
+    assert [p.meta.name for p in reloaded.pods] == [p.meta.name for p in out.cluster.pods]
+    assert [n.meta.name for n in reloaded.nodes] == [n.meta.name for n in out.cluster.nodes]
+
+
+def _gang_cluster(tmp_path: Path) -> Cluster:
+    """Two jobs on three 2-cpu nodes: a gang of four 2-cpu pods (one too many to fit) and
+    a small job; the second queue, the small job and two nodes are noise to shrink away."""
+    pods = [{"name": f"big-{i}", "podGroup": "big", "requests": {"cpu": 2}} for i in range(4)]
+    pods += [
+        {"name": f"small-{i}", "podGroup": "small", "requests": {"cpu": "100m"}} for i in range(3)
+    ]
+    cluster = {
+        "queues": [{"name": "q0"}, {"name": "q1"}],
+        "nodes": [{"name": f"n{i}", "allocatable": {"cpu": 2, "memory": "4Gi"}} for i in range(3)],
+        "podGroups": [
+            {"name": "big", "queue": "q0", "minMember": 4, "phase": "Inqueue"},
+            {"name": "small", "queue": "q1", "minMember": 1, "phase": "Inqueue"},
+        ],
+        "pods": pods,
+    }
+    path = tmp_path / "gang.yaml"
+    doc = {"name": "gang", "clusterMode": "bare", "scheduler": GANG, "cluster": cluster}
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    [spec] = load_file(path).specs
+    return spec.cluster
+
+
+def test_shrinks_an_engine_failure_and_the_file_reproduces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Statement, "discard", Statement.commit)  # partial gangs get bound
+    case = GeneratedSpec(GANG, _gang_cluster(tmp_path), cycles=2)
+    engine = get_engine()
+
+    def fails(candidate: GeneratedSpec) -> bool:
+        return "gang-atomicity" in examine(candidate, engine, ("deterministic",))
+
+    assert fails(case)
+    out = shrink(case, fails, deadline=LATER)
+    again = shrink(case, fails, deadline=LATER)
+
+    assert fails(out)
+    assert out.cluster == again.cluster, "deterministic"
+    # On one node one 2-cpu pod binds, of a gang that needs two.
+    assert size(out) == (1, 2) and out.cycles == 1
+    assert len(out.cluster.queues) == 1 and len(out.cluster.pod_groups) == 1
+    written = tmp_path / "finding.yaml"
+    doc = out.document(expect={"invariants": ["gang-atomicity"]})
+    written.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert reproduces(written, engine)
+
+
+def test_stops_at_its_deadline() -> None:
+    case = GeneratedSpec(dict(SEED_CONF), Cluster())
+    stats = ShrinkStats()
+    assert shrink(case, lambda c: True, deadline=time.perf_counter() - 1, stats=stats) is case
+    assert stats.tried == 0 and not stats.complete
+
+
+def test_vspec_fuzz_writes_the_shrunk_finding_within_its_margin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vspec.cli import main
+
+    monkeypatch.setattr(Statement, "discard", Statement.commit)  # partial gangs get bound
+    space = tmp_path / "space.yaml"
+    space.write_text(yaml.safe_dump({"scheduler": GANG, "maxCycles": 1}), encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["fuzz", "--space", str(space), "--seconds", "8", "--seed", "3", "--first"]
+    start = time.perf_counter()
+    status = main([*args, "--out", str(out), "--database", str(tmp_path / "db")])
+
+    assert time.perf_counter() - start < 8 + 5 + 2, "the budget, the shrink margin, start-up"
+    assert status == 1
+    [path] = out.iterdir()
+    [line] = [x for x in capsys.readouterr().out.splitlines() if str(path) in x]
+    shrunk = re.fullmatch(
+        r"  gang-atomicity: \S+ \(shrunk to (\d) node\(s\), (\d) pod\(s\) "
+        r"\(Hypothesis: (\d+) node\(s\), (\d+) pod\(s\)\) in [\d.]+s\)",
+        line,
+    )
+    assert shrunk is not None, line
+    nodes, pods, hypothesis_nodes, hypothesis_pods = map(int, shrunk.groups())
+    # A gang of two on one node, one of them bound, is the least that breaks atomicity;
+    # a third pod may be what keeps the node full (its requests are not shrunk).
+    assert nodes == 1 and 2 <= pods <= 3
+    assert nodes <= hypothesis_nodes and pods <= hypothesis_pods
+    [spec] = load_file(path).specs
+    assert (len(spec.cluster.nodes), len(spec.cluster.pods)) == (nodes, pods)
+    assert reproduces(path, get_engine())

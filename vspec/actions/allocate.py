@@ -264,11 +264,11 @@ class Allocate(ErrorCacheAction):
 
     @staticmethod
     def _best_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> NodeInfo:
-        """:meth:`_best_node` over the feasible rows of the node columns."""
-        request = task.init_resreq
-        fits_idle = cols.fit(request, cols.idle, rows) == 0
-        fits_future = cols.fit(request, cols.future_idle, rows) == 0
-        for gradient in (rows[fits_idle], rows[~fits_idle & fits_future]):
+        """:meth:`_best_node` over the feasible rows of the node columns. Every feasible
+        row fits FutureIdle (the resource fit is part of their verdict, and nothing has
+        changed since), so the second gradient is the rows that do not fit Idle."""
+        fits_idle = cols.fit(task.init_resreq, cols.idle, rows) == 0
+        for gradient in (rows[fits_idle], rows[~fits_idle]):
             if len(gradient):
                 best = choose_row(ssn, task, cols, gradient)
                 if best is not None:

@@ -98,9 +98,12 @@ def scores(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> Col
     not columnar for ``task`` (or declines it)."""
     order = ssn.columnar_fns("node_order")
     batch = ssn.columnar_fns("batch_node_order")
-    if order is None or batch is None or ssn.node_local_key("node_order", task) is None:
+    key = ssn.node_local_key("node_order", task)
+    if order is None or batch is None or key is None:
         return None
-    total = _summed(order, task, cols, rows)
+    # Node-local: a row's NodeOrder sum depends on the key and its node only, so the
+    # tasks of a job (one key) recompute only the rows their placements changed.
+    total = cols.memo(("node_order", key), rows, lambda at: _summed(order, task, cols, at))
     batch_total = None if total is None else _summed(batch, task, cols, rows)
     if total is None or batch_total is None:
         return None

@@ -11,6 +11,8 @@ operations on them round exactly as Python's (and Go's) do.
 Columns are kept current incrementally: a node reports every task change
 (``NodeInfo.watch``), and the next read recomputes only the reported rows.
 Arrays handed out are the columns themselves: readers must not write them.
+Per-row answers derived from the columns (a task key's scores) are memoised the same
+way (:meth:`NodeColumns.memo`): kept per row until the row's node changes.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ NodeValue = Callable[[NodeInfo], float]
 class NodeColumns:
     """Per-node columns, computed on first use and updated row by row afterwards."""
 
-    __slots__ = ("_columns", "_dirty", "names", "nodes", "size")
+    __slots__ = ("_changed", "_columns", "_dirty", "_epoch", "_memos", "names", "nodes", "size")
 
     def __init__(self, nodes: Sequence[NodeInfo]) -> None:
         self.nodes = list(nodes)
@@ -43,6 +45,11 @@ class NodeColumns:
         self.size = len(self.nodes)
         self._dirty: list[int] = []
         self._columns: dict[Hashable, tuple[NodeValue, Column]] = {}
+        # Per row, the sync (epoch) at which its node last changed; per memo key, the
+        # values and the epoch each row's value was computed at (-1: never).
+        self._epoch = 0
+        self._changed: Column = np.zeros(self.size, dtype=np.int64)
+        self._memos: dict[Hashable, tuple[Column, Column]] = {}
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
 
@@ -51,6 +58,7 @@ class NodeColumns:
         for node in self.nodes:
             node.watch(None)
         self._columns.clear()
+        self._memos.clear()
 
     def column(self, key: Hashable, value: NodeValue, dtype: type = np.float64) -> Column:
         """The column ``key``: ``value(node)`` for every node, current. ``key`` names what
@@ -69,10 +77,34 @@ class NodeColumns:
             return
         rows = set(dirty)
         dirty.clear()
+        self._epoch += 1
+        self._changed[list(rows)] = self._epoch
         nodes = self.nodes
         for value, array in self._columns.values():
             for row in rows:
                 array[row] = value(nodes[row])
+
+    def memo(
+        self, key: Hashable, rows: Column, compute: Callable[[Column], Column | None]
+    ) -> Column | None:
+        """``compute(rows)``, a float64 answer per row that depends only on ``key`` and
+        the row's node, computed only for the rows of ``rows`` whose node changed since
+        (or that were never asked); None, and nothing kept, when ``compute`` declines."""
+        self._sync()
+        entry = self._memos.get(key)
+        if entry is None:
+            entry = (np.zeros(self.size), np.full(self.size, -1, dtype=np.int64))
+            self._memos[key] = entry
+        values, computed = entry
+        stale = rows[computed[rows] < self._changed[rows]]
+        if len(stale):
+            fresh = compute(stale)
+            if fresh is None:
+                return None
+            values[stale] = fresh
+            computed[stale] = self._epoch
+        answer: Column = values[rows]
+        return answer
 
     # -- Volcano's resource vectors ----------------------------------------------------------
     def future_idle(self, name: str) -> Column:

@@ -12,6 +12,7 @@ ranges of :data:`ARGUMENT_RANGES` (else a small range per documented type).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -124,8 +125,10 @@ class ClusterBounds:
     shape: str = "random"
 
 
+@functools.cache
 def _weighted(*choices: tuple[int, Any]) -> st.SearchStrategy[Any]:
-    """Values drawn in proportion to their weights (edge values get large weights)."""
+    """Values drawn in proportion to their weights (edge values get large weights).
+    Built once per choice list (see below why strategies are built once)."""
     pool = [value for weight, value in choices for _ in range(weight)]
     return st.sampled_from(pool)
 
@@ -209,11 +212,11 @@ _NODE_REQUIREMENT = _weighted(
 _NODE_TERM = st.builds(
     NodeSelectorTerm, st.lists(_NODE_REQUIREMENT, min_size=1, max_size=2, unique=True).map(tuple)
 )
+_NODE_TERMS = st.lists(_NODE_TERM, min_size=1, max_size=2)
 _ZONE = st.sampled_from(ZONES)
 _RANK = st.sampled_from(["", "0", "1", "2", "3"])
 _BOOL = st.booleans()
 _ONE_IN = {n: st.integers(0, n - 1).map(lambda v: v == 0) for n in (2, 3, 4, 5, 6, 8, 10, 12)}
-_SMALL = {(lo, hi): st.integers(lo, hi) for lo in (0, 1) for hi in range(1, 9)}
 _TASK_PRIORITY = _weighted((3, None), (2, 1), (1, 0), (1, 3))
 _NAMESPACE = _weighted((4, "ns0"), (2, "ns1"), (1, "kube-system"))
 _GROUP_CLASS = _weighted((2, ""), (2, "high"), (2, "low"))
@@ -224,9 +227,19 @@ _RECLAIMABLE = _weighted((3, None), (1, True), (1, False))
 _CREATED = _weighted((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
 
 
+@functools.cache
 def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
-    cached = _SMALL.get((lo, hi))
-    return cached if cached is not None else st.integers(lo, hi)
+    return st.integers(lo, hi)
+
+
+@functools.cache
+def _one_of(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    return st.sampled_from(values)
+
+
+@functools.cache
+def _clamped(base: st.SearchStrategy[int], lo: int, hi: int) -> st.SearchStrategy[int]:
+    return base.map(lambda n: max(lo, min(n, hi)))
 
 
 @st.composite
@@ -246,6 +259,10 @@ def nodes(draw: st.DrawFn, index: int = 0) -> Node:
         taints=draw(_TAINTS) if draw(_ONE_IN[4]) else [],
         unschedulable=draw(_ONE_IN[10]),
     )
+
+
+# Drawn as the same strategy objects each time (see above).
+_node_at = functools.cache(nodes)
 
 
 def _queue_resources(draw: st.DrawFn, names: Sequence[str]) -> dict[str, Fraction]:
@@ -277,6 +294,9 @@ def queues(draw: st.DrawFn, index: int = 0, parent: str = "") -> Queue:
     )
 
 
+_queue_at = functools.cache(queues)
+
+
 def _requests(draw: st.DrawFn) -> dict[str, Fraction]:
     """One role's requests; all zero makes its pods best-effort (about one in six)."""
     requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
@@ -293,9 +313,7 @@ def _affinity(draw: st.DrawFn, job: str) -> Affinity | None:
     # One role in four: the filters and the node affinity score read it on every node.
     if draw(_ONE_IN[4]):
         node_affinity = NodeAffinity(
-            required=tuple(draw(st.lists(_NODE_TERM, min_size=1, max_size=2)))
-            if draw(_BOOL)
-            else None,
+            required=tuple(draw(_NODE_TERMS)) if draw(_BOOL) else None,
             preferred=(PreferredSchedulingTerm(draw(_int(1, 8)), draw(_NODE_TERM)),)
             if draw(_ONE_IN[2])
             else (),
@@ -330,7 +348,7 @@ def _pods(
     if class_name:
         priority = dict(PRIORITY_CLASSES)[class_name]
     created = draw(_CREATED)
-    where = st.none() | st.sampled_from(node_names) if node_names else st.none()
+    where = _placement(tuple(node_names))
     pods = []
     for i in range(draw(_int(1, bounds.max_replicas))):
         name = f"{job}-{role}-{i}"
@@ -360,6 +378,20 @@ def _pods(
     return pods
 
 
+@functools.cache
+def _placement(node_names: tuple[str, ...]) -> st.SearchStrategy[str | None]:
+    """Where a drawn pod runs: nowhere (pending) or on one of the nodes."""
+    return st.none() | st.sampled_from(node_names) if node_names else st.none()
+
+
+@functools.cache
+def _min_member(pods: int) -> st.SearchStrategy[int]:
+    """minMember: all pods (a full gang) or one (no gang) most often, else anything."""
+    return _weighted((2, pods), (1, 1), (1, 0), (2, -1)).flatmap(
+        lambda v: _int(0, pods) if v < 0 else st.just(v)
+    )
+
+
 @st.composite
 def _job(
     draw: st.DrawFn,
@@ -379,12 +411,7 @@ def _job(
             min_task_member[f"r{r}"] = draw(_int(0, len(role_pods)))
         pods.extend(role_pods)
     running = any(p.node_name for p in pods)
-    # minMember: all pods (a full gang) or one (no gang) most often, else anything.
-    min_member = draw(
-        _weighted((2, len(pods)), (1, 1), (1, 0), (2, -1)).flatmap(
-            lambda v: _int(0, len(pods)) if v < 0 else st.just(v)
-        )
-    )
+    min_member = draw(_min_member(len(pods)))
     pg = PodGroup(
         ObjectMeta(name, namespace, creation_timestamp=draw(_CREATED)),
         queue=queue,
@@ -402,16 +429,19 @@ def _job(
     return pg, pods
 
 
+_job_at = functools.cache(_job)
+
+
 @st.composite
 def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
     """Small explicit clusters: nodes with labels, taints and pod limits; weighted queues
     with capabilities, deserved shares and (optionally) guarantees, sometimes under a
     `root` queue; gang jobs with roles, priorities, affinities, host ports, best-effort,
     running and terminating pods."""
-    node_list = [draw(nodes(i)) for i in range(draw(_int(1, bounds.max_nodes)))]
+    node_list = [draw(_node_at(i)) for i in range(draw(_int(1, bounds.max_nodes)))]
     rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_ONE_IN[4]))
     parent = "root" if rooted else ""
-    queue_list = [draw(queues(i, parent)) for i in range(draw(_int(1, bounds.max_queues)))]
+    queue_list = [draw(_queue_at(i, parent)) for i in range(draw(_int(1, bounds.max_queues)))]
     if not bounds.guarantees:
         for q in queue_list:
             q.guarantee = {}
@@ -425,7 +455,7 @@ def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluste
         priority_classes=[PriorityClass(ObjectMeta(n), v) for n, v in PRIORITY_CLASSES],
     )
     for j in range(draw(_int(0, bounds.max_jobs))):
-        pg, pods = draw(_job(j, qnames, names, bounds))
+        pg, pods = draw(_job_at(j, tuple(qnames), tuple(names), bounds))
         cluster.pod_groups.append(pg)
         cluster.pods.extend(pods)
     return cluster
@@ -486,9 +516,7 @@ def _eviction_node(draw: st.DrawFn, index: int) -> Node:
 def _eviction_queues(draw: st.DrawFn, bounds: ClusterBounds, shape: str) -> list[Queue]:
     """q0 holds the starving work; reclaim always has another queue to take from."""
     low = 2 if shape == "reclaim" else 1
-    count = draw(
-        _weighted((2, low), (1, 2), (1, 3)).map(lambda n: max(low, min(n, bounds.max_queues)))
-    )
+    count = draw(_clamped(_weighted((2, low), (1, 2), (1, 3)), low, bounds.max_queues))
     rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_RARELY[4]))
     parent = "root" if rooted else ""
     # proportion lets a queue reclaim only up to its weighted share: q0 weighs most often.
@@ -536,9 +564,7 @@ def _victim_jobs(
     # reclaim takes (mostly) from other queues, preempt (mostly) from the starving job's.
     others = queue_names[1:] or queue_names
     queue_of = [
-        draw(st.sampled_from(others))
-        if draw(_RARELY[5]) != (shape == "reclaim")
-        else queue_names[0]
+        draw(_one_of(tuple(others))) if draw(_RARELY[5]) != (shape == "reclaim") else queue_names[0]
         for _ in sizes
     ]
     placed: list[list[Pod]] = [[] for _ in sizes]
@@ -597,14 +623,12 @@ def _starving_jobs(
         # The first in q0 mostly; a second one often competes from another queue (then
         # proportion's deserved share, not the node, may be what stops a preemptor).
         queue = (
-            queue_names[0] if (j == 0) != draw(_RARELY[5]) else draw(st.sampled_from(queue_names))
+            queue_names[0] if (j == 0) != draw(_RARELY[5]) else draw(_one_of(tuple(queue_names)))
         )
         # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing.
         best = draw(_RARELY[10])
         requests = {} if best else {"cpu": draw(_STARVING_CPU), "memory": draw(_STARVING_MEMORY)}
-        replicas = draw(
-            _weighted((3, 1), (2, 2), (1, 3)).map(lambda n: min(n, bounds.max_replicas))
-        )
+        replicas = draw(_clamped(_weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_replicas))
         members = [_shaped_pod(f"s{j}", "r0", i, "ns0", requests, "") for i in range(replicas)]
         task_priority = draw(_weighted((3, None), (1, 1)))
         for pod in members:
@@ -629,7 +653,7 @@ def eviction_clusters(
     """A full cluster (1-3 nodes of running victims' jobs) and starving jobs that fit only
     once some victims go: what makes ``preempt`` (``shape="preempt"``: same queue, higher
     priority) or ``reclaim`` (``"reclaim"``: queues above their share) evict."""
-    count = draw(_weighted((3, 1), (2, 2), (1, 3)).map(lambda n: min(n, bounds.max_nodes)))
+    count = draw(_clamped(_weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_nodes))
     node_list = [_eviction_node(draw, i) for i in range(count)]
     queue_list = _eviction_queues(draw, bounds, shape)
     names = [q.meta.name for q in queue_list if q.meta.name != "root"]

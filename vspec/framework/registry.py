@@ -228,12 +228,27 @@ def _module_name(path: Path) -> str:
     return name
 
 
+T = TypeVar("T")
+
+
+def _lookup(tables: dict[Path, Registry[T]], builtins: Registry[T], name: str) -> T | None:
+    """What the scope's view (:func:`_plugins`, :func:`_actions`) maps ``name`` to,
+    without building the view: every session looks up each of its plugins."""
+    load_builtins()
+    for directory in reversed(_in_scope()):
+        table = tables.get(directory)
+        found = None if table is None else table.get(name)
+        if found is not None:
+            return found
+    return builtins.get(name)
+
+
 def get_plugin(name: str) -> type[Plugin] | None:
-    return _plugins().get(name)
+    return _lookup(_DIR_PLUGINS, PLUGINS, name)
 
 
 def get_action(name: str) -> type[Action] | None:
-    return _actions().get(name)
+    return _lookup(_DIR_ACTIONS, ACTIONS, name)
 
 
 def action_names() -> set[str]:

@@ -29,6 +29,7 @@ from vspec.framework.registry import (
     action_names,
     conflict,
     get_action,
+    get_plugin,
     plugin_names,
     registered_actions,
     registered_plugins,
@@ -63,16 +64,15 @@ def _unknown(kind: Kind, name: str, known: set[str]) -> str:
 def check_conf(conf: SchedulerConf) -> None:
     """Every action and plugin the conf names must be registered, once, in the current
     registry scope (a plugins dir that clashes with a built-in is an error naming both)."""
-    actions, plugins = action_names(), plugin_names()
     for name in conf.actions:
-        if name not in actions:
-            raise ConfError(_unknown("action", name, actions))
+        if get_action(name) is None:
+            raise ConfError(_unknown("action", name, action_names()))
         if conflict("action", name):
             raise ConfError(conflict("action", name))
     for tier in conf.tiers:
         for option in tier.plugins:
-            if option.name not in plugins:
-                raise ConfError(_unknown("plugin", option.name, plugins), option.location)
+            if get_plugin(option.name) is None:
+                raise ConfError(_unknown("plugin", option.name, plugin_names()), option.location)
             why = conflict("plugin", option.name)
             if why:
                 raise ConfError(why, option.location)

@@ -6,9 +6,9 @@ keeps insertion order, so "the first task with a fit error" is deterministic.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from vspec.api.pod_group_info import pod_group_value
 from vspec.api.resource import Resource, exceeded_part
@@ -24,6 +24,17 @@ SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
 JDB_MAX_UNAVAILABLE = "volcano.sh/jdb-max-unavailable"
 POD_GROUP_NOT_READY = "pod group is not ready"
+
+
+_T = TypeVar("_T")
+
+
+def _shallow_copy(obj: _T) -> _T:
+    """``copy.copy`` of a plain (``__dict__``) object at a third of its cost: every
+    session clones every job and its PodGroup."""
+    clone = object.__new__(type(obj))
+    clone.__dict__.update(obj.__dict__)
+    return clone
 
 
 class JobInfo:
@@ -62,9 +73,9 @@ class JobInfo:
         """``JobInfo.Clone``: tasks cloned, the PodGroup copied (conditions too), the
         nodes' fit errors dropped. What ``SetPodGroup`` derives from the PodGroup is
         copied rather than derived again: it is the same PodGroup."""
-        info = copy.copy(self)
+        info = _shallow_copy(self)
         if self.pod_group is not None:
-            pg = info.pod_group = copy.copy(self.pod_group)
+            pg = info.pod_group = _shallow_copy(self.pod_group)
             pg.conditions = list(pg.conditions)
         info.task_min_available = dict(self.task_min_available)
         info.nodes_fit_errors = {}
@@ -80,7 +91,7 @@ class JobInfo:
     # -- pod group ------------------------------------------------------------------------
     def set_pod_group(self, pg: PodGroup) -> None:
         """``SetPodGroup``; the PodGroup is copied so a session can change its status."""
-        pg = copy.copy(pg)
+        pg = _shallow_copy(pg)
         pg.conditions = list(pg.conditions)
         self.name = pg.meta.name
         self.namespace = pg.meta.namespace

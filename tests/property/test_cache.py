@@ -178,8 +178,8 @@ def test_timeline_specs_give_the_records_of_fresh_caches(
 
 def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
     """Copy-on-write snapshots: a node neither the session nor the cache changed is
-    handed out again; one the session changed, or the cache rebuilt, is cloned afresh,
-    and every snapshot is what a fresh cache's is."""
+    handed out again, with its Kubernetes view; one the session changed, or the cache
+    rebuilt, is cloned afresh, and every snapshot is what a fresh cache's is."""
     nodes = [node(f"n{i}", {"cpu": 2, "pods": 110}) for i in range(3)]
     running = pod("ns", "a", "j", {"cpu": 1}, phase="Running", node_name="n0")
     pending = pod("ns", "b", "j", {"cpu": 1})
@@ -191,6 +191,9 @@ def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
     first = cache.snapshot()
     second = cache.snapshot()
     assert all(second.nodes[n] is first.nodes[n] for n in first.nodes)
+    first_views = build_node_map(first.node_list, cache.k8s)
+    views = build_node_map(second.node_list, cache.k8s)
+    assert all(views[n] is first_views[n] for n in views)
     task = next(t for t in second.jobs["ns/j"].tasks.values() if not t.node_name)
     second.nodes["n1"].add_task(task)  # the session changes its clone of n1
     bound = Cluster(
@@ -206,3 +209,6 @@ def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
     assert third.nodes["n2"] is not second.nodes["n2"] and third.nodes["n2"].tasks
     fresh = SchedulerCache(bound, cache.options, Klog(0)).snapshot()
     assert snapshot_state(third) == snapshot_state(fresh)
+    third_views = build_node_map(third.node_list, cache.k8s)
+    assert third_views["n0"] is views["n0"] and third_views["n2"] is not views["n2"]
+    assert state(third_views) == state(build_node_map(fresh.node_list))

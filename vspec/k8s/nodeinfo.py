@@ -9,6 +9,8 @@ ports) and the pods with (anti-)affinity, so filters and scores never rescan all
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from operator import is_not
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
@@ -163,6 +165,8 @@ class K8sMemo:
     def __init__(self) -> None:
         self._nodes: dict[int, tuple[Node, dict[str, int]]] = {}
         self._pods: dict[int, tuple[Pod, PodInfo]] = {}
+        self._views: dict[str, _View] = {}
+        self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
 
     def allocatable(self, node: Node) -> dict[str, int]:
         found = self._nodes.get(id(node))
@@ -175,6 +179,36 @@ class K8sMemo:
         if found is None or found[0] is not pod:
             found = self._pods[id(pod)] = (pod, PodInfo(pod))
         return found[1]
+
+    def view(self, ni: NodeInfo, node: Node, views: dict[str, _View]) -> K8sNodeInfo:
+        """The Kubernetes view of session node ``ni``, noted in ``views``: the last
+        session's again when ``ni`` is the node it was built from (a copy-on-write
+        snapshot hands an unchanged node out again) and neither changed since, since it
+        then holds what a new view would; else built afresh."""
+        last = self._views.get(ni.name)
+        if (
+            last is not None
+            and last.node is ni
+            and last.version == ni.version
+            and last.info.generation == last.generation
+        ):
+            views[ni.name] = last
+            return last.info
+        info = K8sNodeInfo(node, self.allocatable(node))
+        for task in ni.tasks.values():
+            info.add_task(task, self.pod_info(task.pod))
+        views[ni.name] = _View(ni, ni.version, info, info.generation)
+        return info
+
+    def images(self, nodes: list[Node]) -> dict[str, dict[str, ImageStateSummary]]:
+        """:func:`image_state_summaries`, derived again only when the nodes change."""
+        last = self._images
+        if last is None or len(last[0]) != len(nodes) or any(map(is_not, last[0], nodes)):
+            last = self._images = (nodes, image_state_summaries(nodes))
+        return last[1]
+
+    def keep_views(self, views: dict[str, _View]) -> None:
+        self._views = views
 
     def retain(self, cluster: Cluster) -> None:
         """Forget the objects gone from ``cluster``, once they outnumber the live ones."""
@@ -191,22 +225,34 @@ def build_node_map(
 ) -> dict[str, K8sNodeInfo]:
     """``GenerateNodeMapAndSlice``: every task on a node, Releasing and Pipelined
     included; ``memo`` holds the views already derived."""
-    node_infos = [ni for ni in nodes if ni.node is not None]
-    images = image_state_summaries(ni.node for ni in node_infos if ni.node is not None)
+    node_infos = [(ni, ni.node) for ni in nodes if ni.node is not None]
+    kube_nodes = [node for _, node in node_infos if node is not None]
+    images = image_state_summaries(kube_nodes) if memo is None else memo.images(kube_nodes)
+    views: dict[str, _View] = {}
     node_map = {}
-    for ni in node_infos:
-        assert ni.node is not None
+    for ni, node in node_infos:
+        assert node is not None
         if memo is None:
-            info = K8sNodeInfo(ni.node)
+            info = K8sNodeInfo(node)
             for task in ni.tasks.values():
                 info.add_task(task)
         else:
-            info = K8sNodeInfo(ni.node, memo.allocatable(ni.node))
-            for task in ni.tasks.values():
-                info.add_task(task, memo.pod_info(task.pod))
+            info = memo.view(ni, node, views)
         info.image_states = images[ni.name]
         node_map[ni.name] = info
+    if memo is not None:
+        memo.keep_views(views)
     return node_map
+
+
+@dataclass
+class _View:
+    """A session node's Kubernetes view, and the versions it was built at."""
+
+    node: NodeInfo
+    version: int
+    info: K8sNodeInfo
+    generation: int
 
 
 class Snapshot:

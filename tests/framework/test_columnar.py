@@ -26,6 +26,8 @@ from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster
 from vspec.model.result import LogBlock, LogLine, LogRecords, Severity, SimulationResult
 from vspec.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
+from vspec.timeline.clock import run_timeline
+from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
 from vspec.util.scheduler_helper import prioritize_nodes
 
 SPACE = ConfSpace(
@@ -62,6 +64,22 @@ def test_columnar_run_is_the_per_node_run(
     with _forced():
         fast = simulate(conf, cluster, verbosity=verbosity, cycles=cycles)
     assert _seen(fast) == _seen(scalar)
+
+
+@settings(max_examples=30, deadline=None)
+@given(timeline_specs(SPACE, ClusterBounds(max_nodes=6, max_jobs=5, max_replicas=3)))
+def test_columns_kept_between_sessions_give_the_per_node_timeline(
+    case: GeneratedTimelineSpec,
+) -> None:
+    """The cache keeps the columns from session to session, recomputing the rows of the
+    nodes that changed: over arrivals, binds and completions, the per-node records."""
+    with mock.patch.object(columnar, "COLUMNAR_MIN_NODES", 10**9):
+        scalar = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+    with _forced():
+        fast = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+    assert fast.sessions == scalar.sessions
+    assert fast.pods == scalar.pods and fast.jobs == scalar.jobs and fast.ticks == scalar.ticks
+    assert fast.simulation.binds == scalar.simulation.binds
 
 
 _WEIGHTS = st.integers(0, 5)

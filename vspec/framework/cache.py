@@ -8,6 +8,7 @@ vspec records instead of calling the API server.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -19,6 +20,9 @@ from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass
+
+if TYPE_CHECKING:
+    from vspec.framework.columns import NodeColumns
 
 
 @dataclass
@@ -59,6 +63,8 @@ class SchedulerCache:
         self.log = log
         self.names = frozenset(options.scheduler_names)
         self.k8s = K8sMemo()
+        # The nodes as columns, kept from session to session (vspec.framework.columnar).
+        self.columns: NodeColumns | None = None
         self._build(cluster)
 
     def _build(self, cluster: Cluster) -> None:

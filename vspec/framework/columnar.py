@@ -44,8 +44,16 @@ def session_columns(ssn: Session) -> NodeColumns | None:
         return None
     from vspec.framework.columns import NodeColumns
 
-    ssn.columns = NodeColumns(ssn.node_list)
-    return ssn.columns
+    # The cache's columns, carried over from the last session: mostly the same nodes.
+    cache = ssn.cache
+    companions = [ssn.node_map.get(node.name) for node in ssn.node_list]
+    kept = cache.columns
+    if kept is None or not kept.renew(ssn.node_list, companions):
+        if kept is not None:
+            kept.close()
+        kept = cache.columns = NodeColumns(ssn.node_list, companions)
+    ssn.columns = kept
+    return kept
 
 
 def fit_verdicts(cols: NodeColumns, request: Resource) -> Verdicts:

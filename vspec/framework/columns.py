@@ -9,10 +9,12 @@ so the arrays hold exactly the numbers the scalar path compares, and float64/int
 operations on them round exactly as Python's (and Go's) do.
 
 Columns are kept current incrementally: a node reports every task change
-(``NodeInfo.watch``), and the next read recomputes only the reported rows.
+(``NodeInfo.watch``), and the next read of a column recomputes only the reported rows;
+from one session to the next only the rows of nodes the snapshot cloned afresh.
 Arrays handed out are the columns themselves: readers must not write them.
 Per-row answers derived from the columns (a task key's scores) are memoised the same
-way (:meth:`NodeColumns.memo`): kept per row until the row's node changes.
+way (:meth:`NodeColumns.memo`): kept per row until the row's node changes, and for
+one session (their keys are the session's).
 """
 
 from __future__ import annotations
@@ -34,17 +36,51 @@ if TYPE_CHECKING:
 NodeValue = Callable[[NodeInfo], float]
 
 
+class _Column:
+    """One column, the function that computes it (this session's) and the rows to
+    compute again before it is read."""
+
+    __slots__ = ("array", "pending", "session", "value")
+
+    def __init__(self, value: NodeValue, array: Column, session: int) -> None:
+        self.value = value
+        self.array = array
+        self.session = session
+        self.pending: set[int] = set()
+
+
 class NodeColumns:
-    """Per-node columns, computed on first use and updated row by row afterwards."""
+    """Per-node columns, computed on first use and updated row by row afterwards.
 
-    __slots__ = ("_changed", "_columns", "_dirty", "_epoch", "_memos", "names", "nodes", "size")
+    They outlive a session (the scheduler cache keeps them): the next session's nodes
+    are mostly the very objects this one had (copy-on-write snapshots), so
+    :meth:`renew` marks only the rows whose node or Kubernetes view is another object.
+    A column's function is the one its reader passes in the current session (it may
+    read that session's node map), so a value must depend on nothing but the node and
+    its node-map entry, the objects a later session shares only when unchanged.
+    """
 
-    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+    __slots__ = (
+        "_changed",
+        "_columns",
+        "_companions",
+        "_dirty",
+        "_epoch",
+        "_memos",
+        "_session",
+        "names",
+        "nodes",
+        "size",
+    )
+
+    def __init__(self, nodes: Sequence[NodeInfo], companions: Sequence[object] = ()) -> None:
         self.nodes = list(nodes)
         self.names = [n.name for n in self.nodes]
         self.size = len(self.nodes)
+        self._companions = list(companions) or [None] * self.size
         self._dirty: list[int] = []
-        self._columns: dict[Hashable, tuple[NodeValue, Column]] = {}
+        self._session = 0
+        self._columns: dict[Hashable, _Column] = {}
         # Per row, the sync (epoch) at which its node last changed; per memo key, the
         # values and the epoch each row's value was computed at (-1: never).
         self._epoch = 0
@@ -53,8 +89,32 @@ class NodeColumns:
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
 
+    def renew(self, nodes: Sequence[NodeInfo], companions: Sequence[object]) -> bool:
+        """Carry the columns into the next session, on ``nodes`` with ``companions``
+        (per row, another object the values read: the node-map entry); False when
+        these are other nodes, by name or order (then build new columns)."""
+        if len(nodes) != self.size or any(
+            n.name != name for n, name in zip(nodes, self.names, strict=True)
+        ):
+            return False
+        self._session += 1
+        self._memos.clear()
+        dirty = self._dirty
+        old_companions = self._companions
+        for row, node in enumerate(nodes):
+            old = self.nodes[row]
+            if old is not node:
+                old.watch(None)
+                node.watch(dirty, row)
+                dirty.append(row)
+            elif old_companions[row] is not companions[row]:
+                dirty.append(row)
+        self.nodes = list(nodes)
+        self._companions = list(companions)
+        return True
+
     def close(self) -> None:
-        """Stop watching the nodes (the session is over)."""
+        """Stop watching the nodes (the columns are dropped)."""
         for node in self.nodes:
             node.watch(None)
         self._columns.clear()
@@ -65,24 +125,31 @@ class NodeColumns:
         ``value`` computes (one key, one function)."""
         self._sync()
         entry = self._columns.get(key)
-        if entry is not None:
-            return entry[1]
-        array: Column = np.fromiter((value(n) for n in self.nodes), dtype=dtype, count=self.size)
-        self._columns[key] = (value, array)
-        return array
+        if entry is None:
+            array: Column = np.fromiter(
+                (value(n) for n in self.nodes), dtype=dtype, count=self.size
+            )
+            self._columns[key] = _Column(value, array, self._session)
+            return array
+        if entry.session != self._session:
+            entry.value, entry.session = value, self._session
+        if entry.pending:
+            nodes, array, value = self.nodes, entry.array, entry.value
+            for row in entry.pending:
+                array[row] = value(nodes[row])
+            entry.pending.clear()
+        return entry.array
 
     def _sync(self) -> None:
+        """Hand the reported rows to every column, each to compute when next read."""
         dirty = self._dirty
         if not dirty:
             return
-        rows = set(dirty)
-        dirty.clear()
         self._epoch += 1
-        self._changed[list(rows)] = self._epoch
-        nodes = self.nodes
-        for value, array in self._columns.values():
-            for row in rows:
-                array[row] = value(nodes[row])
+        self._changed[list(set(dirty))] = self._epoch
+        for entry in self._columns.values():
+            entry.pending.update(dirty)
+        dirty.clear()
 
     def memo(
         self, key: Hashable, rows: Column, compute: Callable[[Column], Column | None]

@@ -60,7 +60,5 @@ def close_session(ssn: Session) -> dict[str, bool]:
     for plugin in ssn.plugins.values():
         plugin.on_session_close(ssn)
     written = update_all(ssn)
-    if ssn.columns is not None:
-        ssn.columns.close()
     ssn.log.v(3, f"Close Session {ssn.uid}")
     return written

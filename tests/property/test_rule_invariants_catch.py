@@ -84,6 +84,42 @@ def test_liveness_of_a_job_that_an_untouched_node_takes(monkeypatch: pytest.Monk
     assert "job ns/b could have been placed whole on n" in message and "got no bind" in message
 
 
+def _partial(min_member: int, lost_role: str = "big") -> Any:
+    """Two 2-core nodes; job g: a 3-core pod no node takes (role ``lost_role``, first in
+    task order), and a 1-core pod of role "small"."""
+    return cluster(
+        [node(f"n{i}", {"cpu": 2, "memory": "8Gi", "pods": 110}) for i in range(2)],
+        [
+            pod("ns", "g-a-0", "g", {"cpu": 3}, labels={"volcano.sh/task-spec": lost_role}),
+            pod("ns", "g-b-0", "g", {"cpu": 1}, labels={"volcano.sh/task-spec": "small"}),
+        ],
+        [pod_group("ns", "g", "q", min_member=min_member, phase="Inqueue")],
+    )
+
+
+def test_liveness_goes_on_past_a_pod_that_fits_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = conf("enqueue, allocate", "priority", "gang", "predicates")
+    inputs, result = run(settings, _partial(1))
+    assert [b.task for b in result.binds] == ["ns/g-b-0"]
+    assert violations("liveness", inputs, result) == []
+
+    # minMember is the pod count: Volcano stops at the pod that fits nowhere.
+    inputs, result = run(settings, _partial(2))
+    assert result.binds == []
+    assert violations("liveness", inputs, result) == []
+    # The pod that fits nowhere shares the other's role: that role is skipped.
+    inputs, result = run(settings, _partial(1, lost_role="small"))
+    assert result.binds == []
+    assert violations("liveness", inputs, result) == []
+
+    # Allocate stops at the first task that fits nowhere.
+    monkeypatch.setattr(JobInfo, "need_continue_allocating", lambda self: False)
+    inputs, result = run(settings, _partial(1))
+    assert result.binds == []
+    [message] = violations("liveness", inputs, result)
+    assert "job ns/g could have been placed whole on n" in message
+
+
 _real_requirement_matches = labels._requirement_matches
 
 
@@ -127,6 +163,38 @@ def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [b.task for b in result.binds] == ["ns/lo-p", "ns/hi-p"]
     turns, _ = violations("allocate-order", inputs, result)
     assert "job ns/hi got its first bind after job ns/lo, which comes after it" in turns
+
+
+def test_allocate_order_puts_gangs_that_are_not_ready_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Job r runs its minMember already and has a pod pending; job w runs nothing."""
+    world = cluster(
+        [node("n0", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+        [
+            pod("ns", "w-0", "w", {"cpu": 1}),
+            pod("ns", "r-0", "r", {"cpu": 1}, node_name="n0"),
+            pod("ns", "r-1", "r", {"cpu": 1}),
+        ],
+        [
+            pod_group("ns", "w", "q", min_member=1, phase="Inqueue"),
+            pod_group("ns", "r", "q", min_member=1, phase="Running"),
+        ],
+    )
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, world)
+    assert [b.task for b in result.binds] == ["ns/w-0", "ns/r-1"]
+    assert violations("allocate-order", inputs, result) == []
+
+    # gang's JobOrder reversed: ready jobs first.
+    monkeypatch.setattr(
+        Session, "job_order_fn", lambda self, a, b: a.is_ready() and not b.is_ready()
+    )
+    inputs, result = run(settings, world)
+    assert [b.task for b in result.binds] == ["ns/r-1", "ns/w-0"]
+    turns, first = violations("allocate-order", inputs, result)
+    assert "job ns/w got its first bind after job ns/r, which comes after it" in turns
+    assert "its first task ns/w-0 should be bound first; the first bind was ns/r-1" in first
 
 
 def test_task_order(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,6 +28,7 @@ from vspec.invariants.history import (
     enabled,
     exceeds,
     node_affinity_fails,
+    node_filters,
     placed_by_us,
     plugin_entries,
     request,
@@ -40,6 +41,7 @@ from vspec.invariants.outside import (
     gang_ready,
     resources_of,
     task_priority,
+    task_role,
 )
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup, Queue
@@ -99,24 +101,64 @@ class FirstCycle:
         return takers[0] if takers else None
 
     def takers(self, uid: str) -> list[Node]:
-        """The nodes that take every pod of the job at once, if the job is simple enough."""
+        """The nodes that take at once every pod of the job allocate places (see
+        :meth:`placeable`), if the job is simple enough."""
         pg = self.jobs.pod_groups[uid]
-        pods = self.members.get(uid, [])
+        members = self.members.get(uid, [])
         queue = self._queue(uid)
         if queue is None or queue.state != "Open" or not self.pending(uid):
             return []
-        if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in pods):
+        if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in members):
             return []
+        if len(members) < pg.min_member or any(complex_pod(p) for p in members):
+            return []  # gang's JobValid refuses it, or a filter not restated here may
+        pods = self.placeable(uid)
+        if all(best_effort(p) for p in pods):
+            return []  # allocate places none of them
         if len(pods) < pg.min_member or any(
-            sum(1 for p in pods if _role(p) == role) < n for role, n in pg.min_task_member.items()
+            sum(1 for p in pods if task_role(p) == role) < n
+            for role, n in pg.min_task_member.items()
         ):
-            return []  # gang's JobValid refuses it
-        if any(complex_pod(p) for p in pods):
             return []
         need = Resource()
         for p in pods:
             need.add(request(p))
         return [node for node in self.inputs.cluster.nodes if self._takes(node, pods, need)]
+
+    def placeable(self, uid: str) -> list[Pod]:
+        """The job's pods allocate places when there is room: all of them, or, when some
+        of its Pending pods fit no node at all, the others, where Volcano goes on past
+        such a pod (else none).
+
+        Restated from allocate.go and JobInfo.NeedContinueAllocating (v1.11.0): after a
+        task that no node takes, allocate goes on with the job's other tasks unless
+        minMember equals the job's pod count, or that task's role has its own minimum
+        the job cannot reach any more; the later tasks of that role (and of no role,
+        when the failed task has none) are skipped or no longer count towards
+        minMember. So the others are placed when no role is shared with a pod that fits
+        nowhere and such pods' roles set no minimum."""
+        pods = self.members.get(uid, [])
+        nowhere = [p for p in self.pending(uid) if self._fits_nowhere(p)]
+        if not nowhere:
+            return pods
+        pg = self.jobs.pod_groups[uid]
+        failed = {task_role(p) for p in nowhere}
+        rest = [p for p in pods if p not in nowhere]
+        if pg.min_member >= len(pods) or any(pg.min_task_member.get(r, 0) for r in failed):
+            return []
+        return [] if any(task_role(p) in failed for p in rest) else rest
+
+    def _fits_nowhere(self, pod: Pod) -> bool:
+        """Every node refuses the pod whatever runs on it: it asks more than the node's
+        allocatable in some resource (FutureIdle never exceeds it), or one of the
+        configured node filters refuses it."""
+        need = request(pod)
+        names = set(dims(need)) - {"pods"}
+        filters = node_filters(self.inputs.conf)
+        return all(
+            exceeds(need, allocatable(node), names) or any(f(pod, node) for f in filters)
+            for node in self.inputs.cluster.nodes
+        )
 
     def _queue(self, uid: str) -> Queue | None:
         name = self.jobs.queue(uid)
@@ -147,10 +189,6 @@ def pod_slots(pod: Pod) -> int:
     """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
     written = sum(c.requests.get("pods", 0) for c in pod.containers)
     return 1 + int(written)
-
-
-def _role(pod: Pod) -> str:
-    return pod.meta.labels.get("volcano.sh/task-spec", "")
 
 
 def complex_pod(pod: Pod) -> bool:
@@ -208,7 +246,7 @@ def _queue_allows(first: FirstCycle, uid: str) -> bool:
             if first.jobs.queue(other) != queue.meta.name:
                 return False
             used.add(request(p))
-    for p in first.members.get(uid, []):
+    for p in first.placeable(uid):
         used.add(request(p))
     total = Resource()
     for node in first.inputs.cluster.nodes:
@@ -289,7 +327,10 @@ register(
         "without inter-pod affinity, host ports, spread constraints or scheduling gates, "
         "at least one of them not best-effort, and one node whose idle resources (its "
         "allocatable minus what its pods hold), free pod slots and unschedulable, affinity "
-        "and taint filters take all of them; with proportion on, its queue must be the "
+        "and taint filters take all of them (or, where some of its Pending pods fit no "
+        "node at all and allocate goes on past them, the others: minMember below the pod "
+        "count, no role shared with them, no minTaskMember for their roles); with "
+        "proportion on, its queue must be the "
         "only one whose jobs have Pending pods that request resources or pods on a node, "
         "and the cluster's total and the queue's capability must take what its pods hold "
         "plus the job; a node already beyond its allocatable in a resource takes nothing. "
@@ -449,7 +490,8 @@ def _first_bind_messages(
         return []
     if not _queue_allows(first, top):
         return []
-    want = sorted(first.pending(top), key=cmp_to_key(tasks_cmp))[0].meta.key
+    tried = [p for p in first.placeable(top) if p in first.pending(top)]
+    want = sorted(tried, key=cmp_to_key(tasks_cmp))[0].meta.key
     got = first.view.binds[0].task if first.view.binds else None
     if got == want:
         return []

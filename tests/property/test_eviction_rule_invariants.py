@@ -145,3 +145,58 @@ def test_drf_victims_fair_holds_and_catches_a_victim_of_a_smaller_share() -> Non
     )
     [message] = violations("drf-victims-fair", inputs, broken)
     assert message.startswith("cycle 0: ns/small-1 was preempted for ns/high-0, but drf's share")
+
+
+def test_reclaim_above_deserved_knows_what_the_other_queues_leave() -> None:
+    """q1 holds 4 of 6 cores over three nodes, with room for the reclaimer's 2 cores in
+    all but on none: q0 (weight 3) deserves its 2 cores, q1 the 4 the rest leaves."""
+    spots = ["n0", "n0", "n1", "n2"]
+    pods = [pod("ns", f"v-{i}", "v", {"cpu": 1}, node_name=n) for i, n in enumerate(spots)]
+    world = cluster(
+        [node(f"n{i}", {"cpu": 2, "memory": "8Gi", "pods": 110}) for i in range(3)],
+        [*pods, pod("ns", "s-0", "s", {"cpu": 2})],
+        [
+            pod_group("ns", "v", "q1", min_member=0, phase="Running"),
+            pod_group("ns", "s", "q0", min_member=1, phase="Inqueue"),
+        ],
+        queues=[queue("q0", weight=3), queue("q1", weight=1)],
+    )
+    inputs, result = run(RECLAIM, world)
+    assert result.evictions == []
+    assert violations("reclaim-above-deserved", inputs, result) == []
+    broken = _with_eviction(result, "ns/v-2", "ns/s-0")
+    [message] = violations("reclaim-above-deserved", inputs, broken)
+    assert message.startswith("cycle 0: ns/v-2 was reclaimed from queue q1, which holds")
+
+
+def test_drf_victims_fair_weighs_one_answer_s_victims_of_a_job_together() -> None:
+    """Job v holds all 4 cores in 1-core pods; the preemptor asks 2 (a share of 0.5):
+    drf lets v keep no less than half, so one answer takes at most 2 of its pods."""
+    conf = {
+        "actions": "enqueue, allocate, preempt",
+        "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "drf"}]}],
+    }
+    pods = [pod("ns", f"v-{i}", "v", {"cpu": 1}, node_name="n") for i in range(4)]
+    groups = [
+        pod_group("ns", "v", "q", min_member=0, phase="Running", priority_class="low"),
+        pod_group("ns", "h", "q", min_member=1, phase="Inqueue", priority_class="high"),
+    ]
+    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
+    world = cluster(
+        [node("n", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+        [*pods, pod("ns", "h-0", "h", {"cpu": 2})],
+        groups,
+        classes=classes,
+    )
+    inputs, result = run(conf, world)
+    assert len(result.evictions) == 2
+    assert violations("drf-victims-fair", inputs, result) == []
+    # A third victim in the same answer: each alone leaves v 0.75, all three 0.25.
+    taken = {e.task for e in result.evictions}
+    third = next(p.meta.key for p in pods if p.meta.key not in taken)
+    line = LogLine(3, Severity.INFO, f"Try to preempt Task <{third}> for Task <ns/h-0>")
+    at = max(i for i, x in enumerate(result.logs) if x.startswith("Try to preempt Task <"))
+    logs = [*result.logs[: at + 1], line, *result.logs[at + 1 :]]
+    broken = replace(result, evictions=[*result.evictions, Eviction(third, "preempt")], logs=logs)
+    [message] = violations("drf-victims-fair", inputs, broken)
+    assert "exceeds that of ns/v without them (at most 0.2500)" in message

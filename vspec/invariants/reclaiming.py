@@ -10,6 +10,7 @@ not whom they served; that line is Volcano's own account of it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -165,39 +166,134 @@ def _deserved_floor(
     return out
 
 
+_DIMS = ("cpu", "memory", "pods")
+
+
+def _amounts(pod: Pod) -> dict[str, float]:
+    """A task's Resreq in the dimensions judged: milli-cpu, bytes, pod slots (one, plus
+    any the pod writes itself)."""
+    r = request(pod)
+    written = sum(c.requests.get("pods", 0) for c in pod.containers)
+    return {"cpu": r.milli_cpu, "memory": r.memory, "pods": 1.0 + float(written)}
+
+
+def _queue_requests(
+    inputs: InvariantInputs, pods: dict[str, Pod], jobs: Jobs
+) -> dict[str, dict[str, float]]:
+    """Each queue's request in proportion: the Resreq of its jobs' Pending, Bound and
+    Running tasks (the queues that pod groups name, with or without pods)."""
+    out = {jobs.queue(uid): dict.fromkeys(_DIMS, 0.0) for uid in jobs.pod_groups}
+    for pod in pods.values():
+        if pod.job_id not in jobs.pod_groups:
+            continue
+        status = pod_status(pod)
+        if status not in (TaskStatus.Pending, TaskStatus.Running, TaskStatus.Bound):
+            continue
+        if status is TaskStatus.Pending and not placed_by_us(pod, inputs.conf):
+            continue  # not a task of the session
+        into = out[jobs.queue(pod.job_id)]
+        for dim, v in _amounts(pod).items():
+            into[dim] += v
+    return out
+
+
+def _water_fill(
+    total: float, requests: dict[str, float], weights: dict[str, int]
+) -> dict[str, float]:
+    """The cluster's ``total`` of one resource dealt out by weight, no queue past its
+    request, what a satisfied queue leaves going to the others by weight again."""
+    out = dict.fromkeys(requests, 0.0)
+    left, active = (
+        total,
+        sorted(requests, key=lambda q: requests[q] / weights[q] if weights[q] else math.inf),
+    )
+    while active:
+        weight_sum = sum(weights[q] for q in active)
+        if weight_sum <= 0:
+            break
+        q = active[0]
+        if requests[q] <= left * weights[q] / weight_sum:
+            out[q] = requests[q]  # satisfied: the smallest request per weight goes first
+            left -= requests[q]
+            active.pop(0)
+            continue
+        for q in active:
+            out[q] = left * weights[q] / weight_sum
+        break
+    return out
+
+
+def _within_deserved(
+    held: dict[str, float],
+    queue: str,
+    requests: dict[str, dict[str, float]],
+    total: dict[str, float],
+    weights: dict[str, int],
+) -> bool:
+    """Whether ``held`` is within the queue's deserved share in every dimension.
+
+    Proportion deals the cluster out in rounds: each queue not yet satisfied gets the
+    remainder times its weight over theirs, capped by its request; it stops when every
+    queue is satisfied, when the remainder is empty (below 0.1 in every dimension), or
+    when no queue took more. So each queue ends with at least its first round's amount
+    (the least of its request and its weighted share of the cluster), and, in every
+    dimension, with its part of the cluster dealt by weight and capped by the requests
+    (:func:`_water_fill`), less the remainder (under 0.1). Volcano compares with a
+    tolerance of 0.1: holding no more than the first amount plus it, or than the second
+    amount, is within the share."""
+    weight_sum = sum(weights.get(q, 0) for q in requests)
+    share = weights.get(queue, 0) / weight_sum if weight_sum else 0.0
+    own = requests.get(queue, dict.fromkeys(_DIMS, 0.0))
+    for dim in _DIMS:
+        first = min(own[dim], total[dim] * share)
+        wanted = {q: r[dim] for q, r in requests.items()}
+        dealt = _water_fill(total[dim], wanted, {q: weights.get(q, 0) for q in requests})
+        if not (held[dim] - first < TOLERANCE or held[dim] <= dealt.get(queue, 0.0)):
+            return False
+    return True
+
+
 def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not _shares_judged(inputs.cluster):
         return []
     jobs = Jobs.of(inputs.cluster)
+    sum_of = Resource()
+    for node in inputs.cluster.nodes:  # an overcommitted node is only logged "out of sync"
+        sum_of.add(allocatable(node))
+    total = {"cpu": sum_of.milli_cpu, "memory": sum_of.memory, "pods": sum_of.get("pods")}
+    weights = {q.meta.name: q.weight for q in inputs.cluster.queues}
     messages = []
     for view in cycles(inputs.cluster, result, inputs.cycles):
         taken = [e.task for e in view.evictions if e.reason == "reclaim" and e.task in view.pods]
         if not taken:
             continue
-        floor = _deserved_floor(inputs, view.pods, jobs)
+        requests = _queue_requests(inputs, view.pods, jobs)
         # The most a queue can hold when reclaim runs: what it held at the start of the
         # cycle and whatever the cycle bound for it (evictions only lower it).
-        most: dict[str, Resource] = {}
+        most: dict[str, dict[str, float]] = {}
         bound = {b.task for b in view.binds}
         for key, pod in view.pods.items():
             if pod.job_id not in jobs.pod_groups:
                 continue
             if pod_status(pod) in (TaskStatus.Running, TaskStatus.Bound) or key in bound:
-                most.setdefault(jobs.queue(pod.job_id), Resource()).add(request(pod))
+                if any(k != "pods" and v >= TOLERANCE for k, v in request(pod).scalars.items()):
+                    most[jobs.queue(pod.job_id)] = {}  # other resources: not bounded here
+                    continue
+                into = most.setdefault(jobs.queue(pod.job_id), dict.fromkeys(_DIMS, 0.0))
+                if into:
+                    for dim, v in _amounts(pod).items():
+                        into[dim] += v
         for key in taken:
             uid = view.pods[key].job_id
             if uid not in jobs.pod_groups:
                 continue
             queue = jobs.queue(uid)
-            held = most.get(queue, Resource())
-            if any(k != "pods" and v >= TOLERANCE for k, v in held.scalars.items()):
-                continue  # deserved in other resources is not bounded here
-            cpu, memory = floor.get(queue, (0.0, 0.0))
-            if held.milli_cpu - cpu < TOLERANCE and held.memory - memory < TOLERANCE:
+            held = most.get(queue, dict.fromkeys(_DIMS, 0.0))
+            if held and _within_deserved(held, queue, requests, total, weights):
                 messages.append(
                     f"cycle {view.cycle}: {key} was reclaimed from queue {queue}, which holds "
-                    f"at most cpu {held.milli_cpu:g}m, memory {held.memory:g}, within its "
-                    f"deserved share (at least cpu {cpu:g}m, memory {memory:g})"
+                    f"at most cpu {held['cpu']:g}m, memory {held['memory']:g}, pods "
+                    f"{held['pods']:g}, within its deserved share"
                 )
     return messages
 
@@ -208,11 +304,13 @@ register(
         "with proportion, reclaim takes only from queues above their deserved share",
         "For every eviction with reason `reclaim` in a cycle, the victim's queue held, at "
         "most (its Running and Bound pods at the start of the cycle plus those bound in "
-        "it), more cpu or memory than a lower bound of its deserved share: the least of "
-        "its request (its Pending, Bound and Running pods) and its weighted share of the "
-        "cluster (the nodes' allocatable, times its weight over "
-        "the weights of all queues that pod groups name). Proportion offers a queue's "
-        "tasks as victims only while its allocation is not within its deserved.",
+        "it), more cpu, memory or pod slots than its deserved share, by one of two lower "
+        "bounds in each dimension: its request (its Pending, Bound and Running pods) "
+        "capped by its weighted share of the cluster (the nodes' allocatable, times its "
+        "weight over the weights of all queues that pod groups name), within 0.1; or its "
+        "part of the cluster dealt by weight and capped by every queue's request "
+        "(water-filling). Proportion offers a queue's tasks as victims only while its "
+        "allocation is not within its deserved.",
         "Configurations with the `reclaim` action where `proportion` has "
         "enableReclaimable on in the only tier where plugins with that flag decide, as "
         "its last (v1.11.0: an empty intersection lets the next plugin answer afresh); "

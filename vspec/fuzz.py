@@ -78,6 +78,8 @@ class FuzzSpace:
     timelines: bool = False  # draw timelines (vspec.timeline_fuzz) instead of cycles
     # A mixture: each example is drawn from one of these (their conf, bounds and cycles).
     mix: tuple[FuzzSpace, ...] = ()
+    # Drawn klog levels; some invariants read lines logged at level 3 only.
+    verbosities: tuple[int, ...] = (1, 3)
 
     def strategy(self) -> Any:
         from hypothesis import strategies as st
@@ -90,7 +92,12 @@ class FuzzSpace:
             from vspec.timeline_fuzz import timeline_specs
 
             return timeline_specs(self.conf or ConfSpace(), self.bounds or ClusterBounds())
-        return specs(self.conf or ConfSpace(), self.bounds or ClusterBounds(), self.max_cycles)
+        return specs(
+            self.conf or ConfSpace(),
+            self.bounds or ClusterBounds(),
+            self.max_cycles,
+            self.verbosities,
+        )
 
 
 # The plugins whose rules the preempt and reclaim invariants restate, with the node
@@ -98,9 +105,14 @@ class FuzzSpace:
 _CORE_PLUGINS = ("priority", "gang", "conformance", "drf", "predicates", "nodeorder", "binpack")
 
 
-def _focused(actions: tuple[str, ...], required: tuple[str, ...], plugins: tuple[str, ...]) -> Any:
+def _focused(
+    actions: tuple[str, ...],
+    required: tuple[str, ...],
+    plugins: tuple[str, ...],
+    last: tuple[str, ...] = (),
+) -> Any:
     """A space pinning the ``required`` actions (and priority, gang and the ``required``
-    plugins), flags as a ConfigMap leaves them."""
+    plugins, the ``last`` ones at the tier's end), flags as a ConfigMap leaves them."""
     from vspec.strategies import ConfSpace
 
     return ConfSpace(
@@ -113,6 +125,7 @@ def _focused(actions: tuple[str, ...], required: tuple[str, ...], plugins: tuple
         ordered=True,
         # One tier: the last plugin's victim veto then binds (evictions.sole_decider).
         max_tiers=1,
+        last_plugins=last,
     )
 
 
@@ -130,18 +143,30 @@ def builtin_space(name: str) -> FuzzSpace:
     rooted = ClusterBounds(hierarchy="always")
     spaces = {
         "default": FuzzSpace(),
-        "seed": FuzzSpace(conf=ConfSpace(fixed=SEED_CONF)),
+        # Half the clusters allocate-shaped: the seed conf's JobOrder (priority, gang, drf)
+        # and gang's rules then decide between jobs of one queue.
+        "seed": FuzzSpace(conf=ConfSpace(fixed=SEED_CONF), bounds=ClusterBounds(shape="allocate")),
+        # Half the examples with drf last of the tier, at verbosity 3: its victim rule
+        # then bounds the victims and `drf-victims-fair` reads whom they were for.
         "preempt": FuzzSpace(
-            _focused(
-                ("enqueue", "allocate", "preempt", "backfill"),
-                ("allocate", "preempt"),
-                (*_CORE_PLUGINS, "proportion"),
-            ),
-            ClusterBounds(shape="preempt"),
+            mix=tuple(
+                FuzzSpace(
+                    _focused(
+                        ("enqueue", "allocate", "preempt", "backfill"),
+                        ("allocate", "preempt"),
+                        (*_CORE_PLUGINS, "proportion"),
+                        last,
+                    ),
+                    ClusterBounds(shape="preempt"),
+                    verbosities=verbosities,
+                )
+                for last, verbosities in (((), (1, 3)), (("drf",), (3,)))
+            )
         ),
-        # Half the examples with proportion required (its shares decide whom reclaim may
-        # take from), half with it drawn: without it no queue is overused and reclaim
-        # takes from any reclaimable queue but the reclaimer's own.
+        # Half the examples with proportion last of the tier (its shares then bound whom
+        # reclaim may take from), a quarter with it anywhere, a quarter with it drawn:
+        # without it no queue is overused and reclaim takes from any reclaimable queue
+        # but the reclaimer's own.
         "reclaim": FuzzSpace(
             mix=tuple(
                 FuzzSpace(
@@ -149,10 +174,16 @@ def builtin_space(name: str) -> FuzzSpace:
                         ("enqueue", "allocate", "reclaim", "backfill"),
                         ("allocate", "reclaim", *required),
                         (*_CORE_PLUGINS, "proportion"),
+                        last,
                     ),
                     ClusterBounds(shape="reclaim"),
                 )
-                for required in (("proportion",), ())
+                for required, last in (
+                    (("proportion",), ("proportion",)),
+                    (("proportion",), ("proportion",)),
+                    (("proportion",), ()),
+                    ((), ()),
+                )
             )
         ),
         "capacity": FuzzSpace(
@@ -185,7 +216,8 @@ def builtin_space(name: str) -> FuzzSpace:
                 require_plugins=("predicates", "nodeorder", "binpack"),
                 ordered=True,
             ),
-            ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2),  # contention, small
+            # Contention, small; half the clusters allocate-shaped.
+            ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, shape="allocate"),
             max_cycles=1,  # best-score judges the last cycle: one cycle judges every bind
         ),
     }

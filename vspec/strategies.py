@@ -491,7 +491,11 @@ _MOSTLY = _weighted((1, False), (7, True))
 
 def cluster_strategy(bounds: ClusterBounds) -> st.SearchStrategy[Cluster]:
     """The clusters ``bounds.shape`` asks for: eviction-shaped ones three times in four
-    (the rest random, so that the preempt and reclaim spaces still see everything)."""
+    (the rest random, so that the preempt and reclaim spaces still see everything), or
+    allocate-shaped ones half the time (the rest random: the node filters need them)."""
+    if bounds.shape == "allocate":
+        shaped, plain = allocate_clusters(bounds), clusters(bounds)  # built once
+        return _BOOL.flatmap(lambda allocate: shaped if allocate else plain)
     if bounds.shape not in _SHAPES:
         return clusters(bounds)
     return _weighted((1, False), (3, True)).flatmap(
@@ -670,6 +674,116 @@ def eviction_clusters(
     )
 
 
+# -- allocate-shaped clusters ------------------------------------------------------------------
+#
+# What allocate's order and its gang rules show: one queue (mostly) whose jobs compete
+# for room the cluster has, of one priority (mostly) so that the next JobOrder decides:
+# gangs already ready (running at minMember, with replicas pending) next to gangs that
+# are not, held shares that differ, and jobs with one pod no node takes (larger than
+# every node, or selecting a zone no node is in) next to a role that fits.
+
+_ALLOC_NODE_CPU = _weighted((3, _q("4")), (2, _q("2")), (1, _q("3")))
+_ALLOC_CPU = _weighted((3, _q("1")), (2, _q("500m")), (1, _q("2")))
+_ALLOC_MEMORY = _weighted((3, Fraction(0)), (2, Fraction(GI)))
+_JOB_KINDS = _weighted((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"))
+_NOWHERE = {"zone": "none"}  # no node is in that zone
+
+
+def _allocate_job(
+    draw: st.DrawFn,
+    index: int,
+    kind: str,
+    nodes_: list[Node],
+    bounds: ClusterBounds,
+    used: dict[str, list[Fraction]],
+) -> tuple[list[Pod], int]:
+    """The pods of one job of ``kind`` and its minMember. Running pods go on the first
+    node with room for them (``used``: each node's cpu and memory taken so far)."""
+    job = f"j{index}"
+    requests = {"cpu": draw(_ALLOC_CPU), "memory": draw(_ALLOC_MEMORY)}
+    replicas = draw(_int(1, max(1, bounds.max_replicas)))
+    if kind == "single":
+        return [_shaped_pod(job, "r0", 0, "ns0", requests, "")], 1
+    if kind == "partial":
+        # r0's pod fits no node and comes first in TaskOrder; r1's pods fit.
+        widest = max(Fraction(n.allocatable["cpu"]) for n in nodes_)
+        huge = len(nodes_) > 1 and draw(_BOOL)  # within the cluster's total, not a node's
+        lost = _shaped_pod(job, "r0", 0, "ns0", {**requests, "cpu": widest + 1}, "")
+        if not huge:
+            lost = _shaped_pod(job, "r0", 0, "ns0", requests, "")
+            lost.node_selector = dict(_NOWHERE)
+        fits = [_shaped_pod(job, "r1", i, "ns0", requests, "") for i in range(replicas)]
+        return [lost, *fits], draw(_weighted((3, 1), (1, replicas), (1, 0)))
+    count = max(2, replicas) if kind == "ready" else replicas
+    pods = []
+    for i in range(count):
+        node = ""
+        # A ready gang runs its first pod, maybe more, and keeps one pending.
+        if kind == "ready" and i < count - 1 and (i == 0 or draw(_BOOL)):
+            node = _room(nodes_, used, requests)
+        pods.append(_shaped_pod(job, "r0", i, "ns0", requests, node))
+    running = sum(1 for p in pods if p.node_name)
+    if kind == "ready":
+        return pods, draw(_weighted((3, running), (1, 0), (1, max(0, running - 1))))
+    return pods, draw(_weighted((2, count), (1, 1), (1, 0)))
+
+
+def _room(
+    nodes_: list[Node], used: dict[str, list[Fraction]], requests: dict[str, Fraction]
+) -> str:
+    """The first node whose cpu and memory still take ``requests`` (taken from it), or ""."""
+    for n in nodes_:
+        taken = used[n.meta.name]
+        cpu, memory = taken[0] + requests["cpu"], taken[1] + requests["memory"]
+        if cpu <= n.allocatable["cpu"] and memory <= n.allocatable["memory"]:
+            used[n.meta.name] = [cpu, memory]
+            return n.meta.name
+    return ""
+
+
+@st.composite
+def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
+    """Nodes with room and 2-4 jobs, mostly in one queue and of one priority, that
+    allocate must order and place: ready gangs with pods pending, gangs that are not
+    ready, single pods, and jobs with a pod no node takes."""
+    count = draw(_int(1, max(1, min(3, bounds.max_nodes))))
+    node_list = [_eviction_node(draw, i) for i in range(count)]
+    for n in node_list:
+        n.allocatable["cpu"] = n.capacity["cpu"] = draw(_ALLOC_NODE_CPU)
+    queue_list = [Queue(ObjectMeta("q0"))]
+    if draw(_RARELY[4]):
+        queue_list.append(Queue(ObjectMeta("q1"), weight=draw(_int(1, 2))))
+    if bounds.hierarchy == "always":
+        for q in queue_list:
+            q.parent = "root"
+        queue_list.insert(0, Queue(ObjectMeta("root"), weight=1))
+    shared_class = draw(_GROUP_CLASS)
+    used = {n.meta.name: [Fraction(0), Fraction(0)] for n in node_list}
+    groups: list[PodGroup] = []
+    pods: list[Pod] = []
+    for j in range(draw(_int(2, max(2, min(4, bounds.max_jobs))))):
+        kind = draw(_JOB_KINDS)
+        members, min_member = _allocate_job(draw, j, kind, node_list, bounds, used)
+        running = any(p.node_name for p in members)
+        groups.append(
+            PodGroup(
+                ObjectMeta(f"j{j}", "ns0", creation_timestamp=draw(_CREATED)),
+                queue="q1" if len(queue_list) > 1 and draw(_RARELY[4]) else "q0",
+                min_member=min_member,
+                priority_class_name=shared_class if draw(_MOSTLY) else draw(_GROUP_CLASS),
+                phase="Running" if running else draw(_weighted((4, "Inqueue"), (1, "Pending"))),
+            )
+        )
+        pods.extend(members)
+    return Cluster(
+        nodes=node_list,
+        queues=queue_list,
+        priority_classes=[PriorityClass(ObjectMeta(n), v) for n, v in PRIORITY_CLASSES],
+        pod_groups=groups,
+        pods=pods,
+    )
+
+
 def generate_params(max_nodes: int = 50, max_jobs: int = 50) -> st.SearchStrategy[dict[str, Any]]:
     """Parameters in the ``cluster.generate`` vocabulary (docs/generate.md)."""
     node_shape = st.fixed_dictionaries(
@@ -750,6 +864,9 @@ class ConfSpace:
     require_plugins: tuple[str, ...] = ()
     # Actions in the pool's order (as production confs list them: enqueue first).
     ordered: bool = False
+    # Always drawn, and last of the last tier in this order: where v1.11's tiers let the
+    # last deciding plugin bound the victims (invariants.history.sole_decider).
+    last_plugins: tuple[str, ...] = ()
 
     def action_pool(self) -> list[str]:
         return list(self.actions) or sorted(e.name for e in registered_actions())
@@ -814,6 +931,7 @@ def scheduler_confs(draw: st.DrawFn, space: ConfSpace = ConfSpace()) -> dict[str
     plugins = draw(st.lists(st.sampled_from(space.plugin_pool()), min_size=1, unique=True))
     plugins += [p for p in space.require_plugins if p not in plugins]
     plugins = draw(st.permutations(plugins)) if space.require_plugins else plugins
+    plugins = [p for p in plugins if p not in space.last_plugins] + list(space.last_plugins)
     tier_count = draw(st.integers(1, max(1, min(space.max_tiers, len(plugins)))))
     cuts = (
         sorted(
@@ -897,6 +1015,7 @@ def specs(
     space: ConfSpace = ConfSpace(),
     bounds: ClusterBounds = ClusterBounds(),
     max_cycles: int = 2,
+    verbosities: tuple[int, ...] = (1, 3),
 ) -> st.SearchStrategy[GeneratedSpec]:
     return st.builds(
         GeneratedSpec,
@@ -904,7 +1023,7 @@ def specs(
         cluster_strategy(bounds),
         seed=st.integers(0, 2**16),
         cycles=st.integers(1, max_cycles),
-        verbosity=st.sampled_from([1, 3]),
+        verbosity=st.sampled_from(verbosities),
     )
 
 

@@ -15,11 +15,9 @@ through the loader and the runner, as ``vspec run`` would, and kept only if it f
 there too (else Hypothesis' spec is written).
 
 Hypothesis has no time budget, so the run is split into batches sized from the measured
-speed; no example starts after ``--seconds``, and shrinking ends by ``--seconds`` plus
-``shrink_seconds`` (the shrink margin), so that is how long a run takes at most.
-
-Hypothesis and the strategies are imported when a run starts, not with this module, so
-that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
+speed; after ``--seconds`` only the shrinking of findings goes on (a batch's unrun
+examples pass), and it ends by ``--seconds`` plus ``shrink_seconds`` (the shrink
+margin), so that is how long a run takes at most.
 """
 
 from __future__ import annotations

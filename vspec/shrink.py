@@ -4,13 +4,14 @@ Hypothesis shrinks the choices a draw was made from, and each of its candidates 
 full engine run: within the few seconds ``vspec fuzz`` gives it on a loaded machine it
 often leaves jobs and nodes that the failure does not need (removing one pod's choices
 shifts every later draw of the cluster). This works on the drawn spec itself: it tries
-to drop a job, a node, a pod, a queue, the second cycle, a scheduler action or plugin,
-or one detail of an object (taints, tolerations, affinity...), one at a time, and keeps
-each edit after which the *same* failure still shows (``fails``: the fuzzer's own engine
-and invariants), until no edit keeps it. Every edit removes something, so the result is
-never larger, and every candidate is of a shape the strategies draw (a pod without its
-group, or on a node that does not exist, is never tried). Deterministic: the same
-finding shrinks the same way.
+to drop a job, a node, a pod, a queue, the second cycle, to lower a pod limit, a
+minMember or drop a request, to drop a scheduler action or plugin, or one detail of an
+object (taints, tolerations, affinity...), one at a time, and keeps each edit after
+which the *same* failure still shows (``fails``: the fuzzer's own engine and
+invariants), until no edit keeps it. Every edit removes or lowers something, so the
+result is never larger, and every candidate is of a shape the strategies draw (a pod
+without its group, or on a node that does not exist, is never tried). Deterministic: the
+same finding shrinks the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from vspec.model.objects import TASK_SPEC_KEY, ZERO_TIME, Cluster, Pod, PodGroup
@@ -171,6 +173,76 @@ def _one_cycle(case: GeneratedSpec, key: Any) -> GeneratedSpec | None:
 
 def _always(case: GeneratedSpec) -> list[Any]:
     return [None]
+
+
+# -- lower values: what lets a later pass drop more ----------------------------------------------
+
+# A node's pod limit, lowered to a value the strategies draw: a finding about the limit
+# then needs fewer pods to reach it. Never below the pods bound to the node: a node over
+# its limit is where Volcano's quirks live (v1.11 only logs 'Node out of sync'), and a
+# shrink that made one would slip from the finding to them.
+_POD_LIMITS = (1, 2, 4)
+
+
+def _pod_limits(case: GeneratedSpec) -> list[Any]:
+    bound: dict[str, int] = {}
+    for p in case.cluster.pods:
+        bound[p.node_name] = bound.get(p.node_name, 0) + 1
+    return [
+        (i, limit)
+        for i, n in enumerate(case.cluster.nodes)
+        for limit in _POD_LIMITS
+        if bound.get(n.meta.name, 0) <= limit < n.allocatable.get("pods", 0)
+    ]
+
+
+def _lower_pod_limit(case: GeneratedSpec, key: Any) -> GeneratedSpec | None:
+    i, limit = key
+    if key not in _pod_limits(case):
+        return None
+    cluster = copy.deepcopy(case.cluster)
+    node = cluster.nodes[i]
+    node.allocatable["pods"] = Fraction(limit)
+    if "pods" in node.capacity:
+        node.capacity["pods"] = Fraction(limit)
+    return _with_cluster(case, cluster)
+
+
+def _min_members(case: GeneratedSpec) -> list[Any]:
+    return [
+        (i, least)
+        for i, pg in enumerate(case.cluster.pod_groups)
+        for least in (0, 1)
+        if least < pg.min_member
+    ]
+
+
+def _lower_min_member(case: GeneratedSpec, key: Any) -> GeneratedSpec | None:
+    i, least = key
+    if key not in _min_members(case):
+        return None
+    cluster = copy.deepcopy(case.cluster)
+    cluster.pod_groups[i].min_member = least
+    return _with_cluster(case, cluster)
+
+
+def _requests(case: GeneratedSpec) -> list[Any]:
+    """A pod's request of one resource (a request of zero is never drawn: it goes)."""
+    return [
+        (i, resource)
+        for i, p in enumerate(case.cluster.pods)
+        for c in p.containers[:1]
+        for resource in c.requests
+    ]
+
+
+def _drop_request(case: GeneratedSpec, key: Any) -> GeneratedSpec | None:
+    if key not in _requests(case):
+        return None
+    i, resource = key
+    cluster = copy.deepcopy(case.cluster)
+    del cluster.pods[i].containers[0].requests[resource]
+    return _with_cluster(case, cluster)
 
 
 # -- object details: each cleared on its own ------------------------------------------------------
@@ -340,6 +412,9 @@ PASSES: tuple[tuple[Keys, Edit], ...] = (
     (_pods, _drop_pod),
     (_queues, _drop_queue),
     (_always, _one_cycle),
+    (_pod_limits, _lower_pod_limit),
+    (_min_members, _lower_min_member),
+    (_requests, _drop_request),
     (_actions, _drop_action),
     (_plugins, _drop_plugin),
     (_details, _clear_detail),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -86,6 +87,29 @@ def test_a_shrunk_spec_is_a_valid_spec_of_the_shapes_drawn(case: GeneratedSpec) 
         reloaded = _reloaded(out, Path(tmp))
     assert [p.meta.name for p in reloaded.pods] == [p.meta.name for p in out.cluster.pods]
     assert [n.meta.name for n in reloaded.nodes] == [n.meta.name for n in out.cluster.nodes]
+
+
+def _over_limit(cluster: Cluster) -> set[str]:
+    """The nodes with more pods bound than their pod limit."""
+    bound = Counter(p.node_name for p in cluster.pods if p.node_name)
+    return {n.meta.name for n in cluster.nodes if bound[n.meta.name] > n.allocatable["pods"]}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs(ConfSpace(fixed=SEED_CONF), ClusterBounds(max_nodes=3, max_jobs=4)))
+def test_lower_values_never_push_a_node_over_its_pod_limit(case: GeneratedSpec) -> None:
+    def shared(c: GeneratedSpec) -> bool:  # two pods bound to one node
+        return (
+            max(Counter(p.node_name for p in c.cluster.pods if p.node_name).values(), default=0)
+            >= 2
+        )
+
+    assume(shared(case))
+    out = shrink(case, shared, deadline=LATER)
+    # Lowered to a drawn limit (1, 2 or 4), but never below the pods bound there.
+    assert _over_limit(out.cluster) <= _over_limit(case.cluster)
+    assert len(out.cluster.pods) == 2 and all(g.min_member == 0 for g in out.cluster.pod_groups)
+    assert not any(p.containers[0].requests for p in out.cluster.pods), "requests dropped"
 
 
 def _gang_cluster(tmp_path: Path) -> Cluster:

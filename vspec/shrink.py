@@ -150,6 +150,36 @@ def _drop_pod(case: GeneratedSpec, uid: Any) -> GeneratedSpec | None:
     return _with_cluster(case, _tidy(cluster))
 
 
+def _bound_pods(case: GeneratedSpec) -> list[Any]:
+    return [p.meta.uid or p.meta.name for p in case.cluster.pods if p.node_name]
+
+
+def _drop_pod_and_room(case: GeneratedSpec, uid: Any) -> GeneratedSpec | None:
+    """A bound pod goes with the room it took: its node shrinks by its requests (and by
+    its pod slot when the node was at its limit), so a node the failure needs full stays
+    full. Not tried where that leaves the node no cpu or memory."""
+    if uid not in _bound_pods(case):
+        return None
+    cluster = copy.deepcopy(case.cluster)
+    pod = next(p for p in cluster.pods if (p.meta.uid or p.meta.name) == uid)
+    node = next((n for n in cluster.nodes if n.meta.name == pod.node_name), None)
+    if node is None:
+        return None
+    room = dict(pod.containers[0].requests) if pod.containers else {}
+    if sum(1 for p in cluster.pods if p.node_name == node.meta.name) == node.allocatable.get(
+        "pods"
+    ):
+        room["pods"] = Fraction(1)
+    if not room or any(node.allocatable.get(k, Fraction(0)) - v <= 0 for k, v in room.items()):
+        return None
+    for k, v in room.items():
+        for resources in (node.allocatable, node.capacity):
+            if k in resources:
+                resources[k] -= v
+    cluster.pods.remove(pod)
+    return _with_cluster(case, _tidy(cluster))
+
+
 def _queues(case: GeneratedSpec) -> list[Any]:
     return [q.meta.name for q in case.cluster.queues if q.meta.name != "root"]
 
@@ -410,6 +440,7 @@ PASSES: tuple[tuple[Keys, Edit], ...] = (
     (_jobs, _drop_job),
     (_nodes, _drop_node),
     (_pods, _drop_pod),
+    (_bound_pods, _drop_pod_and_room),
     (_queues, _drop_queue),
     (_always, _one_cycle),
     (_pod_limits, _lower_pod_limit),

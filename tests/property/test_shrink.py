@@ -112,6 +112,40 @@ def test_lower_values_never_push_a_node_over_its_pod_limit(case: GeneratedSpec) 
     assert not any(p.containers[0].requests for p in out.cluster.pods), "requests dropped"
 
 
+def test_a_full_node_stays_full_as_its_pods_go(tmp_path: Path) -> None:
+    pods = [
+        {"name": f"v-{i}", "podGroup": "v", "nodeName": "n0", "phase": "Running"} for i in range(3)
+    ]
+    pods.append({"name": "s-0", "podGroup": "s"})
+    for pod in pods:
+        pod["requests"] = {"cpu": 1, "memory": "1Gi"}
+    doc = {
+        "name": "full",
+        "clusterMode": "bare",
+        "scheduler": GANG,
+        "cluster": {
+            "queues": [{"name": "q0"}],
+            "nodes": [{"name": "n0", "allocatable": {"cpu": 3, "memory": "8Gi", "pods": 4}}],
+            "podGroups": [{"name": "v", "queue": "q0"}, {"name": "s", "queue": "q0"}],
+            "pods": pods,
+        },
+    }
+    (tmp_path / "full.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    [spec] = load_file(tmp_path / "full.yaml").specs
+
+    def full_and_waiting(c: GeneratedSpec) -> bool:  # what a preemption needs
+        [node] = c.cluster.nodes
+        used = sum(p.containers[0].requests.get("cpu", 0) for p in c.cluster.pods if p.node_name)
+        return used == node.allocatable["cpu"] and any(not p.node_name for p in c.cluster.pods)
+
+    out = shrink(GeneratedSpec(GANG, spec.cluster), full_and_waiting, deadline=LATER)
+    # One victim on a node of its size (the memory follows the pod's request down).
+    assert [p.node_name for p in out.cluster.pods] == ["n0", ""]
+    [node] = out.cluster.nodes
+    assert node.allocatable["cpu"] == 1 and node.allocatable["memory"] == 6 * 2**30
+    assert _reloaded(out, tmp_path).nodes[0].allocatable == node.allocatable
+
+
 def _gang_cluster(tmp_path: Path) -> Cluster:
     """Two jobs on three 2-cpu nodes: a gang of four 2-cpu pods (one too many to fit) and
     a small job; the second queue, the small job and two nodes are noise to shrink away."""

@@ -18,6 +18,9 @@ Hypothesis has no time budget, so the run is split into batches sized from the m
 speed; after ``--seconds`` only the shrinking of findings goes on (a batch's unrun
 examples pass), and it ends by ``--seconds`` plus ``shrink_seconds`` (the shrink
 margin), so that is how long a run takes at most.
+
+Hypothesis and the strategies are imported when a run starts, not with this module, so
+that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
 """
 
 from __future__ import annotations

@@ -419,16 +419,16 @@ class Shrunk:
     after: tuple[int, int]
     seconds: float  # from the first failing example to the file written
     edits: int = 0  # vspec.shrink's edits kept
-    complete: bool = False  # vspec.shrink ran out of edits (not of time)
+    note: str = ""  # why vspec.shrink's result is not the last word, if it is not
 
     def describe(self) -> str:
         def sized(nodes_pods: tuple[int, int]) -> str:
             return f"{nodes_pods[0]} node(s), {nodes_pods[1]} pod(s)"
 
-        how = "" if self.complete else ", stopped by the shrink margin"
+        note = f", {self.note}" if self.note else ""
         return (
             f"shrunk to {sized(self.after)} (Hypothesis: {sized(self.before)}) "
-            f"in {self.seconds:.1f}s{how}"
+            f"in {self.seconds:.1f}s{note}"
         )
 
 
@@ -562,7 +562,7 @@ class Fuzzer:
     def _record(self, finding: Finding, found_at: float, end: float) -> None:
         if finding.kind in self.report.findings:
             return
-        case, messages, edits, complete = self._shrink(
+        case, messages, edits, note = self._shrink(
             finding, min(found_at + self.shrink_seconds, end)
         )
         path = write_finding(self.out, finding.kind, case, messages)
@@ -570,27 +570,27 @@ class Fuzzer:
             # The file is what users run: should the loader read a shrunk spec otherwise
             # than the fuzzer built it, the finding is kept as Hypothesis left it.
             path.unlink()
-            case, messages, edits, complete = finding.case, finding.messages, 0, False
+            case, messages, edits = finding.case, finding.messages, 0
+            note = "as Hypothesis left it: the smaller spec passed under vspec run"
             path = write_finding(self.out, finding.kind, case, messages)
         from vspec.shrink import size
 
-        shrunk = Shrunk(
-            size(finding.case), size(case), time.perf_counter() - found_at, edits, complete
-        )
+        shrunk = Shrunk(size(finding.case), size(case), time.perf_counter() - found_at, edits, note)
         self.report.findings[finding.kind] = path
         self.report.shrinks[finding.kind] = shrunk
         self._say(f"  {finding.kind}: {messages[0]}\n    -> {path}\n    {shrunk.describe()}")
 
     def _shrink(
         self, finding: Finding, deadline: float
-    ) -> tuple[GeneratedSpec, list[str], int, bool]:
+    ) -> tuple[GeneratedSpec, list[str], int, str]:
         """Hypothesis' shrunk case, shrunk further by :mod:`vspec.shrink` (the same
-        failure kind on the same engine and invariants), with its messages."""
+        failure kind on the same engine and invariants), with its messages, the edits
+        kept and a note when time ran out."""
         from vspec.shrink import ShrinkStats, shrink
         from vspec.timeline_fuzz import GeneratedTimelineSpec
 
         if isinstance(finding.case, GeneratedTimelineSpec):
-            return finding.case, finding.messages, 0, False  # timelines: Hypothesis only
+            return finding.case, finding.messages, 0, ""  # timelines: Hypothesis only
         disabled, kind = self.space.disabled, finding.kind
         last: dict[str, list[str]] = {}
 
@@ -606,9 +606,10 @@ class Fuzzer:
 
         stats = ShrinkStats()
         case = shrink(finding.case, fails, deadline=deadline, stats=stats)
+        note = "" if stats.complete else "stopped by the shrink margin"
         if case is finding.case:
-            return case, finding.messages, 0, stats.complete
-        return case, last["messages"], stats.kept, stats.complete
+            return case, finding.messages, 0, note
+        return case, last["messages"], stats.kept, note
 
 
 def reproduces(path: Path, engine: Engine) -> bool:

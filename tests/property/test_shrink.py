@@ -238,3 +238,23 @@ def test_vspec_fuzz_writes_the_shrunk_finding_within_its_margin(
     [spec] = load_file(path).specs
     assert (len(spec.cluster.nodes), len(spec.cluster.pods)) == (nodes, pods)
     assert reproduces(path, get_engine())
+
+
+def test_a_shrunk_spec_that_passes_under_vspec_run_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vspec import fuzz
+
+    monkeypatch.setattr(Statement, "discard", Statement.commit)  # partial gangs get bound
+    monkeypatch.setattr(fuzz, "reproduces", lambda path, engine: False)
+    monkeypatch.setattr(fuzz, "HYPOTHESIS_SHRINK_SHARE", 0.0)  # leave vspec.shrink work
+    space = fuzz.FuzzSpace(ConfSpace(fixed=GANG), ClusterBounds(max_nodes=3, max_jobs=4))
+    fuzzer = fuzz.Fuzzer(space, get_engine(), tmp_path, None, None, shrink_seconds=2, first=True)
+    report = fuzzer.run(seconds=10, examples=None, seed_value=3)
+
+    shrunk = report.shrinks["gang-atomicity"]
+    assert shrunk.after == shrunk.before and shrunk.edits == 0
+    assert "as Hypothesis left it" in shrunk.describe()
+    [path] = tmp_path.iterdir()  # the smaller spec's file is gone
+    [spec] = load_file(path).specs
+    assert (len(spec.cluster.nodes), len(spec.cluster.pods)) == shrunk.before

@@ -197,6 +197,32 @@ def test_allocate_order_puts_gangs_that_are_not_ready_first(
     assert "its first task ns/w-0 should be bound first; the first bind was ns/r-1" in first
 
 
+def test_allocate_order_reads_gang_readiness_by_count_alone() -> None:
+    """Job r reaches minMember by count (a running pod plus a pending best-effort one)
+    but runs none of role b's two pending pods; job w runs nothing. Gang's JobOrder in
+    v1.11 asks IsReady only, so r sorts as ready and w goes first, though r is not ready
+    for JobReady."""
+    role = "volcano.sh/task-spec"
+    world = cluster(
+        [node("n0", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+        [
+            pod("ns", "w-0", "w", {"cpu": 1}),
+            pod("ns", "r-a-0", "r", {"cpu": 1}, node_name="n0", annotations={role: "a"}),
+            pod("ns", "r-a-1", "r", {}, annotations={role: "a"}),
+            pod("ns", "r-b-0", "r", {"cpu": 1}, annotations={role: "b"}),
+            pod("ns", "r-b-1", "r", {"cpu": 1}, annotations={role: "b"}),
+        ],
+        [
+            pod_group("ns", "w", "q", min_member=1, phase="Inqueue"),
+            pod_group("ns", "r", "q", min_member=2, phase="Running"),
+        ],
+    )
+    world.pod_groups[1].min_task_member = {"b": 2}
+    inputs, result = run(conf("enqueue, allocate", "priority", "gang"), world)
+    assert [b.task for b in result.binds] == ["ns/w-0", "ns/r-b-0", "ns/r-b-1"]
+    assert violations("allocate-order", inputs, result) == []
+
+
 def test_task_order(monkeypatch: pytest.MonkeyPatch) -> None:
     def world() -> Any:
         return cluster(

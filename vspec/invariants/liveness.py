@@ -36,9 +36,10 @@ from vspec.invariants.history import (
     unschedulable_fails,
 )
 from vspec.invariants.outside import (
+    PLACED,
     TOLERANCE,
     best_effort,
-    gang_ready,
+    pod_status,
     resources_of,
     task_priority,
     task_role,
@@ -418,8 +419,16 @@ def _share(held: float, total: float) -> float:
 
 
 def _ready(first: FirstCycle, uid: str) -> int:
+    """Gang orders jobs by the count rule alone (placed plus pending best-effort tasks
+    reach minMember): unlike its JobReady, v1.11's JobOrderFn ignores the per-role
+    minimums, so a job short of one role's minimum still sorts as ready."""
     pg = first.jobs.pod_groups[uid]
-    return 1 if gang_ready(pg, first.members.get(uid, []), {}) else 0
+    counted = 0
+    for pod in first.members.get(uid, []):
+        status = pod_status(pod)
+        if status in PLACED or (status is TaskStatus.Pending and best_effort(pod)):
+            counted += 1
+    return 1 if counted >= pg.min_member else 0
 
 
 def _task_compare(first: FirstCycle) -> Callable[[Pod, Pod], int] | None:

@@ -200,3 +200,38 @@ def test_drf_victims_fair_weighs_one_answer_s_victims_of_a_job_together() -> Non
     broken = replace(result, evictions=[*result.evictions, Eviction(third, "preempt")], logs=logs)
     [message] = violations("drf-victims-fair", inputs, broken)
     assert "exceeds that of ns/v without them (at most 0.2500)" in message
+
+
+def test_drf_victims_fair_counts_the_preemptor_job_s_pipelined_tasks() -> None:
+    """Job h's two 1-core pods each evict one of v's four: h-1's job then holds h-0,
+    pipelined, so with h-1 its share is 0.5, and v may keep no less than half."""
+    conf = {
+        "actions": "enqueue, allocate, preempt",
+        "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "drf"}]}],
+    }
+    pods = [pod("ns", f"v-{i}", "v", {"cpu": 1}, node_name="n") for i in range(4)]
+    pods += [pod("ns", f"h-{i}", "h", {"cpu": 1}) for i in range(2)]
+    groups = [
+        pod_group("ns", "v", "q", min_member=0, phase="Running", priority_class="low"),
+        pod_group("ns", "h", "q", min_member=2, phase="Inqueue", priority_class="high"),
+    ]
+    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
+    world = cluster(
+        [node("n", {"cpu": 4, "memory": "8Gi", "pods": 110})], pods, groups, classes=classes
+    )
+    inputs, result = run(conf, world)
+    assert [e.task for e in result.evictions] == ["ns/v-2", "ns/v-0"]
+    assert violations("drf-victims-fair", inputs, result) == []
+    # h-1 takes a second victim: v keeps 1 core (0.25); h's share with h-1 is 0.5 only
+    # when the pipelined h-0 counts.
+    line = LogLine(3, Severity.INFO, "Try to preempt Task <ns/v-1> for Task <ns/h-1>")
+    at = next(
+        i for i, x in enumerate(result.logs) if x.text.startswith("Try to preempt Task <ns/v-0>")
+    )
+    logs = [*result.logs[: at + 1], line, *result.logs[at + 1 :]]
+    evictions = [*result.evictions, Eviction("ns/v-1", "preempt")]
+    [message] = violations(
+        "drf-victims-fair", inputs, replace(result, evictions=evictions, logs=logs)
+    )
+    assert "ns/v-0, ns/v-1 was preempted for ns/h-1" in message
+    assert "(at least 0.5000) exceeds that of ns/v without them (at most 0.2500)" in message

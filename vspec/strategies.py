@@ -713,6 +713,7 @@ def _allocate_job(
             lost = _shaped_pod(job, "r0", 0, "ns0", requests, "")
             lost.node_selector = dict(_NOWHERE)
         fits = [_shaped_pod(job, "r1", i, "ns0", requests, "") for i in range(replicas)]
+        _select_nodes(draw, fits)
         return [lost, *fits], draw(_weighted((3, 1), (1, replicas), (1, 0)))
     count = max(2, replicas) if kind == "ready" else replicas
     pods = []
@@ -723,9 +724,20 @@ def _allocate_job(
             node = _room(nodes_, used, requests)
         pods.append(_shaped_pod(job, "r0", i, "ns0", requests, node))
     running = sum(1 for p in pods if p.node_name)
+    _select_nodes(draw, pods)
     if kind == "ready":
         return pods, draw(_weighted((3, running), (1, 0), (1, max(0, running - 1))))
     return pods, draw(_weighted((2, count), (1, 1), (1, 0)))
+
+
+def _select_nodes(draw: st.DrawFn, pods: list[Pod]) -> None:
+    """One role in four selects nodes by required node affinity (NotIn on labels these
+    nodes lack, most often): the filters then decide where, or whether, it fits."""
+    if draw(_ONE_IN[4]):
+        affinity = Affinity(NodeAffinity(required=tuple(draw(_NODE_TERMS))))
+        for pod in pods:
+            if not pod.node_name:
+                pod.affinity = affinity
 
 
 def _room(

@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from vspec.errors import SpecError, VspecError
 from vspec.framework.interface import Action, ArgumentSpec, Plugin
+from vspec.framework.packaged import entry_points
 from vspec.registries import Registry
 
 PLUGINS: Registry[type[Plugin]] = Registry("plugin")  # built-ins and entry points
@@ -170,8 +170,8 @@ def load_builtins() -> None:
     _loaded_packages.add("builtins")
     _import_package("vspec.actions")
     _import_package("vspec.plugins")
-    for group in ("vspec.actions", "vspec.plugins"):
-        for ep in entry_points(group=group):
+    for eps in entry_points(("vspec.actions", "vspec.plugins")).values():
+        for ep in eps:
             try:
                 ep.load()
             except Exception as exc:  # a broken extension must not hide the others

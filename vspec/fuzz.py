@@ -26,7 +26,6 @@ that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import random
 import sys
 import time
@@ -659,6 +658,8 @@ def finding_document(kind: str, case: GeneratedSpec, messages: list[str]) -> dic
 
 
 def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]) -> Path:
+    import hashlib  # here: its OpenSSL start-up would cost every vspec command
+
     import yaml
 
     doc = finding_document(kind, case, messages)

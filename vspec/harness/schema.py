@@ -27,7 +27,7 @@ import re
 import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import SpecError
@@ -74,7 +74,8 @@ _short.maxlist = _short.maxdict = 4
 
 @cache
 def _raw_schema() -> dict[str, Any]:
-    text = resources.files("vspec.harness").joinpath("schema.json").read_text(encoding="utf-8")
+    # Next to this module (importlib.resources would cost every run its import).
+    text = Path(__file__).with_name("schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     # The generate vocabulary is vspec.generate's: its schema is stated there, once.
     schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()

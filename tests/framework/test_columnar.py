@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,11 +107,19 @@ def _plugins(draw: st.DrawFn) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.parametrize("few", [0, 1000])  # numpy on every row set; row by row on all
 @settings(deadline=None)
-@given(clusters(BOUNDS), _plugins())
+@given(cluster=clusters(BOUNDS), plugins=_plugins())
 def test_columnar_verdicts_and_scores_are_the_per_node_ones(
-    cluster: Cluster, plugins: list[dict[str, Any]]
+    cluster: Cluster, plugins: list[dict[str, Any]], few: int
 ) -> None:
+    from vspec.framework import columns
+
+    with _forced(), mock.patch.object(columns, "FEW_ROWS", few):
+        _check_verdicts_and_scores(cluster, plugins)
+
+
+def _check_verdicts_and_scores(cluster: Cluster, plugins: list[dict[str, Any]]) -> None:
     with _forced():
         ssn = session(cluster, plugins, verbosity=0)
         cols = columnar.session_columns(ssn)

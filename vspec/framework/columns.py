@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     Column = NDArray[Any]
 
 NodeValue = Callable[[NodeInfo], float]
+# Up to this many rows a columnar variant may answer row by row with its per-node code:
+# a numpy call costs about a microsecond whatever its length, and a memoised score is
+# asked again for the one or two rows a placement changed (NodeColumns.memo).
+FEW_ROWS = 4
 
 
 class _Column:

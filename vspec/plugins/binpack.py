@@ -214,6 +214,13 @@ class BinpackPlugin(Plugin):
             return None if log.enabled(4) else task.resreq.signature()
 
         def columnar(task: TaskInfo, cols: NodeColumns, rows: Column) -> Column:
+            import numpy as np
+
+            from vspec.framework.columns import FEW_ROWS
+
+            if len(rows) <= FEW_ROWS:  # row by row is cheaper (no log line below V(4))
+                nodes = cols.nodes
+                return np.array([binpacking_score(task, nodes[r], weight, log) for r in rows])
             return binpacking_scores(task, cols, rows, weight)
 
         if weight.weight != 0:

@@ -323,6 +323,10 @@ class NodeOrderPlugin(Plugin):
         if not known[rows].all():
             return None
         facts = self._task_facts(task)
+        from vspec.framework.columns import FEW_ROWS
+
+        if len(rows) <= FEW_ROWS:
+            return self._few_scores(facts, cols, rows)
         k8s = self._k8s_columns(cols)
         total = np.zeros(len(rows), dtype=np.float64)
         for weight, label, _, scorer in self._node_scorers:
@@ -334,6 +338,26 @@ class NodeOrderPlugin(Plugin):
 
     def _known(self, node: NodeInfo) -> bool:
         return node.name in self._ssn.node_map
+
+    def _few_scores(self, facts: ScoreFacts, cols: NodeColumns, rows: Column) -> Column | None:
+        """:meth:`node_scores` of a few known rows by the per-node scorers, summed as
+        there; None where the columnar form declines (see :meth:`_column_scores`)."""
+        import numpy as np
+
+        for _, label, _, _ in self._node_scorers:
+            if label == "Balanced Request" and facts.pod.requested.get(GPU):
+                return None
+            if label == "Node Affinity" and facts.preferred_node_affinity.error is not None:
+                return None
+        node_map, names = self._ssn.node_map, cols.names
+        totals = []
+        for row in rows:
+            k8s_node = node_map[names[row]]
+            total = 0.0
+            for weight, _, _, scorer in self._node_scorers:
+                total = total + float(scorer(facts, k8s_node)) * float(weight)
+            totals.append(total)
+        return np.array(totals, dtype=np.float64)
 
     def _column_scores(
         self,

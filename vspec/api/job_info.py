@@ -117,6 +117,8 @@ class JobInfo:
             self.budget = (annotations[JDB_MIN_AVAILABLE], "")
         elif JDB_MAX_UNAVAILABLE in annotations:
             self.budget = ("", annotations[JDB_MAX_UNAVAILABLE])
+        else:
+            self.budget = ("", "")
         self.task_min_available = dict(pg.min_task_member)
         self.task_min_available_total = sum(pg.min_task_member.values())
         self.pg_uid = pg.meta.uid

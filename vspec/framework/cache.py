@@ -131,11 +131,10 @@ class SchedulerCache:
         for name in dirty_nodes:
             self.nodes[name] = NodeInfo(self.nodes[name].node)
         for uid in dirty.regrouped:
-            # As a fresh cache builds it: the pod group set first, then its tasks in order.
-            tasks = self.jobs[uid].tasks.values()
-            regrouped = self.jobs[uid] = JobInfo(uid, seen.groups[uid])
-            for task in tasks:
-                regrouped.add_task_info(task)
+            # The cache's job takes the new pod group (``UpdatePodGroup``): what
+            # ``SetPodGroup`` derives from it replaces all it derived from the last one,
+            # and the tasks, the same pods', stay as a fresh build adds them.
+            self.jobs[uid].set_pod_group(seen.groups[uid])
         for uid in dirty_jobs:
             self.jobs.pop(uid, None)
             pg = seen.groups.get(uid)
@@ -202,11 +201,13 @@ class SchedulerCache:
                     "exist, ignore it.",
                 )
                 continue
-            job.priority = self.default_priority
+            # Volcano sets the priority on the cache's job, then clones it; set on the
+            # clone, it leaves the cache's jobs as a fresh cache builds them.
+            clone = jobs[uid] = job.clone()
+            clone.priority = self.default_priority
             pc = self.priority_classes.get(job.pod_group.priority_class_name)
             if pc is not None:
-                job.priority = pc.value
-            jobs[uid] = job.clone()
+                clone.priority = pc.value
         self.log.v(
             3,
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "

@@ -12,6 +12,8 @@ from vspec.model.conf import SchedulerConf, load_conf
 from vspec.model.objects import Cluster, ObjectMeta, PriorityClass
 from vspec.model.result import Eviction, LogLine, Severity, SimulationResult
 
+# The preemptors' and the victims' priority classes.
+CLASSES = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
 RECLAIM = {
     "actions": "enqueue, allocate, reclaim",
     "tiers": [{"plugins": [{"name": "gang"}, {"name": "proportion"}]}],
@@ -92,11 +94,7 @@ def _crowded() -> Cluster:
         pod_group("ns", "other", "q1", min_member=1, phase="Inqueue"),
     ]
     nodes = [node(f"n{i}", {"cpu": 2, "memory": "8Gi", "pods": 110}) for i in range(2)]
-    classes = [
-        PriorityClass(ObjectMeta("high"), 100),
-        PriorityClass(ObjectMeta("low"), 10),
-    ]
-    return cluster(nodes, pods, groups, queues=[queue("q0"), queue("q1")], classes=classes)
+    return cluster(nodes, pods, groups, queues=[queue("q0"), queue("q1")], classes=CLASSES)
 
 
 def test_pipelined_within_deserved_holds_and_catches_a_preemptor_past_the_share() -> None:
@@ -131,9 +129,8 @@ def test_drf_victims_fair_holds_and_catches_a_victim_of_a_smaller_share() -> Non
         pod_group("ns", "big", "q", min_member=0, phase="Running", priority_class="low"),
         pod_group("ns", "high", "q", min_member=1, phase="Inqueue", priority_class="high"),
     ]
-    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
     world = cluster(
-        [node("n", {"cpu": 2, "memory": "8Gi", "pods": 3})], pods, groups, classes=classes
+        [node("n", {"cpu": 2, "memory": "8Gi", "pods": 3})], pods, groups, classes=CLASSES
     )
     inputs, result = run(conf, world)
     # With the preemptor, its job would hold half the cores: more than either job keeps.
@@ -181,12 +178,11 @@ def test_drf_victims_fair_weighs_one_answer_s_victims_of_a_job_together() -> Non
         pod_group("ns", "v", "q", min_member=0, phase="Running", priority_class="low"),
         pod_group("ns", "h", "q", min_member=1, phase="Inqueue", priority_class="high"),
     ]
-    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
     world = cluster(
         [node("n", {"cpu": 4, "memory": "8Gi", "pods": 110})],
         [*pods, pod("ns", "h-0", "h", {"cpu": 2})],
         groups,
-        classes=classes,
+        classes=CLASSES,
     )
     inputs, result = run(conf, world)
     assert len(result.evictions) == 2
@@ -215,9 +211,8 @@ def test_drf_victims_fair_counts_the_preemptor_job_s_pipelined_tasks() -> None:
         pod_group("ns", "v", "q", min_member=0, phase="Running", priority_class="low"),
         pod_group("ns", "h", "q", min_member=2, phase="Inqueue", priority_class="high"),
     ]
-    classes = [PriorityClass(ObjectMeta("high"), 100), PriorityClass(ObjectMeta("low"), 10)]
     world = cluster(
-        [node("n", {"cpu": 4, "memory": "8Gi", "pods": 110})], pods, groups, classes=classes
+        [node("n", {"cpu": 4, "memory": "8Gi", "pods": 110})], pods, groups, classes=CLASSES
     )
     inputs, result = run(conf, world)
     assert [e.task for e in result.evictions] == ["ns/v-2", "ns/v-0"]

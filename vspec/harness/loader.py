@@ -18,7 +18,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -397,12 +397,13 @@ def _spec(doc: Document, context: _Context) -> Spec:
     settings = project_settings(Path(doc.file))
     load_project_plugins(settings, everywhere=False)
     own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
-    load_plugins_dirs(
-        own_dirs,
-        origin=f"spec {data['name']!r}",
-        location=(root / "pluginsDir").location(),
-        everywhere=False,
-    )
+    if own_dirs:
+        load_plugins_dirs(
+            own_dirs,
+            origin=f"spec {data['name']!r}",
+            location=(root / "pluginsDir").location(),
+            everywhere=False,
+        )
     plugins_dirs = (*settings.plugins_dirs, *own_dirs)
     replaces = frozenset(data.get("replaceBuiltins") or ())
     from vspec.framework.registry import scope
@@ -1011,7 +1012,7 @@ def _expect(at: At) -> Expect:
         expect.invariants = list(invariants)
     elif isinstance(invariants, dict):
         expect.disabled_invariants = list(invariants.get("disable") or ())
-    expect.locations = dict(_expect_locations(at, raw))
+    expect.locations = _ExpectLocations(At(at.doc.part(at.path)))
     return expect
 
 
@@ -1028,6 +1029,29 @@ def _check_regex(pattern: str, at: At) -> None:
         re.compile(pattern)
     except re.error as exc:
         raise at.error(f"{pattern!r} is not a regular expression: {exc}") from None
+
+
+class _ExpectLocations(Mapping[str, Location]):
+    """``Expect.locations``, found on first use: most specs pass and never ask, and
+    locating each key of ``expect`` was a tenth of a small spec's loading."""
+
+    def __init__(self, at: At) -> None:
+        self._at = at
+        self._found: dict[str, Location] | None = None
+
+    def _locations(self) -> dict[str, Location]:
+        if self._found is None:
+            self._found = dict(_expect_locations(self._at, self._at.value))
+        return self._found
+
+    def __getitem__(self, key: str) -> Location:
+        return self._locations()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._locations())
+
+    def __len__(self) -> int:
+        return len(self._locations())
 
 
 def _expect_locations(at: At, raw: Mapping[str, Any]) -> Iterable[tuple[str, Location]]:

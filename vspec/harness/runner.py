@@ -32,7 +32,7 @@ from vspec.errors import (
 from vspec.harness.expect import check, explain_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.harness.plugin_dirs import spec_scope
-from vspec.harness.settings import project_settings
+from vspec.harness.settings import project_settings, read_once
 from vspec.invariants import evaluate_invariants
 from vspec.model.engine import Engine
 from vspec.model.result import SimulationResult
@@ -263,7 +263,7 @@ def run_paths(
     seen: set[str] = set()  # the outcomes' warnings already in the report
     loaded = selected = 0
     try:
-        with interrupts():
+        with interrupts(), read_once():
             for path, named in spec_files(paths, report.problems):
                 specs, errors = load_specs(path, named=named, problems=report.problems, seed=seed)
                 for error in errors:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -114,11 +116,42 @@ SETTINGS: dict[str, tuple[str, Check]] = {
 }
 
 
+# The settings found per directory during one run (:func:`read_once`), or None outside.
+_found: ContextVar[dict[str, ProjectSettings] | None] = ContextVar(
+    "vspec_project_settings", default=None
+)
+
+
+@contextmanager
+def read_once() -> Iterator[None]:
+    """Within the block, the settings of each directory are looked up once: a run's
+    specs ask three or four times each (loading, plugins, the runner), and each lookup
+    resolves the path and stats a ``pyproject.toml`` in every directory above it, about
+    a tenth of a small spec's loading. A pyproject created or edited during the block
+    is not seen before the next."""
+    token = _found.set({})
+    try:
+        yield
+    finally:
+        _found.reset(token)
+
+
 def project_settings(start: Path | None = None) -> ProjectSettings:
     """The settings of the nearest ``pyproject.toml`` holding a ``[tool.vspec]`` table
     above ``start``: a spec file, or a directory (default: the current directory, for the
     commands that read no spec). None found is the defaults. Raises :class:`SpecError` at
     the pyproject for an unreadable file, an unknown key or a bad value."""
+    found = _found.get()
+    if found is None:
+        return _look_up(start)
+    key = str(start) if start is not None else ""
+    settings = found.get(key)
+    if settings is None:
+        settings = found[key] = _look_up(start)
+    return settings
+
+
+def _look_up(start: Path | None) -> ProjectSettings:
     here = (start or Path.cwd()).resolve()
     if not here.is_dir():
         here = here.parent

@@ -157,6 +157,29 @@ class Document:
     def error(self, path: Sequence[Key], message: str, *, key: bool = False) -> SpecError:
         return SpecError(message, self.locate(path, key=key))
 
+    def part(self, path: Sequence[Key]) -> Document:
+        """The value at ``path`` as a document of its own that locates as this one does,
+        keeping only the positions of that value: what is located later (only when an
+        error is reported) need not keep the whole file's data alive."""
+        value = self.get(path)
+        marks: dict[int, _Marks] = {}
+        pending = [value]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, dict | list) and id(node) in self.marks:
+                marks[id(node)] = self.marks[id(node)]
+                pending.extend(node.values() if isinstance(node, dict) else node)
+        line, column = self.position(path)
+        return Document(
+            self.file,
+            self.index,
+            value,
+            (line, column),
+            marks,
+            key_prefix=(*self.key_prefix, *path),
+            offset=self.offset,
+        )
+
     def source_char(self, path: Sequence[Key]) -> str:
         """The first character of the value at ``path`` in the source (``|`` marks a
         literal block scalar, quotes a quoted one)."""

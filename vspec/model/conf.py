@@ -174,7 +174,8 @@ def load_conf(
                 raise ConfError("a plugin entry needs a name", loc)
             flags: dict[str, bool | None] = {}
             for key, attr in FLAG_KEYS.items():
-                flags[attr] = _flag(entry.get(key), key, partial(where, *at, key))
+                value = entry.get(key)
+                flags[attr] = None if value is None else _flag(value, key, partial(where, *at, key))
                 if flags[attr] is None and default_plugin_flags and attr not in NOT_DEFAULTED:
                     flags[attr] = True
             arguments = entry.get("arguments") or {}

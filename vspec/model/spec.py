@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -60,7 +61,7 @@ class Expect:
     invariants: list[str] = field(default_factory=list)
     metrics: list[MetricBound] = field(default_factory=list)  # a timeline's bounds
     disabled_invariants: list[str] = field(default_factory=list)
-    locations: dict[str, Location] = field(default_factory=dict)  # expect key -> where
+    locations: Mapping[str, Location] = field(default_factory=dict)  # expect key -> where
 
 
 @dataclass

@@ -178,7 +178,8 @@ class TestRunOptions:
         write(tmp_path / "a.yaml", spec("seeded", extra="seed: 7\n"))
         run(capsys, "run", tmp_path)
         run(capsys, "run", "--seed", "42", tmp_path)
-        assert engine.seeds == [7, 7, 42, 42]  # each run twice: `deterministic` re-runs it
+        # Once each: the built-in conf's determinism is not re-checked by a spec run.
+        assert engine.seeds == [7, 42]
 
     def test_verbose_prints_a_line_per_spec(
         self, tmp_path: Path, engine: FakeEngine, capsys: pytest.CaptureFixture[str]

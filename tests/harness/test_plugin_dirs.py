@@ -420,3 +420,47 @@ def test_two_plugins_dirs_with_one_name_are_an_error(
     code, out, _ = run(capsys, "validate", "specs")
     assert code == 2
     assert "plugin 'avoid-n1' is registered by two plugins dirs:" in out
+
+
+# -- a user's plugin that is not deterministic --------------------------------------------
+
+# Prefers n1 in a process's odd-numbered sessions and n2 in the others: hidden state
+# outliving the run, which the same spec run again must expose.
+FLIP_FLOP = '''
+from typing import ClassVar
+
+from vspec.extension import NodeInfo, Plugin, Session, TaskInfo, register_plugin
+
+SESSIONS: list[str] = []
+
+
+@register_plugin
+class FlipFlop(Plugin):
+    """Prefers another node in every session."""
+
+    name: ClassVar[str] = "flip-flop"
+
+    def on_session_open(self, ssn: Session) -> None:
+        SESSIONS.append(ssn.uid)
+        favourite = "n1" if len(SESSIONS) % 2 else "n2"
+
+        def order(task: TaskInfo, node: NodeInfo) -> float:
+            return 10.0 if node.name == favourite else 0.0
+
+        ssn.add_node_order_fn(self.name, order)
+'''
+
+
+def test_a_nondeterministic_user_plugin_fails_its_spec(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`deterministic` re-runs a spec whose run goes through a user's plugin (a spec
+    run leaves vspec's own code to vspec's suite and fuzzer) and catches it."""
+    write(project / "plugins" / "flip_flop.py", FLIP_FLOP)
+    text = spec(plugin="flip-flop").replace(
+        "expect:\n  binds: {default/a-t-0: n2, default/b-t-0: n2}\n", "expect: {bindCount: 2}\n"
+    )
+    write(project / "specs" / "a.yaml", text)
+    code, out, _ = run(capsys, "run", "--plugins-dir", "plugins", "specs")
+    assert code == 1, out
+    assert "invariant deterministic: a second run with seed 0 gives different binds" in out

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tests.builders import cluster, node, pod, pod_group, run, violations
+from tests.conftest import FakeEngine
 from vspec.api.job_info import JobInfo
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -277,6 +278,30 @@ def test_deterministic_runs_on_large_clusters_only_when_thorough(
     thorough = replace(inputs, thorough=True)
     assert invariant.applies_to(thorough)
     assert "a second run with seed 3 gives different binds" in invariant.check(thorough, result)
+
+
+def test_deterministic_reruns_a_small_spec_only_through_users_code() -> None:
+    """vspec's own engine and plugins are re-run by its suite and fuzzer, not by each
+    spec run; another engine, or a plugin of the user's (one replacing a built-in too),
+    is re-run on every small spec."""
+    world = cluster(
+        [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+        [pod("ns", "j-p", "j", {"cpu": 1})],
+        [pod_group("ns", "j", "q", min_member=1, phase="Inqueue")],
+    )
+    inputs, _ = run(ALLOCATE, world)
+    invariant = get("deterministic")
+    assert invariant is not None and not invariant.applies_to(inputs)
+    assert invariant.applies_to(replace(inputs, thorough=True))
+    assert invariant.applies_to(replace(inputs, engine=FakeEngine()))
+
+    class Users(Plugin):
+        name: ClassVar[str] = "priority"
+
+    Users.__module__ = "vspec_user_plugins.priority"
+    with registry.isolated():
+        registry.register_plugin(Users)
+        assert invariant.applies_to(inputs)
 
 
 PREEMPT = {

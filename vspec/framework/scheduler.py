@@ -285,6 +285,7 @@ def _run_once(
         entry.phase = pg.phase
         entry.conditions = list(pg.conditions)
     moved_on = advance(cluster, ssn)
+    ssn.release()
     for pod in cluster.held_pods:
         if pod not in moved_on.held_pods:
             result.created[pod.meta.key] = log.cycle + 1

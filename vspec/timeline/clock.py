@@ -63,6 +63,7 @@ from vspec.model.result import SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
 from vspec.timeline.records import JobRecord, PodRecord, Tick, TimelineResult
 from vspec.timeline.shares import fair_shares
+from vspec.util.collector import tuned_collector
 
 # Actions that change nothing when nothing is pending (see the module docstring).
 PENDING_DRIVEN_ACTIONS = frozenset(
@@ -93,7 +94,7 @@ def run_timeline(
     Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
     """
     started = time.process_time()
-    with engine_errors():
+    with engine_errors(), tuned_collector():
         start = now or DEFAULT_NOW
         clock = Clock(conf, cluster, timeline, seed, start, verbosity, on_session, engine)
         clock.run()

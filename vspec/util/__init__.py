@@ -1,1 +1,2 @@
-"""Helpers shared by actions, as in Volcano's ``pkg/scheduler/util``."""
+"""Helpers shared by actions, as in Volcano's ``pkg/scheduler/util``, and the collector
+settings vspec runs under."""

@@ -1,0 +1,24 @@
+"""The cyclic collector's thresholds while vspec runs a command or a timeline."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# Python's (700, 10, 10) suit small heaps; a spec of thousands of pods keeps millions of
+# objects alive and allocates as many per session, so the default ran the collector
+# about 1,100 times in a 1,000-node `vspec run` (0.77 of its 6.4 CPU-s; 14 times, 0.16 s,
+# with these).
+COLLECTOR_THRESHOLDS = (50_000, 20, 100)
+
+
+@contextmanager
+def tuned_collector() -> Iterator[None]:
+    """Run with :data:`COLLECTOR_THRESHOLDS`, then put the caller's thresholds back."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tests.builders import session
 from vspec.actions.allocate import predicate
+from vspec.api.resource import ZERO
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors
 from vspec.framework import columnar
@@ -130,15 +131,22 @@ def _check_verdicts_and_scores(cluster: Cluster, plugins: list[dict[str, Any]]) 
                 ssn.pre_predicate_fn(task)
             except Exception:  # a PreFilter failure: allocate tries no node
                 continue
-            verdicts = columnar.allocate_verdicts(ssn, task, cols)
-            if verdicts is None:
+            answers = columnar.allocate_verdicts(
+                ssn,
+                task,
+                cols,
+                lambda node, task=task: ssn.predicate_for_allocate_action(task, node),
+            )
+            if answers is None:
                 continue
+            verdicts, fits_idle = answers
             feasible = []
             for row, node in enumerate(cols.nodes):
                 fe = predicate(ssn, task, node)
                 code = int(verdicts.codes[row])
                 got = None if code == 0 else verdicts.statuses[code - 1]
                 assert got == (None if fe is None else fe.statuses), node.name
+                assert fits_idle[row] == task.init_resreq.less_equal(node.idle, ZERO)
                 if fe is None:
                     feasible.append(row)
             if len(feasible) < 2:
@@ -249,3 +257,29 @@ def test_memo_recomputes_only_the_rows_whose_node_changed() -> None:
     assert cols.memo("k", every, lambda rows: None) is None  # declined: nothing kept
     assert list(cols.memo("k", np.array([1, 0]), compute)) == [0.0, 1.0]
     assert asked[-1] == [0]
+
+
+def test_kept_answers_name_the_rows_whose_node_changed_since_settled() -> None:
+    from vspec.api.node_info import NodeInfo
+    from vspec.framework import columns
+
+    nodes = [NodeInfo(None, f"n{i}") for i in range(4)]
+    cols = columns.NodeColumns(nodes)
+    made: list[str] = []
+
+    def make() -> list[str]:
+        made.append("k")
+        return made
+
+    answers, stale = cols.kept("k", make)
+    assert answers is made and list(stale) == [0, 1, 2, 3]
+    cols.settle("k", stale[:3])
+    assert list(cols.kept("k", make)[1]) == [3]
+    cols.settle("k", stale)
+    nodes[1]._changed()
+    nodes[1]._changed()
+    assert list(cols.kept("k", make)[1]) == [1]
+    assert made == ["k"]  # made once, kept while used
+    for key in range(columns.MEMO_KEYS):  # the least recently used key is dropped
+        cols.kept(key, list)
+    assert list(cols.kept("k", make)[1]) == [0, 1, 2, 3] and made == ["k", "k"]

@@ -29,7 +29,7 @@ from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, NodeColumns
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -192,10 +192,10 @@ class Allocate(ErrorCacheAction):
                 job.nodes_fit_errors[task.uid] = fit_errors
                 break
             cols = columnar.session_columns(ssn)
-            verdicts = None if cols is None else columnar.allocate_verdicts(ssn, task, cols)
-            if cols is not None and verdicts is not None:
+            answers = None if cols is None else self._allocate_verdicts(ssn, task, cols)
+            if cols is not None and answers is not None:
                 rows, fit_errors = helper.predicate_rows(
-                    ssn, task, cols, verdicts, self.enable_predicate_error_cache
+                    ssn, task, cols, answers[0], self.enable_predicate_error_cache
                 )
                 found = len(rows) > 0
             else:
@@ -209,8 +209,8 @@ class Allocate(ErrorCacheAction):
                 if job.need_continue_allocating():
                     continue
                 break
-            if cols is not None and verdicts is not None:
-                best = self._best_row(ssn, task, cols, rows)
+            if cols is not None and answers is not None:
+                best = self._best_row(ssn, task, cols, rows, answers[1])
             else:
                 best = self._best_node(ssn, task, nodes)
             self._place(ssn, stmt, task, best)
@@ -263,11 +263,22 @@ class Allocate(ErrorCacheAction):
         raise _no_best_node(task)
 
     @staticmethod
-    def _best_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> NodeInfo:
+    def _allocate_verdicts(
+        ssn: Session, task: TaskInfo, cols: NodeColumns
+    ) -> tuple[Verdicts, Column] | None:
+        return columnar.allocate_verdicts(
+            ssn, task, cols, lambda node: ssn.predicate_for_allocate_action(task, node)
+        )
+
+    @staticmethod
+    def _best_row(
+        ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column, fits_idle_at: Column
+    ) -> NodeInfo:
         """:meth:`_best_node` over the feasible rows of the node columns. Every feasible
         row fits FutureIdle (the resource fit is part of their verdict, and nothing has
-        changed since), so the second gradient is the rows that do not fit Idle."""
-        fits_idle = cols.fit(task.init_resreq, cols.idle, rows) == 0
+        changed since), so the second gradient is the rows that do not fit Idle
+        (``fits_idle_at``: per row of the columns)."""
+        fits_idle = fits_idle_at[rows]
         for gradient in (rows[fits_idle], rows[~fits_idle]):
             if len(gradient):
                 best = choose_row(ssn, task, cols, gradient)

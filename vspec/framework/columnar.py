@@ -17,17 +17,22 @@ variants must be pure: no log line, no state change.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
-from vspec.api.resource import Resource
+from vspec.api.node_info import NodeInfo
+from vspec.api.resource import ZERO, Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
-from vspec.api.unschedule_info import insufficient_resource_reason
+from vspec.api.unschedule_info import FitError, insufficient_resource_reason
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, NodeColumns, Verdicts
     from vspec.framework.session import Session
-    from vspec.framework.session_plugins import ColumnarScoreFn
+    from vspec.framework.session_plugins import ColumnarPredicateFn, ColumnarScoreFn
+
+# The plugins' per-node predicate for one task in allocate.
+PerNodePredicate = Callable[[NodeInfo], FitError | None]
 
 # Below this many nodes the per-node path (with its memos) is as fast (W1, 100 nodes:
 # within noise), and numpy is not imported (about 0.1 s of start-up).
@@ -68,36 +73,152 @@ def fit_verdicts(cols: NodeColumns, request: Resource) -> Verdicts:
     return Verdicts(cols.fit(request, cols.future_idle), statuses)
 
 
-def allocate_verdicts(ssn: Session, task: TaskInfo, cols: NodeColumns) -> Verdicts | None:
+def allocate_verdicts(
+    ssn: Session, task: TaskInfo, cols: NodeColumns, per_node: PerNodePredicate
+) -> tuple[Verdicts, Column] | None:
     """Allocate's predicate on every node (the resource fit, then the plugins in order,
-    the first failure deciding, kept only with an allocate-failing code), or None when
-    some predicate is not node-local or columnar for ``task``."""
-    from vspec.framework.session import ALLOCATE_FAILS
+    the first failure deciding, kept only with an allocate-failing code) and, per node,
+    whether the request fits Idle; None when some predicate is not node-local or
+    columnar for ``task``. ``per_node`` is the plugins' per-node predicate for the
+    task (``Session.predicate_for_allocate_action``).
 
+    Node-local: the fit's answers on a row depend on the request and the row's node
+    only, the plugins' on their key and the node, so each is kept per key (a job's
+    tasks share both, and many jobs too) and recomputed only for the rows whose node
+    changed since; a few such rows are asked row by row (the plugins' of ``per_node``,
+    whose answers the variants must equal), cheaper there than numpy calls."""
     fns = ssn.columnar_fns("predicate")
-    if fns is None or ssn.node_local_key("predicate", task) is None:
+    plugins_key = ssn.node_local_key("predicate", task)
+    if fns is None or plugins_key is None:
         return None
+    plugins = _plugin_answers(task, cols, fns, plugins_key, per_node)
+    if plugins is None:
+        return None
+    fit = _fit_answers(cols, task.init_resreq)
     import numpy as np
 
-    verdicts = fit_verdicts(cols, task.init_resreq)
-    codes = verdicts.codes.copy()
-    statuses = list(verdicts.statuses)
-    fixed = len(statuses)  # the resource fit's own failures are kept whatever their code
+    from vspec.framework.columns import Verdicts
+
+    # The fit first: its codes follow the plugins' status lists.
+    shift = len(plugins.statuses)
+    codes = np.where(fit.codes != 0, fit.codes + shift, plugins.codes)
+    return Verdicts(codes, plugins.statuses + fit.statuses), fit.fits_idle
+
+
+class _FitAnswers:
+    """Per row, the resource fit of one request against FutureIdle (0, or 1 + the first
+    short dimension's index into ``statuses``) and against Idle."""
+
+    __slots__ = ("codes", "dims", "fits_idle", "statuses")
+
+    def __init__(self, size: int, request: Resource) -> None:
+        import numpy as np
+
+        from vspec.framework.columns import dimensions
+
+        self.codes = np.zeros(size, dtype=np.int32)
+        self.fits_idle = np.zeros(size, dtype=np.bool_)
+        self.dims = dimensions(request)
+        self.statuses = [
+            [Status(Code.Unschedulable, insufficient_resource_reason([name]))] for name in self.dims
+        ]
+
+
+def _row_by_row(stale: int, size: int) -> bool:
+    """Whether ``stale`` rows of ``size`` are cheaper asked one by one: a row's Python
+    check costs a few microseconds, the numpy calls over all rows tens to hundreds."""
+    from vspec.framework import columns
+
+    return stale <= max(columns.FEW_ROWS, size // 32)
+
+
+def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
+    key = ("allocate fit", request.signature())
+    answers, stale = cols.kept(key, lambda: _FitAnswers(cols.size, request))
+    if len(stale) == 0:
+        return answers
+    if _row_by_row(len(stale), cols.size):
+        dims, nodes = answers.dims, cols.nodes
+        for row in stale:
+            node = nodes[row]
+            short = request.less_equal_with_resources_name(node.future_idle_view(), ZERO)
+            answers.codes[row] = dims.index(short[0]) + 1 if short else 0
+            answers.fits_idle[row] = request.less_equal(node.idle, ZERO)
+    elif len(stale) == cols.size:
+        answers.codes[:] = cols.fit(request, cols.future_idle)
+        answers.fits_idle[:] = cols.fit(request, cols.idle) == 0
+    else:
+        answers.codes[stale] = cols.fit(request, cols.future_idle, stale)
+        answers.fits_idle[stale] = cols.fit(request, cols.idle, stale) == 0
+    cols.settle(key, stale)
+    return answers
+
+
+class _PluginAnswers:
+    """Per row, the plugins' verdict for one node-local key: a code into a growing list
+    of status lists (one code per distinct list)."""
+
+    __slots__ = ("codes", "codes_of", "statuses")
+
+    def __init__(self, size: int) -> None:
+        import numpy as np
+
+        self.codes = np.zeros(size, dtype=np.int32)
+        self.statuses: list[list[Status]] = []
+        self.codes_of: dict[tuple[Status, ...], int] = {}
+
+    def code(self, statuses: list[Status]) -> int:
+        key = tuple(statuses)
+        code = self.codes_of.get(key)
+        if code is None:
+            self.statuses.append(list(statuses))
+            code = self.codes_of[key] = len(self.statuses)
+        return code
+
+
+def _plugin_answers(
+    task: TaskInfo,
+    cols: NodeColumns,
+    fns: list[ColumnarPredicateFn],
+    plugins_key: Hashable,
+    per_node: PerNodePredicate,
+) -> _PluginAnswers | None:
+    """The plugins' verdicts, current on every row; None when a variant declines."""
+    from vspec.framework.session import ALLOCATE_FAILS
+
+    key = ("allocate plugins", plugins_key)
+    answers, stale = cols.kept(key, lambda: _PluginAnswers(cols.size))
+    if len(stale) == 0:
+        return answers
+    if _row_by_row(len(stale), cols.size):
+        nodes = cols.nodes
+        for row in stale:
+            fe = per_node(nodes[row])
+            answers.codes[row] = 0 if fe is None else answers.code(fe.statuses)
+        cols.settle(key, stale)
+        return answers
+    import numpy as np
+
+    codes = np.zeros(cols.size, dtype=np.int32)
+    lut = [0]
     for fn in fns:
         answer = fn(task, cols)
         if answer is None:
             return None
         undecided = (codes == 0) & (answer.codes != 0)
-        codes[undecided] = answer.codes[undecided] + len(statuses)
-        statuses.extend(answer.statuses)
-    keep = [
-        k < fixed or any(s.code in ALLOCATE_FAILS for s in sts) for k, sts in enumerate(statuses)
-    ]
-    if not all(keep):
-        lut = np.array([0, *(k + 1 if kept else 0 for k, kept in enumerate(keep))], np.int32)
-        codes = lut[codes]
-    verdicts.codes, verdicts.statuses = codes, statuses
-    return verdicts
+        codes[undecided] = answer.codes[undecided] + (len(lut) - 1)
+        # A failure without an allocate-failing code lets the node pass.
+        lut.extend(
+            answers.code(sts) if any(s.code in ALLOCATE_FAILS for s in sts) else 0
+            for sts in answer.statuses
+        )
+    table = np.array(lut, dtype=np.int32)
+    if len(stale) == cols.size:
+        answers.codes[:] = table[codes]
+    else:
+        answers.codes[stale] = table[codes[stale]]
+    cols.settle(key, stale)
+    return answers
 
 
 def scores(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> Column | None:

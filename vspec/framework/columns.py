@@ -20,7 +20,7 @@ one session (their keys are the session's).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -38,6 +38,9 @@ NodeValue = Callable[[NodeInfo], float]
 # a numpy call costs about a microsecond whatever its length, and a memoised score is
 # asked again for the one or two rows a placement changed (NodeColumns.memo).
 FEW_ROWS = 4
+# Memoised answers (NodeColumns.memo, .kept) are kept for this many keys, the last used.
+MEMO_KEYS = 64
+T = TypeVar("T")
 
 
 class _Column:
@@ -71,6 +74,7 @@ class NodeColumns:
         "_dirty",
         "_epoch",
         "_memos",
+        "_rotation",
         "_session",
         "names",
         "nodes",
@@ -89,7 +93,8 @@ class NodeColumns:
         # values and the epoch each row's value was computed at (-1: never).
         self._epoch = 0
         self._changed: Column = np.zeros(self.size, dtype=np.int64)
-        self._memos: dict[Hashable, tuple[Column, Column]] = {}
+        self._memos: dict[Hashable, tuple[Any, Column]] = {}
+        self._rotation: Column | None = None
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
 
@@ -123,6 +128,14 @@ class NodeColumns:
             node.watch(None)
         self._columns.clear()
         self._memos.clear()
+
+    def rotation(self, start: int) -> Column:
+        """The rows from ``start`` on, wrapping round (row ``(start + i) % size`` at ``i``):
+        a view of one array kept for the purpose, not to be written."""
+        if self._rotation is None:
+            every = np.arange(self.size)
+            self._rotation = np.concatenate((every, every))
+        return self._rotation[start : start + self.size]
 
     def column(self, key: Hashable, value: NodeValue, dtype: type = np.float64) -> Column:
         """The column ``key``: ``value(node)`` for every node, current. ``key`` names what
@@ -161,12 +174,7 @@ class NodeColumns:
         """``compute(rows)``, a float64 answer per row that depends only on ``key`` and
         the row's node, computed only for the rows of ``rows`` whose node changed since
         (or that were never asked); None, and nothing kept, when ``compute`` declines."""
-        self._sync()
-        entry = self._memos.get(key)
-        if entry is None:
-            entry = (np.zeros(self.size), np.full(self.size, -1, dtype=np.int64))
-            self._memos[key] = entry
-        values, computed = entry
+        values, computed = self._entry(key, lambda: np.zeros(self.size))
         stale = rows[computed[rows] < self._changed[rows]]
         if len(stale):
             fresh = compute(stale)
@@ -176,6 +184,31 @@ class NodeColumns:
             computed[stale] = self._epoch
         answer: Column = values[rows]
         return answer
+
+    def kept(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
+        """The per-row answers kept under ``key`` (``make()`` the first time; for one
+        session) and the rows whose node changed since :meth:`settle` last marked them
+        (all rows the first time): the caller brings those up to date, then settles them."""
+        answers, computed = self._entry(key, make)
+        return answers, np.flatnonzero(computed < self._changed)
+
+    def settle(self, key: Hashable, rows: Column) -> None:
+        """Mark the answers under ``key`` at ``rows`` current (see :meth:`kept`)."""
+        self._memos[key][1][rows] = self._epoch
+
+    def _entry(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
+        """The memo under ``key`` and the sync each row was computed at (-1: never), for
+        the ``MEMO_KEYS`` keys used last (a workload whose every task differs would keep
+        a column per task)."""
+        self._sync()
+        memos = self._memos
+        entry = memos.pop(key, None)
+        if entry is None:
+            entry = (make(), np.full(self.size, -1, dtype=np.int64))
+            if len(memos) >= MEMO_KEYS:
+                del memos[next(iter(memos))]  # the least recently used key
+        memos[key] = entry
+        return entry
 
     # -- Volcano's resource vectors ----------------------------------------------------------
     def future_idle(self, name: str) -> Column:

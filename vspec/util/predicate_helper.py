@@ -104,7 +104,8 @@ class PredicateHelper:
         """:meth:`predicate_nodes` over every node of ``cols`` with the verdicts already
         computed for all of them: the same rotation, the same stop one feasible node
         past ``numFeasibleNodesToFind``, the same error cache, the same V(3) lines
-        (one block), and fit errors as codes. Returns the feasible rows in order."""
+        (one block), and fit errors as codes, when no node passes (empty otherwise).
+        Returns the feasible rows in order."""
         import numpy as np
 
         if not task.task_role:
@@ -119,7 +120,7 @@ class PredicateHelper:
         state = ssn.state
         offset = state.last_processed_node_index
         start = offset % total
-        order = np.concatenate((np.arange(start, total), np.arange(0, start)))
+        order = cols.rotation(start)  # Volcano's rotation: row order[position]
         fresh = verdicts.codes[order]
         codes = fresh
         statuses = verdicts.statuses
@@ -139,9 +140,12 @@ class PredicateHelper:
         failing = np.flatnonzero(codes[:processed] != 0)
         new = failing if from_cache is None else failing[~from_cache[failing]]
         if len(new):
-            self._remember(group, cols, order[new], fresh[new], verdicts.statuses)
+            new_rows, new_codes = order[new], fresh[new]
+            self._remember(group, cols, new_rows, new_codes, verdicts.statuses)
             if ssn.log.enabled(3):
-                _log_failures(ssn, task, cols.names, order[new], fresh[new], verdicts.statuses)
+                _log_failures(ssn, task, cols.names, new_rows, new_codes, verdicts.statuses)
+        if len(passing):  # allocate reads a task's fit errors only when no node passed
+            return order[passing], FitErrors()
         fe = FitErrors.of_codes(task, cols.names, order[failing], codes[failing], statuses)
         return order[passing], fe
 

@@ -70,20 +70,21 @@ def choose_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) ->
         best: NodeInfo | None = nodes[int(rows[0])]
     else:
         scores = columnar.scores(ssn, task, cols, rows)
-        if scores is None or ssn.best_node_fns_registered() or scores.max() != scores.max():
+        top = float("nan") if scores is None else float(scores.max())
+        if scores is None or ssn.best_node_fns_registered() or top != top:
             # not all columnar, a BestNode function, or a NaN score: the dict keys decide
             return choose_node(ssn, task, [nodes[r] for r in rows])
-        best = _best_scored(ssn, nodes, rows, scores)
+        best = _best_scored(ssn, nodes, rows, scores, top)
     ssn.recorder.chose(ssn, task, best)
     return best
 
 
 def _best_scored(
-    ssn: Session, nodes: list[NodeInfo], rows: Column, scores: Column
+    ssn: Session, nodes: list[NodeInfo], rows: Column, scores: Column, top: float
 ) -> NodeInfo | None:
-    """``SelectBestNode`` over scores in node order: the top score above -1, ties broken by
-    the same seeded draw over the tied nodes in scoring order."""
-    top = scores.max()
+    """``SelectBestNode`` over scores in node order (``top`` the highest, not NaN): the
+    top score above -1, ties broken by the same seeded draw over the tied nodes in
+    scoring order."""
     if not top > -1.0:
         return None
     tied = rows[scores == top]

@@ -145,6 +145,8 @@ class SessionPlugins:
         self._node_local_flats: dict[Kind, list[NodeLocalKeyFn | None]] = {}
         self._columnar: dict[Kind, dict[str, Any]] = {k: {} for k in COLUMNAR_KINDS}
         self._columnar_flats: dict[Kind, list[Any] | None] = {}
+        # The pod-name index of each task name compared (TaskOrder asks it per comparison).
+        self._task_indexes: dict[str, int | None] = {}
 
     # -- registration -----------------------------------------------------------------------
     def _add(
@@ -426,7 +428,23 @@ class SessionPlugins:
         result = self.task_compare_fns(left, right)
         if result != 0:
             return result < 0
-        return compare_task(left, right)
+        return self._compare_task(left, right)
+
+    def _compare_task(self, left: TaskInfo, right: TaskInfo) -> bool:
+        """``helpers.CompareTask``: pod-name index, then creation time, then UID."""
+        indexes = self._task_indexes
+        li = indexes.get(left.name, _UNKNOWN)
+        if li == _UNKNOWN:
+            li = indexes[left.name] = _task_index(left.name)
+        ri = indexes.get(right.name, _UNKNOWN)
+        if ri == _UNKNOWN:
+            ri = indexes[right.name] = _task_index(right.name)
+        if li is not None and ri is not None and li != ri:
+            return li < ri
+        lt, rt = left.pod.meta.creation_timestamp, right.pod.meta.creation_timestamp
+        if lt == rt:
+            return left.uid < right.uid
+        return lt < rt
 
     # -- predicates and scores -------------------------------------------------------------------
     def predicate_fn(self, task: TaskInfo, node: NodeInfo) -> None:
@@ -581,6 +599,7 @@ class SessionPlugins:
 
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
+_UNKNOWN = -1  # never an index: a name split at "-" has no sign "-" left
 
 
 def _task_index(name: str) -> int | None:
@@ -588,14 +607,3 @@ def _task_index(name: str) -> int | None:
     if len(parts) < 3 or not _ATOI.match(parts[-1]):
         return None
     return int(parts[-1])
-
-
-def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
-    """``helpers.CompareTask``: pod-name index, then creation time, then UID."""
-    li, ri = _task_index(left.name), _task_index(right.name)
-    if li is not None and ri is not None and li != ri:
-        return li < ri
-    lt, rt = left.pod.meta.creation_timestamp, right.pod.meta.creation_timestamp
-    if lt == rt:
-        return left.uid < right.uid
-    return lt < rt

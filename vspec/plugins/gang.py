@@ -43,11 +43,13 @@ def valid_job(job: JobInfo) -> ValidateResult | None:
 
 
 def job_ready(job: JobInfo) -> bool:
-    return job.check_task_ready() and job.is_ready()
+    # Volcano asks CheckTaskReady && IsReady; both are pure, and the count comes first
+    # here as it is the cheap one (allocate asks after every placement).
+    return job.is_ready() and job.check_task_ready()
 
 
 def job_pipelined(job: JobInfo) -> int:
-    return PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT
+    return PERMIT if job.is_pipelined() and job.check_task_pipelined() else REJECT
 
 
 def job_starving(job: JobInfo) -> bool:

@@ -356,11 +356,12 @@ class PredicatesPlugin(Plugin):
 
     def _mark_skip(self, task: TaskInfo, plugin: str) -> None:
         self._skip.setdefault(task.key, set()).add(plugin)
-        self._ssn.log.v(
-            5,
-            f"pod({task.namespace}/{task.name}) affinity require information is nil, "
-            f"plugin {plugin} is skipped",
-        )
+        if self._ssn.log.enabled(5):
+            self._ssn.log.v(
+                5,
+                f"pod({task.namespace}/{task.name}) affinity require information is nil, "
+                f"plugin {plugin} is skipped",
+            )
 
     def pre_predicate(self, task: TaskInfo) -> None:
         """NodePorts, InterPodAffinity and PodTopologySpread PreFilters.

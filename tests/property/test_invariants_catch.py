@@ -265,8 +265,8 @@ def test_deterministic_runs_on_large_clusters_only_when_thorough(
         best = scores[max(scores)]
         return best[next(calls) % len(best)]
 
-    def alternate_row(ssn: Session, nodes: list[Any], rows: Any, scores: Any) -> Any:
-        tied = rows[scores == scores.max()]
+    def alternate_row(ssn: Session, nodes: list[Any], rows: Any, scores: Any, top: Any) -> Any:
+        tied = rows[scores == top]
         return nodes[int(tied[next(calls) % len(tied)])]
 
     monkeypatch.setattr("vspec.actions._common.select_best_node", alternate)

@@ -6,8 +6,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from vspec.gofmt import POINTER_ADDRESS, Pointer, Stringer, Struct, Typed, go_time, sprintf
+from vspec.gofmt import (
+    POINTER_ADDRESS,
+    Pointer,
+    Stringer,
+    Struct,
+    Typed,
+    _Spec,
+    _value,
+    go_time,
+    sprintf,
+)
 
 
 @pytest.mark.parametrize(
@@ -103,3 +115,37 @@ def test_go_time() -> None:
         "2026-12-01 08:00:00.000005 +0000 UTC"
     )
     assert go_time(datetime(1, 1, 1, tzinfo=UTC)) == "0001-01-01 00:00:00 +0000 UTC"
+
+
+_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats()
+    | st.sampled_from(["", "x", "%!v(int=1)", "a b"])
+    | st.builds(Stringer, st.just("T"), st.text(max_size=3))
+)
+_NAMES = st.sampled_from(["A", "B"])
+_GO_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.sampled_from(["k", "a", 3, 1, True]), inner, max_size=3)
+        | st.builds(
+            Struct, st.just("main.T"), st.lists(st.tuples(_NAMES, inner), max_size=3).map(tuple)
+        )
+        | st.builds(Pointer, st.just("*main.T"), inner)
+        | st.builds(Typed, st.just("main.N"), inner)
+    ),
+    max_leaves=12,
+)
+
+
+@given(_GO_VALUES, st.booleans())
+def test_bare_v_prints_as_every_other_directive_does(value: object, plus: bool) -> None:
+    # sprintf takes a shortcut for a bare %v and %+v; it must print what the general
+    # printValue path prints (a Typed text that looks like fmt's error included).
+    verb = "%+v" if plus else "%v"
+    want = "<nil>" if value is None else _value(value, _Spec("v", plus=plus), 0)
+    assert sprintf(verb, value) == want

@@ -156,6 +156,8 @@ def _arg(value: Any, spec: _Spec) -> str:
     """``printArg``: a top-level argument (a nil interface is its own case here)."""
     if value is None:
         return "<nil>" if spec.verb == "v" else _pad(f"%!{spec.verb}(<nil>)", spec)
+    if spec.verb == "v" and not (spec.space or spec.sharp) and spec.width is spec.precision is None:
+        return _plain(value, spec.plus, 0)  # zeros and "-" need a width
     return _value(value, spec, 0)
 
 
@@ -216,6 +218,47 @@ def _value(value: Any, spec: _Spec, depth: int) -> str:
     if isinstance(value, Pointer):
         return _pointer(value, spec, depth)
     raise TypeError(f"no Go value for {type(value).__name__}")
+
+
+def _plain(value: Any, plus: bool, depth: int) -> str:
+    """:func:`_value` of a bare ``%v`` (``plus``: ``%+v``), without building a directive
+    per value: the seed's logprint prints each ready job's pod group this way (some sixty
+    values) at V(1). Types it does not know exactly go the general way."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is Struct:
+        if plus:
+            parts = [f"{name}:{_plain(v, plus, depth + 1)}" for name, v in value.fields]
+        else:
+            parts = [_plain(v, plus, depth + 1) for _, v in value.fields]
+        return "{" + " ".join(parts) + "}"
+    if kind is Typed:
+        inner = _plain(value.value, plus, depth)
+        # A text that looks like fmt's own error is taken for one (see _value).
+        return inner if not inner.startswith("%!v(") else _value(value, _Spec("v", plus), depth)
+    if kind is Stringer:
+        return value.text  # type: ignore[no-any-return]
+    if kind is Pointer:
+        target = value.target
+        if depth == 0 and isinstance(target, Struct | dict | list | tuple):
+            return "&" + _plain(target, plus, depth + 1)
+        return "<nil>" if target is None else POINTER_ADDRESS
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "<nil>"
+    if kind is list or kind is tuple:
+        return "[" + " ".join(_plain(v, plus, depth + 1) for v in value) + "]"
+    if kind is dict:
+        items = sorted(value.items(), key=lambda kv: _sort_key(kv[0]))
+        body = " ".join(
+            f"{_plain(k, plus, depth + 1)}:{_plain(v, plus, depth + 1)}" for k, v in items
+        )
+        return f"map[{body}]"
+    return _value(value, _Spec("v", plus), depth)
 
 
 def _field(name: str, value: Any, spec: _Spec, depth: int) -> str:

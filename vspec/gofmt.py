@@ -17,6 +17,7 @@ has no word for, :class:`Typed` (a named type or a sized int), :class:`Struct`,
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,6 +71,7 @@ def go_time(moment: datetime) -> str:
     return text + " +0000 UTC"
 
 
+@functools.lru_cache(maxsize=1024)  # a cluster's few times, printed with every ready job
 def time_value(moment: datetime | None) -> Stringer:
     """A ``metav1.Time`` (its embedded ``time.Time`` gives it ``String()``); None is the
     zero time, as an unset field is in Go."""
@@ -121,8 +123,10 @@ def sprintf(format: str, *args: Any) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)  # the callers' few format strings, parsed once
 def _parse(format: str, i: int) -> tuple[_Spec | None, int]:
-    """The directive after a ``%`` at ``i``: flags, width, precision, verb."""
+    """The directive after a ``%`` at ``i``: flags, width, precision, verb (the
+    directive is shared: never changed)."""
     flags: dict[str, bool] = {}
     names = {"+": "plus", "-": "minus", "#": "sharp", " ": "space", "0": "zero"}
     n = len(format)

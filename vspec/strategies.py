@@ -216,7 +216,6 @@ _NODE_TERMS = st.lists(_NODE_TERM, min_size=1, max_size=2)
 _ZONE = st.sampled_from(ZONES)
 _RANK = st.sampled_from(["", "0", "1", "2", "3"])
 _BOOL = st.booleans()
-_ONE_IN = {n: st.integers(0, n - 1).map(lambda v: v == 0) for n in (2, 3, 4, 5, 6, 8, 10, 12)}
 _TASK_PRIORITY = _weighted((3, None), (2, 1), (1, 0), (1, 3))
 _NAMESPACE = _weighted((4, "ns0"), (2, "ns1"), (1, "kube-system"))
 _GROUP_CLASS = _weighted((2, ""), (2, "high"), (2, "low"))
@@ -224,6 +223,7 @@ _POD_CLASS = _weighted((12, ""), (1, "system-cluster-critical"), (1, "system-nod
 _WAITING_PHASE = st.sampled_from(["Pending", "Inqueue"])
 _FLAG = st.sampled_from([None, True, False])
 _RECLAIMABLE = _weighted((3, None), (1, True), (1, False))
+_SEED = st.integers(0, 2**16)
 _CREATED = _weighted((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
 
 
@@ -232,21 +232,27 @@ def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.integers(lo, hi)
 
 
+def _one_in(draw: st.DrawFn, n: int) -> bool:
+    """True when an integer drawn in [0, n) is 0 (Hypothesis draws a range's ends more
+    often than their share). The integer is drawn as it is: a mapped strategy's layer
+    costs as much again as the draw."""
+    return draw(_int(0, n - 1)) == 0
+
+
 @functools.cache
 def _one_of(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
     return st.sampled_from(values)
 
 
-@functools.cache
-def _clamped(base: st.SearchStrategy[int], lo: int, hi: int) -> st.SearchStrategy[int]:
-    return base.map(lambda n: max(lo, min(n, hi)))
+def _clamped(draw: st.DrawFn, base: st.SearchStrategy[int], lo: int, hi: int) -> int:
+    return max(lo, min(draw(base), hi))
 
 
 @st.composite
 def nodes(draw: st.DrawFn, index: int = 0) -> Node:
     allocatable = {"cpu": draw(_NODE_CPU), "memory": draw(_NODE_MEMORY), "pods": draw(_NODE_PODS)}
     labels = {"zone": draw(_ZONE), HOSTNAME: f"n{index}"}
-    if draw(_ONE_IN[3]):
+    if _one_in(draw, 3):
         allocatable[GPU] = Fraction(draw(_int(1, 2)))
         labels["gpu"] = "true"
     rank = draw(_RANK)
@@ -256,8 +262,8 @@ def nodes(draw: st.DrawFn, index: int = 0) -> Node:
         ObjectMeta(f"n{index}", labels=labels),
         allocatable=allocatable,
         capacity=dict(allocatable),
-        taints=draw(_TAINTS) if draw(_ONE_IN[4]) else [],
-        unschedulable=draw(_ONE_IN[10]),
+        taints=draw(_TAINTS) if _one_in(draw, 4) else [],
+        unschedulable=_one_in(draw, 10),
     )
 
 
@@ -286,8 +292,8 @@ def queues(draw: st.DrawFn, index: int = 0, parent: str = "") -> Queue:
         ObjectMeta(f"q{index}", creation_timestamp=draw(_CREATED)),
         weight=draw(_int(1, 4)),
         capability=_queue_resources(draw, draw(_QUEUE_DIMS)) if draw(_BOOL) else {},
-        deserved=_queue_resources(draw, draw(_QUEUE_DIMS)) if draw(_ONE_IN[3]) else {},
-        guarantee=_queue_resources(draw, ["cpu"]) if draw(_ONE_IN[5]) else {},
+        deserved=_queue_resources(draw, draw(_QUEUE_DIMS)) if _one_in(draw, 3) else {},
+        guarantee=_queue_resources(draw, ["cpu"]) if _one_in(draw, 5) else {},
         priority=draw(_int(0, 1)),
         parent=parent,
         reclaimable=draw(_RECLAIMABLE),
@@ -300,9 +306,9 @@ _queue_at = functools.cache(queues)
 def _requests(draw: st.DrawFn) -> dict[str, Fraction]:
     """One role's requests; all zero makes its pods best-effort (about one in six)."""
     requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
-    if draw(_ONE_IN[6]):
+    if _one_in(draw, 6):
         requests[GPU] = Fraction(draw(_int(1, 2)))
-    if draw(_ONE_IN[6]):
+    if _one_in(draw, 6):
         requests["pods"] = Fraction(1)  # as a user may write it; Volcano counts pods itself
     return {k: v for k, v in requests.items() if v}
 
@@ -311,19 +317,19 @@ def _affinity(draw: st.DrawFn, job: str) -> Affinity | None:
     """Required and preferred node affinity, and pod (anti-)affinity to the job's pods."""
     node_affinity = None
     # One role in four: the filters and the node affinity score read it on every node.
-    if draw(_ONE_IN[4]):
+    if _one_in(draw, 4):
         node_affinity = NodeAffinity(
             required=tuple(draw(_NODE_TERMS)) if draw(_BOOL) else None,
             preferred=(PreferredSchedulingTerm(draw(_int(1, 8)), draw(_NODE_TERM)),)
-            if draw(_ONE_IN[2])
+            if _one_in(draw, 2)
             else (),
         )
     term = PodAffinityTerm(
         topology_key=HOSTNAME if draw(_BOOL) else "zone",
         label_selector=LabelSelector(match_labels=(("job", job),)),
     )
-    pod_affinity = PodAffinity(required=(term,)) if draw(_ONE_IN[12]) else None
-    anti = PodAffinity(required=(term,)) if draw(_ONE_IN[10]) else None
+    pod_affinity = PodAffinity(required=(term,)) if _one_in(draw, 12) else None
+    anti = PodAffinity(required=(term,)) if _one_in(draw, 10) else None
     if node_affinity is None and pod_affinity is None and anti is None:
         return None
     return Affinity(node_affinity, pod_affinity, anti)
@@ -339,10 +345,10 @@ def _pods(
 ) -> list[Pod]:
     """One role's replicas: same requests, selector, tolerations, affinity and priority."""
     requests = _requests(draw)
-    selector = {"zone": draw(_ZONE)} if draw(_ONE_IN[6]) else {}
-    tolerations = draw(_TOLERATIONS) if draw(_ONE_IN[3]) else []
+    selector = {"zone": draw(_ZONE)} if _one_in(draw, 6) else {}
+    tolerations = draw(_TOLERATIONS) if _one_in(draw, 3) else []
     affinity = _affinity(draw, job)
-    ports = [ContainerPort(8080, 8080)] if draw(_ONE_IN[12]) else []
+    ports = [ContainerPort(8080, 8080)] if _one_in(draw, 12) else []
     priority = draw(_TASK_PRIORITY)
     class_name = draw(_POD_CLASS)
     if class_name:
@@ -353,7 +359,7 @@ def _pods(
     for i in range(draw(_int(1, bounds.max_replicas))):
         name = f"{job}-{role}-{i}"
         node = draw(where)
-        releasing = node is not None and draw(_ONE_IN[6])
+        releasing = node is not None and _one_in(draw, 6)
         pods.append(
             Pod(
                 ObjectMeta(
@@ -384,12 +390,10 @@ def _placement(node_names: tuple[str, ...]) -> st.SearchStrategy[str | None]:
     return st.none() | st.sampled_from(node_names) if node_names else st.none()
 
 
-@functools.cache
-def _min_member(pods: int) -> st.SearchStrategy[int]:
+def _min_member(draw: st.DrawFn, pods: int) -> int:
     """minMember: all pods (a full gang) or one (no gang) most often, else anything."""
-    return _weighted((2, pods), (1, 1), (1, 0), (2, -1)).flatmap(
-        lambda v: _int(0, pods) if v < 0 else st.just(v)
-    )
+    value: int = draw(_weighted((2, pods), (1, 1), (1, 0), (2, -1)))
+    return draw(_int(0, pods)) if value < 0 else value
 
 
 @st.composite
@@ -402,16 +406,16 @@ def _job(
 ) -> tuple[PodGroup, list[Pod]]:
     namespace = draw(_NAMESPACE)
     name = f"j{index}"
-    queue = "missing" if draw(_ONE_IN[10]) else queue_names[draw(_int(0, len(queue_names) - 1))]
+    queue = "missing" if _one_in(draw, 10) else queue_names[draw(_int(0, len(queue_names) - 1))]
     pods: list[Pod] = []
     min_task_member: dict[str, int] = {}
     for r in range(draw(_int(1, bounds.max_roles))):
         role_pods = _pods(draw, name, namespace, f"r{r}", node_names, bounds)
-        if draw(_ONE_IN[3]):
+        if _one_in(draw, 3):
             min_task_member[f"r{r}"] = draw(_int(0, len(role_pods)))
         pods.extend(role_pods)
     running = any(p.node_name for p in pods)
-    min_member = draw(_min_member(len(pods)))
+    min_member = _min_member(draw, len(pods))
     pg = PodGroup(
         ObjectMeta(name, namespace, creation_timestamp=draw(_CREATED)),
         queue=queue,
@@ -420,7 +424,7 @@ def _job(
         priority_class_name=draw(_GROUP_CLASS),
         phase="Running" if running else draw(_WAITING_PHASE),
     )
-    if draw(_ONE_IN[4]):
+    if _one_in(draw, 4):
         total: dict[str, Fraction] = {}
         for pod in pods[: max(pg.min_member, 1)]:
             for k, v in pod.containers[0].requests.items():
@@ -439,7 +443,7 @@ def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluste
     `root` queue; gang jobs with roles, priorities, affinities, host ports, best-effort,
     running and terminating pods."""
     node_list = [draw(_node_at(i)) for i in range(draw(_int(1, bounds.max_nodes)))]
-    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_ONE_IN[4]))
+    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and _one_in(draw, 4))
     parent = "root" if rooted else ""
     queue_list = [draw(_queue_at(i, parent)) for i in range(draw(_int(1, bounds.max_queues)))]
     if not bounds.guarantees:
@@ -494,13 +498,24 @@ def cluster_strategy(bounds: ClusterBounds) -> st.SearchStrategy[Cluster]:
     (the rest random, so that the preempt and reclaim spaces still see everything), or
     allocate-shaped ones half the time (the rest random: the node filters need them)."""
     if bounds.shape == "allocate":
-        shaped, plain = allocate_clusters(bounds), clusters(bounds)  # built once
-        return _BOOL.flatmap(lambda allocate: shaped if allocate else plain)
+        return _either(_BOOL, allocate_clusters(bounds), clusters(bounds))
     if bounds.shape not in _SHAPES:
         return clusters(bounds)
-    return _weighted((1, False), (3, True)).flatmap(
-        lambda shaped: eviction_clusters(bounds, bounds.shape) if shaped else clusters(bounds)
+    return _either(
+        _weighted((1, False), (3, True)), eviction_clusters(bounds, bounds.shape), clusters(bounds)
     )
+
+
+@st.composite
+def _either(
+    draw: st.DrawFn,
+    choose: st.SearchStrategy[bool],
+    shaped: st.SearchStrategy[Cluster],
+    plain: st.SearchStrategy[Cluster],
+) -> Cluster:
+    """``shaped`` when ``choose`` draws true, else ``plain``: each strategy built once
+    (a flatmap would build the one it picks on every draw, or draw through another layer)."""
+    return draw(shaped if draw(choose) else plain)
 
 
 def _eviction_node(draw: st.DrawFn, index: int) -> Node:
@@ -520,7 +535,7 @@ def _eviction_node(draw: st.DrawFn, index: int) -> Node:
 def _eviction_queues(draw: st.DrawFn, bounds: ClusterBounds, shape: str) -> list[Queue]:
     """q0 holds the starving work; reclaim always has another queue to take from."""
     low = 2 if shape == "reclaim" else 1
-    count = draw(_clamped(_weighted((2, low), (1, 2), (1, 3)), low, bounds.max_queues))
+    count = _clamped(draw, _weighted((2, low), (1, 2), (1, 3)), low, bounds.max_queues)
     rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and draw(_RARELY[4]))
     parent = "root" if rooted else ""
     # proportion lets a queue reclaim only up to its weighted share: q0 weighs most often.
@@ -632,7 +647,7 @@ def _starving_jobs(
         # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing.
         best = draw(_RARELY[10])
         requests = {} if best else {"cpu": draw(_STARVING_CPU), "memory": draw(_STARVING_MEMORY)}
-        replicas = draw(_clamped(_weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_replicas))
+        replicas = _clamped(draw, _weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_replicas)
         members = [_shaped_pod(f"s{j}", "r0", i, "ns0", requests, "") for i in range(replicas)]
         task_priority = draw(_weighted((3, None), (1, 1)))
         for pod in members:
@@ -657,7 +672,7 @@ def eviction_clusters(
     """A full cluster (1-3 nodes of running victims' jobs) and starving jobs that fit only
     once some victims go: what makes ``preempt`` (``shape="preempt"``: same queue, higher
     priority) or ``reclaim`` (``"reclaim"``: queues above their share) evict."""
-    count = draw(_clamped(_weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_nodes))
+    count = _clamped(draw, _weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_nodes)
     node_list = [_eviction_node(draw, i) for i in range(count)]
     queue_list = _eviction_queues(draw, bounds, shape)
     names = [q.meta.name for q in queue_list if q.meta.name != "root"]
@@ -733,7 +748,7 @@ def _allocate_job(
 def _select_nodes(draw: st.DrawFn, pods: list[Pod]) -> None:
     """One role in four selects nodes by required node affinity (NotIn on labels these
     nodes lack, most often): the filters then decide where, or whether, it fits."""
-    if draw(_ONE_IN[4]):
+    if _one_in(draw, 4):
         affinity = Affinity(NodeAffinity(required=tuple(draw(_NODE_TERMS))))
         for pod in pods:
             if not pod.node_name:
@@ -1029,14 +1044,27 @@ def specs(
     max_cycles: int = 2,
     verbosities: tuple[int, ...] = (1, 3),
 ) -> st.SearchStrategy[GeneratedSpec]:
-    return st.builds(
-        GeneratedSpec,
+    return _generated_specs(
         scheduler_confs(space),
         cluster_strategy(bounds),
-        seed=st.integers(0, 2**16),
-        cycles=st.integers(1, max_cycles),
-        verbosity=st.sampled_from(verbosities),
+        _int(1, max_cycles),
+        _one_of(tuple(verbosities)),
     )
+
+
+@st.composite
+def _generated_specs(
+    draw: st.DrawFn,
+    confs: st.SearchStrategy[dict[str, Any]],
+    clusters_: st.SearchStrategy[Cluster],
+    cycles: st.SearchStrategy[int],
+    verbosities: st.SearchStrategy[int],
+) -> GeneratedSpec:
+    """What ``st.builds(GeneratedSpec, ...)`` drew, in its order, without its record of
+    each call (kept for Hypothesis' explanations, which ``vspec fuzz`` does not print)."""
+    scheduler, cluster = draw(confs), draw(clusters_)
+    seed = draw(_SEED)
+    return GeneratedSpec(scheduler, cluster, seed, draw(cycles), draw(verbosities))
 
 
 # -- writing a cluster back in the spec format ------------------------------------------------

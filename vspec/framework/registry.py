@@ -102,7 +102,10 @@ def scope(dirs: Iterable[Path] = (), replaces: Iterable[str] = ()) -> Iterator[N
 
 
 def _in_scope() -> list[Path]:
-    return list(dict.fromkeys([*_process_dirs, *_scope.get().dirs]))
+    dirs = _scope.get().dirs
+    if not dirs and not _process_dirs:
+        return []  # the usual case, and every session looks its plugins up
+    return list(dict.fromkeys([*_process_dirs, *dirs]))
 
 
 def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Action]]]:
@@ -122,11 +125,13 @@ def conflict(kind: Kind, name: str) -> str:
     dirs register it, or one does and it is a built-in the scope does not replace."""
     load_builtins()
     found = _providers(kind, name)
+    if not found:
+        return ""
     if len(found) > 1:
         where = " and ".join(f"{d} ({cls.__module__})" for d, cls in found)
         return f"{kind} {name!r} is registered by two plugins dirs: {where}"
     builtin = (PLUGINS if kind == "plugin" else ACTIONS).get(name)
-    if found and builtin is not None and name not in _scope.get().replaces:
+    if builtin is not None and name not in _scope.get().replaces:
         directory, cls = found[0]
         return (
             f"{kind} {name!r} is built in ({builtin.__module__}) and also registered by "

@@ -240,11 +240,12 @@ def _lookup(tables: dict[Path, Registry[T]], builtins: Registry[T], name: str) -
     """What the scope's view (:func:`_plugins`, :func:`_actions`) maps ``name`` to,
     without building the view: every session looks up each of its plugins."""
     load_builtins()
-    for directory in reversed(_in_scope()):
-        table = tables.get(directory)
-        found = None if table is None else table.get(name)
-        if found is not None:
-            return found
+    if _process_dirs or _scope.get().dirs:  # most runs have no plugins dir at all
+        for directory in reversed(_in_scope()):
+            table = tables.get(directory)
+            found = None if table is None else table.get(name)
+            if found is not None:
+                return found
     return builtins.get(name)
 
 

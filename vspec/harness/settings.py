@@ -14,6 +14,7 @@ default.
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -144,10 +145,12 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
     found = _found.get()
     if found is None:
         return _look_up(start)
-    key = str(start) if start is not None else ""
+    # By directory: the specs of one directory share one lookup.
+    where = os.path.abspath(start if start is not None else os.curdir)
+    key = where if os.path.isdir(where) else os.path.dirname(where)
     settings = found.get(key)
     if settings is None:
-        settings = found[key] = _look_up(start)
+        settings = found[key] = _look_up(Path(key))
     return settings
 
 

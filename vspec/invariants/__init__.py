@@ -80,7 +80,8 @@ def evaluate_invariants(
     """
     inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
     requested, disabled, soft = list(requested), list(disabled), set(warn_only)
-    found = run_checks(inputs, result, requested=requested, disabled=disabled)
+    among = selected(inputs, requested=requested, disabled=disabled)
+    found = run_checks(inputs, result, requested=requested, disabled=disabled, among=among)
     for name in unknown_names(soft):
         found.setdefault("unknown", []).append(f"unknown invariant {name!r} in warn-only")
     violations = [
@@ -95,7 +96,7 @@ def evaluate_invariants(
         if name in soft
         for m in messages
     ]
-    findings = run_findings(inputs, result, requested=requested, disabled=disabled)
+    findings = run_findings(inputs, result, among=among)
     warnings += [f"{name}: {m}" for name, messages in findings.items() for m in messages]
     return InvariantReport(violations, warnings)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -99,14 +99,19 @@ def run_checks(
     *,
     requested: Iterable[str] = (),
     disabled: Iterable[str] = (),
+    among: Sequence[Invariant] | None = None,
 ) -> dict[str, list[str]]:
-    """Violations by invariant name (only the violated ones)."""
+    """Violations by invariant name (only the violated ones). ``among``: the
+    invariants :func:`selected` gives for ``requested`` and ``disabled``, when the
+    caller has them already (deciding what applies costs a lookup per plugin)."""
     requested, disabled = list(requested), list(disabled)
     found: dict[str, list[str]] = {}
     for name in unknown_names([*requested, *disabled]):
         known = ", ".join(INVARIANTS.names())
         found.setdefault("unknown", []).append(f"unknown invariant {name!r} (known: {known})")
-    for inv in selected(inputs, requested=requested, disabled=disabled):
+    if among is None:
+        among = selected(inputs, requested=requested, disabled=disabled)
+    for inv in among:
         messages = inv.check(inputs, result)
         if messages:
             found[inv.name] = messages
@@ -119,10 +124,14 @@ def run_findings(
     *,
     requested: Iterable[str] = (),
     disabled: Iterable[str] = (),
+    among: Sequence[Invariant] | None = None,
 ) -> dict[str, list[str]]:
-    """Findings by invariant name, of the invariants the run is checked against."""
+    """Findings by invariant name, of the invariants the run is checked against
+    (``among``, as for :func:`run_checks`)."""
     found: dict[str, list[str]] = {}
-    for inv in selected(inputs, requested=requested, disabled=disabled):
+    if among is None:
+        among = selected(inputs, requested=requested, disabled=disabled)
+    for inv in among:
         messages = inv.findings(inputs, result) if inv.findings is not None else []
         if messages:
             found[inv.name] = messages

@@ -112,6 +112,8 @@ def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Ac
     tables: dict[Path, Registry[type[Plugin]]] | dict[Path, Registry[type[Action]]]
     tables = _DIR_PLUGINS if kind == "plugin" else _DIR_ACTIONS
     found: list[tuple[Path, type[Plugin] | type[Action]]] = []
+    if not (_process_dirs or _scope.get().dirs):
+        return found
     for directory in _in_scope():
         table = tables.get(directory)
         cls = None if table is None else table.get(name)

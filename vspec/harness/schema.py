@@ -494,15 +494,17 @@ class _FastPaths:
         return lambda value: _each(check, value) if isinstance(value, dict) else True
 
     def check_properties(self, props: Mapping[str, Any]) -> Check:
-        checks = [(key, self.check_of(sub)) for key, sub in props.items()]
+        checks = {key: self.check_of(sub) for key, sub in props.items()}
 
         def check(value: Any) -> bool | None:
+            # By the value's keys: a spec writes a few of the dozens a schema allows.
             if not isinstance(value, dict):
                 return True
             verdict: bool | None = True
-            for key, sub in checks:
-                if key in value:
-                    result = sub(value[key])
+            for key, item in value.items():
+                sub = checks.get(key)
+                if sub is not None:
+                    result = sub(item)
                     if result is False:
                         return False
                     if result is None:

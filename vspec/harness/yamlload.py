@@ -387,6 +387,7 @@ class _Builder:
         """Build one document's data; consumes events up to its DocumentEndEvent. The
         loop runs once per YAML value, so scalars, the bulk of any file, stay inline."""
         state = _DocumentState(marks)
+        stack, plain_cache = state.stack, self.plain_cache
         scalar, alias = _SCALAR, _ALIAS
         mapping_start, sequence_start = _MAPPING_START, _SEQUENCE_START
         mapping_end, sequence_end = _MAPPING_END, _SEQUENCE_END
@@ -401,9 +402,32 @@ class _Builder:
             line, column = mark.line, mark.column
             if kind is scalar:
                 state.count += 1
-                value = self._scalar(event, line, column, state.stack)
-                if event.anchor is not None:
-                    state.anchors[event.anchor] = (value, 1)
+                frame = stack[-1] if stack else None
+                if frame is not None and event.tag is None and event.anchor is None:
+                    # Most values: an untagged scalar in a collection (what _scalar does).
+                    text = event.value
+                    if frame.is_map and frame.key is None:  # a key, kept as written
+                        value = _MERGE if text == "<<" and event.implicit[0] else text
+                    elif not event.implicit[0]:  # quoted or block: a string
+                        value = text
+                    else:
+                        value = plain_cache.get(text, _PENDING)
+                        if value is _PENDING:
+                            value = self._scalar(event, line, column, stack)
+                    if frame.is_map and frame.key is not None and frame.key is not _MERGE:
+                        # A mapping's value (what _add does).
+                        frame.container[frame.key] = value
+                        frame.children[frame.key] = (*frame.key_mark, line, column)
+                        frame.key = None
+                        if state.count > MAX_NODES:
+                            raise self.error(
+                                f"more than {MAX_NODES} values in one document", line, column
+                            )
+                        continue
+                else:
+                    value = self._scalar(event, line, column, stack)
+                    if event.anchor is not None:
+                        state.anchors[event.anchor] = (value, 1)
             elif kind is alias:
                 value = self._alias(state, event.anchor, line, column)
             elif kind is mapping_start or kind is sequence_start:

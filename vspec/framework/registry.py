@@ -112,8 +112,6 @@ def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Ac
     tables: dict[Path, Registry[type[Plugin]]] | dict[Path, Registry[type[Action]]]
     tables = _DIR_PLUGINS if kind == "plugin" else _DIR_ACTIONS
     found: list[tuple[Path, type[Plugin] | type[Action]]] = []
-    if not (_process_dirs or _scope.get().dirs):
-        return found
     for directory in _in_scope():
         table = tables.get(directory)
         cls = None if table is None else table.get(name)
@@ -242,12 +240,11 @@ def _lookup(tables: dict[Path, Registry[T]], builtins: Registry[T], name: str) -
     """What the scope's view (:func:`_plugins`, :func:`_actions`) maps ``name`` to,
     without building the view: every session looks up each of its plugins."""
     load_builtins()
-    if _process_dirs or _scope.get().dirs:  # most runs have no plugins dir at all
-        for directory in reversed(_in_scope()):
-            table = tables.get(directory)
-            found = None if table is None else table.get(name)
-            if found is not None:
-                return found
+    for directory in reversed(_in_scope()):
+        table = tables.get(directory)
+        found = None if table is None else table.get(name)
+        if found is not None:
+            return found
     return builtins.get(name)
 
 

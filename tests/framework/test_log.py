@@ -21,7 +21,7 @@ from vspec.model.objects import (
     Queue,
 )
 from vspec.model.result import LogLine, Severity
-from vspec.util.predicate_helper import _log_failure
+from vspec.util.predicate_helper import _FailureLines
 
 
 def _never(*_args: object) -> str:
@@ -77,11 +77,35 @@ def test_predicates_failed_lines_read_as_the_fit_errors_say() -> None:
 def test_the_line_keeps_the_error_as_it_was_logged() -> None:
     """FitErrors.set_node_error renames an error after it is logged; the line does not."""
     err = FitError("ns", "p", "old", [Status(Code.Error, "no")])
-    ssn = SimpleNamespace(log=Klog())
-    _log_failure(ssn, err)  # type: ignore[arg-type] - only the session's log is used
-    _log_failure(ssn, ValueError("plain"))  # type: ignore[arg-type]
+    log = Klog()
+    failures = _FailureLines(log, SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
+    failures.log("old", err)
+    failures.log("n2", [Status(Code.Unschedulable, "Insufficient cpu")])
+    failures.log("n3", FitError("ns", "other", "n3", [Status(Code.Error, "theirs")]))
+    failures.log("n4", ValueError("plain"))
     err.node_name = "new"
-    assert [line.text for line in ssn.log.lines] == [
+    assert [line.text for line in log.lines] == [
         "Predicates failed: task ns/p on node old fit failed: no",
+        "Predicates failed: task ns/p on node n2 fit failed: Insufficient cpu",
+        "Predicates failed: task ns/other on node n3 fit failed: theirs",
         "Predicates failed: plain",
     ]
+
+
+def test_consecutive_failures_are_one_growing_block_that_a_line_between_ends() -> None:
+    log = Klog()
+    failures = _FailureLines(log, SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
+    short = [Status(Code.Unschedulable, "Insufficient cpu")]
+    failures.log("n0", short)
+    failures.log("n1", short)
+    log.v(3, "a plugin's line")
+    failures.log("n2", short)
+    failures.log("n3", short)
+    assert len(log.lines) == 5 and len(log.lines._records) == 3
+    texts = [
+        f"Predicates failed: task ns/p on node n{i} fit failed: Insufficient cpu" for i in range(4)
+    ]
+    texts.insert(2, "a plugin's line")
+    assert [line.text for line in log.lines] == texts
+    assert [log.lines[i].text for i in range(-5, 5)] == texts + texts
+    assert [line.text for line in log.lines.starting_with("Predicates")] == texts[:2] + texts[3:]

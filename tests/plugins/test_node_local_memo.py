@@ -10,13 +10,14 @@ from tests.builders import node, pod, pod_group, queue, session, task
 from vspec.actions.allocate import Allocate
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
-from vspec.api.unschedule_info import FitError
+from vspec.api.unschedule_info import FitError, FitErrors
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
 from vspec.model.conf import load_conf
 from vspec.model.corev1 import parse_affinity
 from vspec.model.objects import Cluster, Pod
 from vspec.util.node_memo import NodeMemo
+from vspec.util.predicate_helper import Verdict
 from vspec.util.scheduler_helper import prioritize_nodes
 
 PREDICATES: dict[str, Any] = {"name": "predicates", "enablePredicate": True}
@@ -158,6 +159,14 @@ def test_verdict_memo_reused_per_task_and_invalidated_by_a_node_change() -> None
     assert calls[0] == 3
 
 
+def _fit_error(task: TaskInfo, node: NodeInfo, verdict: Verdict) -> FitError:
+    """The FitError a task's FitErrors holds for ``verdict`` (a memo hit gives statuses)."""
+    assert verdict is not None
+    errors = FitErrors(task)
+    errors.set_node_error(node.name, verdict)
+    return errors.nodes[node.name]
+
+
 def test_memoised_failure_follows_the_node() -> None:
     cluster = _cluster(_pending("p1"), _pending("p2"), _pending("p3"), pods_per_node=1)
     ssn = session(cluster, [PREDICATES], verbosity=3)
@@ -166,9 +175,8 @@ def test_memoised_failure_follows_the_node() -> None:
     action = Allocate()
     assert action._predicate_fn(ssn, p2)(p2, n1) is None
     ssn.statement().allocate(p1, n1)
-    fe = action._predicate_fn(ssn, p2)(p2, n1)
-    again = action._predicate_fn(ssn, p3)(p3, n1)
-    assert isinstance(fe, FitError) and isinstance(again, FitError)
+    fe = _fit_error(p2, n1, action._predicate_fn(ssn, p2)(p2, n1))
+    again = _fit_error(p3, n1, action._predicate_fn(ssn, p3)(p3, n1))
     assert fe.reasons() == again.reasons() == ["Insufficient pods"]
     assert (fe.task_name, again.task_name) == ("p2", "p3")
 
@@ -181,9 +189,8 @@ def test_memoised_fit_error_names_the_asking_task() -> None:
     n2 = ssn.nodes["n2"]
     p1, p2 = _prepared(ssn, "ns1/p1"), _prepared(ssn, "ns1/p2")
     action = Allocate()
-    first = action._predicate_fn(ssn, p1)(p1, n2)
-    second = action._predicate_fn(ssn, p2)(p2, n2)
-    assert isinstance(first, FitError) and isinstance(second, FitError)
+    first = _fit_error(p1, n2, action._predicate_fn(ssn, p1)(p1, n2))
+    second = _fit_error(p2, n2, action._predicate_fn(ssn, p2)(p2, n2))
     assert (first.task_name, second.task_name) == ("p1", "p2")
     assert first.reasons() == second.reasons() == ["Insufficient cpu"]
 

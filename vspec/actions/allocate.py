@@ -24,7 +24,7 @@ from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
 from vspec.util.node_memo import NodeMemo
-from vspec.util.predicate_helper import PredicateFn, PredicateHelper
+from vspec.util.predicate_helper import PredicateFn, PredicateHelper, Verdict
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
@@ -230,14 +230,11 @@ class Allocate(ErrorCacheAction):
             return lambda task, node: predicate(ssn, task, node)
         table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
 
-        def memoised(task: TaskInfo, node: NodeInfo) -> FitError | None:
+        def memoised(task: TaskInfo, node: NodeInfo) -> Verdict:
             hit = table.get(node.name)
             if hit is not None and hit[0] == node.version:
-                statuses = hit[1]
-                if statuses is None:
-                    return None
-                # FitErrors name their task; the statuses list is shared, never mutated.
-                return FitError(task.namespace, task.name, node.name, statuses)
+                # The statuses of the task's FitError (shared, never mutated), or None.
+                return hit[1]
             fe = predicate(ssn, task, node)
             table[node.name] = (node.version, None if fe is None else fe.statuses)
             return fe

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from vspec.api.types import Code, Status
 from vspec.errors import GoError
@@ -81,11 +81,16 @@ class FitErrors:
     """All nodes' fit errors for one task (``FitErrors``).
 
     Filled node by node (:meth:`set_node_error`), or at once from reason codes
-    (:meth:`of_codes`): then no FitError exists until ``nodes`` is read, and the message
-    and the unresolvable nodes are computed from the codes."""
+    (:meth:`of_codes`). A node's error may be given as the statuses of this task's
+    FitError there: a task that fails on most nodes then builds no FitError until
+    ``nodes`` is read (almost never: the message and the unresolvable nodes are computed
+    from the statuses)."""
 
-    def __init__(self) -> None:
-        self._nodes: dict[str, FitError] | None = {}
+    def __init__(self, task: _Named | None = None) -> None:
+        # Per node: its FitError, or the statuses of ``task``'s FitError there.
+        self._entries: dict[str, FitError | list[Status]] = {}
+        self._task = ("", "") if task is None else (task.namespace, task.name)
+        self._unbuilt = False  # some entry is statuses
         self._coded: _CodedErrors | None = None
         self.err = ""
 
@@ -101,39 +106,53 @@ class FitErrors:
         """Node ``names[rows[i]]`` failed with ``statuses[codes[i] - 1]``, in that order
         (the sequences must not change afterwards)."""
         fe = cls()
-        fe._nodes = None
         fe._coded = _CodedErrors(task.namespace, task.name, names, rows, codes, statuses)
         return fe
 
     @property
     def nodes(self) -> dict[str, FitError]:
-        if self._nodes is None:
-            assert self._coded is not None
-            self._nodes = self._coded.materialise()
+        coded = self._coded
+        if coded is not None:
+            self._entries = dict(coded.materialise())
             self._coded = None
-        return self._nodes
+        entries = self._entries
+        if self._unbuilt:
+            namespace, name = self._task
+            for node, entry in entries.items():
+                if isinstance(entry, list):
+                    entries[node] = FitError(namespace, name, node, entry)
+            self._unbuilt = False
+        return cast(dict[str, FitError], entries)  # every entry is a FitError now
 
-    def set_node_error(self, node_name: str, err: Exception) -> None:
-        if isinstance(err, FitError):
+    def set_node_error(self, node_name: str, err: Exception | list[Status]) -> None:
+        """``SetNodeError``; ``err`` may be the statuses of this task's FitError on the
+        node. Quirk kept: a FitError set on several nodes is renamed to the last one
+        (Go's FitErrors keeps the pointer)."""
+        if self._coded is not None:
+            self.nodes  # noqa: B018 - the coded errors become entries first
+        if isinstance(err, list):
+            self._entries[node_name] = err
+            self._unbuilt = True
+        elif isinstance(err, FitError):
             err.node_name = node_name
-            fe = err
+            self._entries[node_name] = err
         else:
-            fe = FitError("", "", node_name, [Status(Code.Error, str(err))])
-        self.nodes[node_name] = fe
+            self._entries[node_name] = FitError("", "", node_name, [Status(Code.Error, str(err))])
 
     def unschedulable_and_unresolvable_nodes(self) -> set[str]:
         coded = self._coded
         if coded is not None:
             return coded.names_with_code(Code.UnschedulableAndUnresolvable)
+        wanted = Code.UnschedulableAndUnresolvable
         return {
             name
-            for name, fe in self.nodes.items()
-            if fe.has_code(Code.UnschedulableAndUnresolvable)
+            for name, entry in self._entries.items()
+            if any(s.code is wanted for s in _statuses(entry))
         }
 
     def __str__(self) -> str:
         coded = self._coded
-        count = len(coded.rows) if coded is not None else len(self.nodes)
+        count = len(coded.rows) if coded is not None else len(self._entries)
         if not self.err:
             # Quirk: N counts the nodes that have an error, not the cluster size.
             self.err = f"0/{count} nodes are unavailable"
@@ -142,8 +161,14 @@ class FitErrors:
         if coded is not None:
             entries = coded.histogram()
         else:
-            entries = histogram(r for fe in self.nodes.values() for r in fe.reasons())
+            entries = histogram(
+                s.reason for e in self._entries.values() for s in _statuses(e) if s.reason
+            )
         return f"{self.err}: {', '.join(entries)}."
+
+
+def _statuses(entry: FitError | list[Status]) -> list[Status]:
+    return entry if isinstance(entry, list) else entry.statuses
 
 
 class _CodedErrors:

@@ -5,8 +5,9 @@ its :class:`Klog`, which keeps every line at or below the spec's verbosity. Line
 no klog header (no timestamp, no file:line), as the spec format promises;
 :func:`klog_header` renders one on request (``--klog-header``). Formatting is
 the caller's job; hot paths ask :meth:`Klog.enabled` first so that disabled levels cost
-one comparison, and a line logged per (task, node) pair goes through :meth:`Klog.lazy`,
-formatted only when something reads it (a log expectation, a failure's log tail,
+one comparison, and the lines logged per (task, node) pair go through :meth:`Klog.lazy`
+or :meth:`Klog.block` (a record that grows by a line while nothing is logged after it),
+formatted only when something reads them (a log expectation, a failure's log tail,
 explain, the report).
 """
 
@@ -47,13 +48,15 @@ class Klog:
 
     def block(
         self, level: int, head: str, render: Callable[[int], str], count: int, source: str = ""
-    ) -> None:
+    ) -> LogBlock | None:
         """``count`` lines ``head + render(i)`` at once, kept as one record and formatted
-        only if read (:class:`~vspec.model.result.LogBlock`)."""
-        if level <= self.verbosity:
-            self.lines.append_block(
-                LogBlock(level, Severity.INFO, head, render, count, self.cycle, source)
-            )
+        only if read (:class:`~vspec.model.result.LogBlock`); the block, which may grow
+        while it is the last record (:meth:`LogRecords.grow`), or None at this level."""
+        if level > self.verbosity:
+            return None
+        block = LogBlock(level, Severity.INFO, head, render, count, self.cycle, source)
+        self.lines.append_block(block)
+        return block
 
     def warning(self, text: str) -> None:
         self.lines.append(LogLine(0, Severity.WARNING, text.rstrip("\n"), self.cycle))

@@ -167,6 +167,16 @@ class LogRecords(Sequence[LogLine]):
         self._records.append(block)
         self._total += block.count
 
+    def grow(self, block: LogBlock) -> bool:
+        """One more line of ``block`` (its ``render`` must then read it), when it is still
+        the last record; False, and nothing changed, when a record came after it."""
+        records = self._records
+        if not records or records[-1] is not block:
+            return False
+        block.count += 1
+        self._total += 1
+        return True
+
     def __len__(self) -> int:
         return self._total
 

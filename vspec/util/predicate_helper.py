@@ -19,9 +19,15 @@ from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, NodeColumns, Verdicts
+    from vspec.framework.log import Klog
     from vspec.framework.session import Session
+    from vspec.model.result import LogBlock
 
-PredicateFn = Callable[[TaskInfo, NodeInfo], Exception | None]
+# A predicate's verdict on (task, node): None when the task fits, else the error, or the
+# statuses of the task's FitError there (not built: a task fails on most nodes, and
+# almost no FitError is ever read).
+Verdict = Exception | list[Status] | None
+PredicateFn = Callable[[TaskInfo, NodeInfo], Verdict]
 
 
 @dataclass
@@ -29,7 +35,7 @@ class PredicateHelper:
     """Holds the per-(job, role) error cache for its lifetime (an allocate job turn,
     a backfill task, or a whole preempt action)."""
 
-    error_cache: dict[str, dict[str, Exception]] = field(default_factory=dict)
+    error_cache: dict[str, dict[str, Exception | list[Status]]] = field(default_factory=dict)
     # The same cache as the columnar pass keeps it: per group, a code per node row
     # (0: none) into a list of statuses. A group is in one of the two at a time.
     coded_cache: dict[str, tuple[Column, list[list[Status]]]] = field(default_factory=dict)
@@ -42,7 +48,7 @@ class PredicateHelper:
         fn: PredicateFn,
         enable_error_cache: bool,
     ) -> tuple[list[NodeInfo], FitErrors]:
-        fe = FitErrors()
+        fe = FitErrors(task)
         if not task.task_role:
             enable_error_cache = False
         total = len(nodes)
@@ -50,45 +56,46 @@ class PredicateHelper:
             return [], fe
         to_find = num_feasible_nodes_to_find(total, ssn.options)
         group = f"{task.job}/{task.task_role}"
-        self._uncode(group, ssn, task)
+        self._uncode(group, ssn)
         node_errors = self.error_cache.get(group)
-        failed_before = node_errors is not None
+        use_cache = enable_error_cache and node_errors is not None
         if node_errors is None:
             node_errors = {}
         state = ssn.state
         offset = state.last_processed_node_index
         log = ssn.log
         verbose = log.enabled(4)
-        log_failures = log.enabled(3)
-        use_cache = enable_error_cache and failed_before
+        failures = _FailureLines(log, task) if log.enabled(3) else None
         found: list[NodeInfo] = []
         start = offset % total
         processed = total
         ordered = nodes[start:] + nodes[:start]
         for index, node in enumerate(ordered):
+            name = node.name
             if verbose:
                 log.v(
                     4,
-                    f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
+                    f"Considering Task <{task.namespace}/{task.name}> on node <{name}>: "
                     f"<{task.resreq}> vs. <{node.idle}>",
                 )
             if use_cache:
-                cached = node_errors.get(node.name)
+                cached = node_errors.get(name)
                 if cached is not None:
-                    fe.set_node_error(node.name, cached)
+                    fe.set_node_error(name, cached)
                     continue
             err = fn(task, node)
             if err is not None:
-                if log_failures:
-                    _log_failure(ssn, err)
-                node_errors[node.name] = err
-                self.error_cache[group] = node_errors
-                fe.set_node_error(node.name, err)
+                if failures is not None:
+                    failures.log(name, err)
+                node_errors[name] = err
+                fe.set_node_error(name, err)
                 continue
             if len(found) == to_find:
                 processed = index + 1
                 break  # Volcano cancels the workers once one node too many fits
             found.append(node)
+        if node_errors:
+            self.error_cache[group] = node_errors
         state.last_processed_node_index = (offset + processed) % total
         ssn.recorder.predicated(ssn, task, ordered, processed, found, fe)
         return found, fe
@@ -173,10 +180,7 @@ class PredicateHelper:
         import numpy as np
 
         rows = {name: row for row, name in enumerate(cols.names)}
-        table = [
-            err.statuses if isinstance(err, FitError) else [Status(Code.Error, str(err))]
-            for err in node_errors.values()
-        ]
+        table = [_statuses_of(err) for err in node_errors.values()]
         at = np.array([rows[name] for name in node_errors], dtype=np.intp)
         entry = self.coded_cache.get(group)
         if entry is None:
@@ -184,7 +188,7 @@ class PredicateHelper:
         entry[0][at] = np.arange(1, len(table) + 1, dtype=np.int32) + len(entry[1])
         entry[1].extend(table)
 
-    def _uncode(self, group: str, ssn: Session, task: TaskInfo) -> None:
+    def _uncode(self, group: str, ssn: Session) -> None:
         """Move ``group``'s coded cache entry into the per-node cache."""
         entry = self.coded_cache.pop(group, None)
         if entry is None:
@@ -193,8 +197,7 @@ class PredicateHelper:
         names = ssn.columns.names if ssn.columns is not None else []
         node_errors = self.error_cache.setdefault(group, {})
         for row in codes.nonzero()[0]:
-            name = names[row]
-            node_errors[name] = FitError(task.namespace, task.name, name, statuses[codes[row] - 1])
+            node_errors[names[row]] = statuses[codes[row] - 1]
 
 
 def _log_failures(
@@ -213,14 +216,61 @@ def _log_failures(
     def render(i: int) -> str:
         return fit_error_text(namespace, name, names[at[i]], statuses[why[i] - 1])
 
-    ssn.log.block(3, "Predicates failed: ", render, len(at))
+    ssn.log.block(3, FAILED_HEAD, render, len(at))
 
 
-def _log_failure(ssn: Session, err: Exception) -> None:
-    """``Predicates failed: <err>``; a FitError's text is formatted only if the line is
-    read, from its parts as they are now (set_node_error may rename it afterwards)."""
-    if isinstance(err, FitError):
-        parts = (err.task_namespace, err.task_name, err.node_name, err.statuses)
-        ssn.log.lazy(3, "Predicates failed: ", fit_error_text, *parts)
-    else:
-        ssn.log.v(3, f"Predicates failed: {err}")
+def _statuses_of(err: Exception | list[Status]) -> list[Status]:
+    if isinstance(err, list):
+        return err
+    return err.statuses if isinstance(err, FitError) else [Status(Code.Error, str(err))]
+
+
+FAILED_HEAD = "Predicates failed: "
+
+
+class _FailureLines:
+    """The ``Predicates failed: <err>`` lines of one predicate pass. Consecutive ones are
+    one :class:`~vspec.model.result.LogBlock` that grows by a line per failing node
+    (a node name and a shared statuses list), formatted only if read; a line logged in
+    between (a plugin's, the V(4) "Considering" line) starts the next block, so the
+    log's order is the order of the calls."""
+
+    __slots__ = ("_block", "_log", "_name", "_namespace", "_nodes", "_statuses")
+
+    def __init__(self, log: Klog, task: TaskInfo) -> None:
+        self._log = log
+        self._namespace, self._name = task.namespace, task.name
+        self._block: LogBlock | None = None
+        self._nodes: list[str] = []
+        self._statuses: list[list[Status]] = []
+
+    def log(self, node_name: str, err: Exception | list[Status]) -> None:
+        """The line for ``err`` on ``node_name``; a FitError's text is that of its parts
+        as they are now (set_node_error may rename it afterwards)."""
+        if isinstance(err, list):
+            self._add(node_name, err)
+        elif (
+            isinstance(err, FitError)
+            and err.task_namespace == self._namespace
+            and err.task_name == self._name
+        ):
+            self._add(err.node_name, err.statuses)
+        elif isinstance(err, FitError):
+            parts = (err.task_namespace, err.task_name, err.node_name, err.statuses)
+            self._log.lazy(3, FAILED_HEAD, fit_error_text, *parts)
+        else:
+            self._log.v(3, f"{FAILED_HEAD}{err}")
+
+    def _add(self, node_name: str, statuses: list[Status]) -> None:
+        block = self._block
+        if block is not None and self._log.lines.grow(block):
+            self._nodes.append(node_name)
+            self._statuses.append(statuses)
+            return
+        namespace, name = self._namespace, self._name
+        nodes, reasons = self._nodes, self._statuses = [node_name], [statuses]
+
+        def render(i: int) -> str:
+            return fit_error_text(namespace, name, nodes[i], reasons[i])
+
+        self._block = self._log.block(3, FAILED_HEAD, render, 1)

@@ -78,7 +78,7 @@ def test_the_line_keeps_the_error_as_it_was_logged() -> None:
     """FitErrors.set_node_error renames an error after it is logged; the line does not."""
     err = FitError("ns", "p", "old", [Status(Code.Error, "no")])
     log = Klog()
-    failures = _FailureLines(log, SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
+    failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
     failures.log("old", err)
     failures.log("n2", [Status(Code.Unschedulable, "Insufficient cpu")])
     failures.log("n3", FitError("ns", "other", "n3", [Status(Code.Error, "theirs")]))
@@ -94,7 +94,7 @@ def test_the_line_keeps_the_error_as_it_was_logged() -> None:
 
 def test_consecutive_failures_are_one_growing_block_that_a_line_between_ends() -> None:
     log = Klog()
-    failures = _FailureLines(log, SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
+    failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
     short = [Status(Code.Unschedulable, "Insufficient cpu")]
     failures.log("n0", short)
     failures.log("n1", short)

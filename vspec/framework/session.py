@@ -28,9 +28,10 @@ from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.session_plugins import SessionPlugins
 from vspec.framework.statement import Statement
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
+from vspec.k8s.podinfo import PodInfo
 from vspec.model.conf import Configuration, SchedulerOptions, Tier
 from vspec.model.corev1 import Condition
-from vspec.model.objects import Cluster
+from vspec.model.objects import Cluster, Pod
 from vspec.util.node_memo import NodeMemo
 
 if TYPE_CHECKING:
@@ -138,6 +139,11 @@ class Session(SessionPlugins):
         self.plugins = {}
         self.event_handlers = []
         SessionPlugins.__init__(self)
+
+    def pod_info(self, pod: Pod) -> PodInfo:
+        """What Kubernetes derives from ``pod`` alone, derived once for every plugin (and
+        for later sessions while the pod object lives)."""
+        return self.cache.k8s.pod_info(pod)
 
     # -- event handlers ----------------------------------------------------------------------
     def add_event_handler(self, handler: EventHandler) -> None:

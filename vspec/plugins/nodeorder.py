@@ -113,9 +113,11 @@ class ScoreFacts:
         "tolerations",
     )
 
-    def __init__(self, task: TaskInfo, score_keys: dict[Hashable, Hashable]) -> None:
+    def __init__(
+        self, task: TaskInfo, pod_info: PodInfo, score_keys: dict[Hashable, Hashable]
+    ) -> None:
         pod = task.pod
-        self.pod = PodInfo(pod)
+        self.pod = pod_info
         self.images, self.num_containers = pod_images(pod)
         na = pod.affinity.node_affinity if pod.affinity else None
         preferred = na.preferred if na else ()
@@ -252,7 +254,7 @@ class NodeOrderPlugin(Plugin):
     def _task_facts(self, task: TaskInfo) -> ScoreFacts:
         facts = self._facts.get(task.key)
         if facts is None or facts.pod.pod is not task.pod:
-            facts = ScoreFacts(task, self._score_keys)
+            facts = ScoreFacts(task, self._ssn.pod_info(task.pod), self._score_keys)
             self._facts[task.key] = facts
         return facts
 

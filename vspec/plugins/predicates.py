@@ -173,10 +173,12 @@ class TaskFacts:
 
     __slots__ = ("key", "node_affinity", "pod", "stable_key", "template_uid", "tolerations")
 
-    def __init__(self, task: TaskInfo, stable_keys: dict[StableKey, StableKey]) -> None:
+    def __init__(
+        self, task: TaskInfo, pod_info: PodInfo, stable_keys: dict[StableKey, StableKey]
+    ) -> None:
         pod = task.pod
         self.key = task.key
-        self.pod = PodInfo(pod)
+        self.pod = pod_info
         self.tolerations: list[Toleration] = pod.tolerations
         required = RequiredNodeAffinity(
             pod.node_selector, pod.affinity.node_affinity if pod.affinity else None
@@ -313,9 +315,7 @@ class PredicatesPlugin(Plugin):
         if node_name not in self._ssn.nodes:
             log.error(f"Failed to get node {node_name} info from cache")
             return
-        facts = self._facts.get(task.key)
-        reuse = facts is not None and facts.pod.pod is task.pod
-        k8s_node.add_task(task, facts.pod if reuse and facts is not None else None)
+        k8s_node.add_task(task, self._ssn.pod_info(task.pod))
         log.v(
             4, f"predicates, update pod {task.namespace}/{task.name} allocate to node [{node_name}]"
         )
@@ -350,7 +350,7 @@ class PredicatesPlugin(Plugin):
     def _task_facts(self, task: TaskInfo) -> TaskFacts:
         facts = self._facts.get(task.key)
         if facts is None or facts.pod.pod is not task.pod:
-            facts = TaskFacts(task, self._stable_keys)
+            facts = TaskFacts(task, self._ssn.pod_info(task.pod), self._stable_keys)
             self._facts[task.key] = facts
         return facts
 

@@ -19,7 +19,6 @@ from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, NodeColumns, Verdicts
-    from vspec.framework.log import Klog
     from vspec.framework.session import Session
     from vspec.model.result import LogBlock
 
@@ -65,7 +64,7 @@ class PredicateHelper:
         offset = state.last_processed_node_index
         log = ssn.log
         verbose = log.enabled(4)
-        failures = _FailureLines(log, task) if log.enabled(3) else None
+        failures = _FailureLines(ssn, task) if log.enabled(3) else None
         found: list[NodeInfo] = []
         start = offset % total
         processed = total
@@ -237,8 +236,8 @@ class _FailureLines:
 
     __slots__ = ("_block", "_log", "_name", "_namespace", "_nodes", "_statuses")
 
-    def __init__(self, log: Klog, task: TaskInfo) -> None:
-        self._log = log
+    def __init__(self, ssn: Session, task: TaskInfo) -> None:
+        self._log = ssn.log
         self._namespace, self._name = task.namespace, task.name
         self._block: LogBlock | None = None
         self._nodes: list[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from types import SimpleNamespace
 
+from vspec.api.resource import Resource
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
 from vspec.framework.log import Klog
@@ -109,3 +110,24 @@ def test_consecutive_failures_are_one_growing_block_that_a_line_between_ends() -
     assert [line.text for line in log.lines] == texts
     assert [log.lines[i].text for i in range(-5, 5)] == texts + texts
     assert [line.text for line in log.lines.starting_with("Predicates")] == texts[:2] + texts[3:]
+
+
+def test_infof_formats_on_read_from_the_values_as_they_were_logged() -> None:
+    idle = Resource(1000, 2048, {"pods": 3.0})
+    log = Klog(verbosity=3)
+    log.infof(3, "After allocated Task <{}/{}>: idle <{}>", "ns", "p", idle.values())
+    log.infof(4, "Above the verbosity: {}", _Unprintable())
+    log.infof(3, "Braces {{escaped}} as in str.format")
+    log.infof(3, "No fields at all\n")
+    idle.sub(Resource(500, 0))
+    line, escaped, plain = log.lines
+    assert line.startswith("After allocated Task <") and line._render is not None
+    assert line.text == "After allocated Task <ns/p>: idle <cpu 1000.00, memory 2048.00, pods 3.00>"
+    assert str(idle) == "cpu 500.00, memory 2048.00, pods 3.00"
+    assert escaped.text == "Braces {escaped} as in str.format"
+    assert plain.text == "No fields at all"  # a trailing newline dropped, as by Klog.v
+
+
+class _Unprintable:
+    def __format__(self, spec: str) -> str:
+        raise AssertionError("formatted a line above the verbosity")

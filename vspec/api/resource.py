@@ -8,9 +8,10 @@ like their Go counterparts so call chains read the same.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from fractions import Fraction
+from typing import NamedTuple
 
 from vspec.errors import EngineError
 from vspec.model.quantity import milli_value, parse_quantity, value
@@ -50,6 +51,25 @@ def is_scalar_resource_name(name: str) -> bool:
 
 def _le(left: float, right: float) -> bool:
     return left < right or abs(left - right) < MIN_RESOURCE
+
+
+def resource_text(milli_cpu: float, memory: float, scalars: Iterable[tuple[str, float]]) -> str:
+    """``Resource.String()``: every quantity with two decimals, scalars in their order."""
+    text = f"cpu {milli_cpu:0.2f}, memory {memory:0.2f}"
+    for name, q in scalars:
+        text += f", {name} {q:0.2f}"
+    return text
+
+
+class ResourceValues(NamedTuple):
+    """A resource's quantities at one moment (:meth:`Resource.values`)."""
+
+    milli_cpu: float
+    memory: float
+    scalars: tuple[tuple[str, float], ...]
+
+    def __str__(self) -> str:
+        return resource_text(self.milli_cpu, self.memory, self.scalars)
 
 
 class Resource:
@@ -308,10 +328,12 @@ class Resource:
 
     # -- presentation -------------------------------------------------------------------
     def __str__(self) -> str:
-        text = f"cpu {self.milli_cpu:0.2f}, memory {self.memory:0.2f}"
-        for name, q in self.scalars.items():
-            text += f", {name} {q:0.2f}"
-        return text
+        return resource_text(self.milli_cpu, self.memory, self.scalars.items())
+
+    def values(self) -> ResourceValues:
+        """The quantities as they are now, printing as the resource does: what a log
+        line formatted only when read keeps of a resource that changes afterwards."""
+        return ResourceValues(self.milli_cpu, self.memory, tuple(self.scalars.items()))
 
     def __repr__(self) -> str:
         return f"Resource({self})"

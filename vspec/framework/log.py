@@ -37,6 +37,23 @@ class Klog:
             line = LogLine(level, Severity.INFO, text.rstrip("\n"), self.cycle, source)
             self.lines.append(line)
 
+    def infof(self, level: int, template: str, *args: Any, source: str = "") -> None:
+        """``klog.V(level).Infof``: the line ``template.format(*args)`` (Python's ``{}``
+        for Go's verbs), formatted only if read; nothing is formatted at a level above
+        the verbosity. ``args`` must not change afterwards: strings, numbers, a
+        resource's :meth:`~vspec.api.resource.Resource.values`. The template's text
+        before its first field is the line's head, which answers ``startswith``."""
+        if level <= self.verbosity:
+            cut = template.find("{")
+            if cut < 0:
+                line = LogLine(level, Severity.INFO, template.rstrip("\n"), self.cycle, source)
+            else:
+                head, rest = template[:cut], template[cut:]
+                line = LogLine.deferred(
+                    level, Severity.INFO, head, rest.format, args, self.cycle, source
+                )
+            self.lines.append(line)
+
     def lazy(
         self, level: int, head: str, render: Callable[..., str], *args: Any, source: str = ""
     ) -> None:

@@ -40,12 +40,21 @@ class Statement:
         self.operations: list[Operation] = []
 
     def _log_node(self, verb: str, task: TaskInfo, node: NodeInfo) -> None:
+        """Formatted when read: three resources per placement are most of a small
+        spec's log formatting."""
         log = self.ssn.log
         if log.enabled(3):
-            log.v(
+            log.infof(
                 3,
-                f"After {verb} Task <{task.namespace}/{task.name}> to Node <{node.name}>: "
-                f"idle <{node.idle}>, used <{node.used}>, releasing <{node.releasing}>",
+                # The verb in the head: the invariants look for "After pipelined Task <".
+                f"After {verb} Task <"
+                + "{}/{}> to Node <{}>: idle <{}>, used <{}>, releasing <{}>",
+                task.namespace,
+                task.name,
+                node.name,
+                node.idle.values(),
+                node.used.values(),
+                node.releasing.values(),
             )
 
     def evict(self, reclaimee: TaskInfo, reason: str) -> None:

@@ -96,11 +96,11 @@ class ProportionPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         log = ssn.log
         self.total_resource.add(ssn.total_resource)
-        log.v(4, f"The total resource is <{self.total_resource}>")
+        log.infof(4, "The total resource is <{}>", self.total_resource.values())
         for queue in ssn.queues.values():
             if queue.queue.guarantee:
                 self.total_guarantee.add(Resource.from_list(queue.queue.guarantee))
-        log.v(4, f"The total guarantee resource is <{self.total_guarantee}>")
+        log.infof(4, "The total guarantee resource is <{}>", self.total_guarantee.values())
         for job in ssn.jobs.values():
             self._account_job(ssn, job)
         self._compute_deserved(log)
@@ -167,12 +167,12 @@ class ProportionPlugin(Plugin):
                 increased_total.add(increased)
                 decreased_total.add(decreased)
             remaining.sub(increased_total).add(decreased_total)
-            log.v(4, f"Remaining resource is  <{remaining}>")
+            log.infof(4, "Remaining resource is  <{}>", remaining.values())
             if remaining.is_empty() or remaining == old_remaining:
-                log.v(
+                log.infof(
                     4,
-                    "Exiting when remaining is empty or no queue has more resource request:  "
-                    f"<{remaining}>",
+                    "Exiting when remaining is empty or no queue has more resource request:  <{}>",
+                    remaining.values(),
                 )
                 break
 
@@ -262,10 +262,13 @@ class ProportionPlugin(Plugin):
         attr = self.queue_opts[queue.uid]
         overused = attr.deserved.less_equal(attr.allocated, ZERO)
         if overused:
-            ssn.log.v(
+            ssn.log.infof(
                 3,
-                f"Queue <{queue.name}>: deserved <{attr.deserved}>, allocated <{attr.allocated}>, "
-                f"share <{go_float(attr.share)}>",
+                "Queue <{}>: deserved <{}>, allocated <{}>, share <{}>",
+                queue.name,
+                attr.deserved.values(),
+                attr.allocated.values(),
+                go_float(attr.share),
             )
         return overused
 
@@ -275,10 +278,14 @@ class ProportionPlugin(Plugin):
         future_used = attr.allocated.clone().add(candidate.resreq)
         allocatable = future_used.less_equal_with_dimension(attr.deserved, candidate.resreq)
         if not allocatable:
-            ssn.log.v(
+            ssn.log.infof(
                 3,
-                f"Queue <{queue.name}>: deserved <{attr.deserved}>, allocated <{attr.allocated}>; "
-                f"Candidate <{candidate.name}>: resource request <{candidate.resreq}>",
+                "Queue <{}>: deserved <{}>, allocated <{}>; Candidate <{}>: resource request <{}>",
+                queue.name,
+                attr.deserved.values(),
+                attr.allocated.values(),
+                candidate.name,
+                candidate.resreq.values(),
             )
         return allocatable
 

@@ -131,3 +131,12 @@ def test_infof_formats_on_read_from_the_values_as_they_were_logged() -> None:
 class _Unprintable:
     def __format__(self, spec: str) -> str:
         raise AssertionError("formatted a line above the verbosity")
+
+
+def test_a_scan_of_every_line_formats_no_block_line_its_head_rules_out() -> None:
+    log = Klog()
+    log.block(3, "Predicates failed: ", _never, 3)
+    log.v(3, "After pipelined Task <ns/p> to Node <n1>: ...")
+    assert [line.text for line in log.lines if line.startswith("After pipelined Task <")] == [
+        "After pipelined Task <ns/p> to Node <n1>: ..."
+    ]

@@ -126,8 +126,11 @@ class LogBlock:
         self.source = source
 
     def line(self, index: int) -> LogLine:
-        text = (self.head + self.render(index)).rstrip("\n")
-        return LogLine(self.verbosity, self.severity, text, self.cycle, self.source)
+        """Line ``index``, itself formatted only when read (a scan of every line for a
+        prefix the head rules out formats none)."""
+        return LogLine.deferred(
+            self.verbosity, self.severity, self.head, self.render, (index,), self.cycle, self.source
+        )
 
     def lines(self) -> Iterator[LogLine]:
         return (self.line(i) for i in range(self.count))

@@ -73,6 +73,8 @@ PENDING_DRIVEN_ACTIONS = frozenset(
 STUCK_SAFE_ACTIONS = frozenset({"enqueue", "allocate", "backfill", "print"})
 CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling", "deviceshare"})
 
+_FINISHED = ("Succeeded", "Failed")
+
 # Called after each session with the cluster it saw and what it did (invariant checks).
 SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
 
@@ -175,6 +177,7 @@ class Clock:
         self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
         self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
         self.requests: dict[str, Resource] = {}
+        self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -353,13 +356,16 @@ class Clock:
             self.result.jobs[key].completed = max(
                 f for p in self.members[key] if (f := self.result.pods[p].finished) is not None
             )
+        records = self.result.pods
         pods = []
         for pod in self.cluster.pods:
-            if pod.meta.key in done:
+            key = pod.meta.key
+            if finished and records[key].job in finished:
+                continue
+            if key in done:
                 pod = copy.copy(pod)
                 pod.phase = "Succeeded"
-            if self.result.pods[pod.meta.key].job not in finished:
-                pods.append(pod)
+            pods.append(pod)
         self.cluster.pods = pods
         self.cluster.pod_groups = [
             pg for pg in self.cluster.pod_groups if pg.meta.key not in finished
@@ -404,6 +410,7 @@ class Clock:
             records.pods[key] = PodRecord(key, job, queue_of.get(job, ""), submitted)
             self.originals[key] = pod
             self.requests[key] = pod_resource_request(pod)
+            self.loads[key] = self._load(pod)
 
     def _bound(self, key: str, node: str, now: datetime) -> None:
         record = self.result.pods[key]
@@ -459,24 +466,31 @@ class Clock:
     def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
         capacity = self._capacity()
         used = Resource()
-        queue_used: dict[str, Resource] = defaultdict(Resource)
-        demand: dict[str, Resource] = defaultdict(Resource)
+        queue_used: dict[str, Resource] = {}
+        demand: dict[str, Resource] = {}
         pending = running = 0
+        loads = self.loads
         for pod in self.cluster.pods:
-            if pod.phase in ("Succeeded", "Failed"):
+            if pod.phase in _FINISHED:
                 continue
-            request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
-            record = self.result.pods.get(pod.meta.key)
-            queue = record.queue if record is not None else ""
-            demand[queue].add(request)
+            load = loads.get(pod.meta.key) or self._load(pod)
+            queue, request = load.queue, load.request
+            total = demand.get(queue)
+            if total is None:
+                total = demand[queue] = Resource()
+            total.add(request)
             if pod.node_name:
                 running += 1
                 used.add(request)
-                queue_used[queue].add(request)
+                total = queue_used.get(queue)
+                if total is None:
+                    total = queue_used[queue] = Resource()
+                total.add(request)
             else:
                 pending += 1
         names = _resource_names(capacity)
         deserved = fair_shares(self.cluster.queues, capacity, demand, names)
+        none = Resource()
         self.result.ticks.append(
             Tick(
                 time=now,
@@ -484,7 +498,7 @@ class Clock:
                 used={n: used.get(n) for n in names},
                 capacity={n: capacity.get(n) for n in names},
                 queue_used={
-                    q.meta.name: {n: queue_used[q.meta.name].get(n) for n in names}
+                    q.meta.name: {n: queue_used.get(q.meta.name, none).get(n) for n in names}
                     for q in self.cluster.queues
                 },
                 queue_deserved=deserved,
@@ -494,6 +508,21 @@ class Clock:
                 evictions=evictions,
             )
         )
+
+    def _load(self, pod: Pod) -> _Load:
+        """What a tick counts of ``pod``: its queue, and its requests less the pods count
+        (which no tick reports), so that summing them is three additions."""
+        record = self.result.pods.get(pod.meta.key)
+        request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+        scalars = {n: q for n, q in request.scalars.items() if n != "pods"}
+        counted = Resource(request.milli_cpu, request.memory, scalars)
+        return _Load(record.queue if record is not None else "", counted)
+
+
+@dataclass(frozen=True, slots=True)
+class _Load:
+    queue: str
+    request: Resource
 
 
 def _fits(request: Resource, room: Resource) -> bool:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.types import TaskStatus, allocated_status, completed_status
+from vspec.model.corev1 import Condition
 
 if TYPE_CHECKING:
     from vspec.framework.session import PodGroupStatus, Session
+
+# A condition's fields but its stamps, which the updater does not count as a change (read
+# with one attrgetter: every session compares every pod group's conditions).
+_unstamped = attrgetter(
+    *(f.name for f in fields(Condition) if f.name not in ("transition_id", "last_transition_time"))
+)
 
 
 def job_phase(ssn: Session, job: JobInfo) -> str:
@@ -50,9 +58,7 @@ def _changed(new: PodGroupStatus, old: PodGroupStatus | None) -> bool:
     if len(new.conditions) != len(old.conditions):
         return True
     return any(
-        replace(n, transition_id="", last_transition_time=None)
-        != replace(o, transition_id="", last_transition_time=None)
-        for n, o in zip(new.conditions, old.conditions, strict=True)
+        _unstamped(n) != _unstamped(o) for n, o in zip(new.conditions, old.conditions, strict=True)
     )
 
 

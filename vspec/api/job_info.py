@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
-from typing import TypeVar
 
 from vspec.api.pod_group_info import pod_group_value
 from vspec.api.resource import Resource, exceeded_part
@@ -18,7 +17,7 @@ from vspec.api.unschedule_info import FitErrors, histogram
 from vspec.gofmt import Pointer, Typed, sprintf
 from vspec.golang import parse_duration
 from vspec.model.corev1 import Condition
-from vspec.model.objects import ZERO_TIME, PodGroup
+from vspec.model.objects import ZERO_TIME, PodGroup, shallow_copy
 
 SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
@@ -27,15 +26,14 @@ POD_GROUP_NOT_READY = "pod group is not ready"
 _NONE: dict[str, TaskInfo] = {}  # an empty bucket, only read
 
 
-_T = TypeVar("_T")
-
-
-def _shallow_copy(obj: _T) -> _T:
-    """``copy.copy`` of a plain (``__dict__``) object at a third of its cost: every
-    session clones every job and its PodGroup."""
-    clone = object.__new__(type(obj))
-    clone.__dict__.update(obj.__dict__)
-    return clone
+def _same_spec(old: PodGroup, new: PodGroup) -> bool:
+    """Whether ``new`` holds all that ``SetPodGroup`` reads of ``old`` but its status."""
+    return (
+        new.meta is old.meta
+        and new.min_member == old.min_member
+        and new.queue == old.queue
+        and new.min_task_member == old.min_task_member
+    )
 
 
 class JobInfo:
@@ -74,9 +72,9 @@ class JobInfo:
         """``JobInfo.Clone``: tasks cloned, the PodGroup copied (conditions too), the
         nodes' fit errors dropped. What ``SetPodGroup`` derives from the PodGroup is
         copied rather than derived again: it is the same PodGroup."""
-        info = _shallow_copy(self)
+        info = shallow_copy(self)
         if self.pod_group is not None:
-            pg = info.pod_group = _shallow_copy(self.pod_group)
+            pg = info.pod_group = shallow_copy(self.pod_group)
             pg.conditions = list(pg.conditions)
         info.task_min_available = dict(self.task_min_available)
         info.nodes_fit_errors = {}
@@ -92,8 +90,14 @@ class JobInfo:
     # -- pod group ------------------------------------------------------------------------
     def set_pod_group(self, pg: PodGroup) -> None:
         """``SetPodGroup``; the PodGroup is copied so a session can change its status."""
-        pg = _shallow_copy(pg)
+        old = self.pod_group
+        pg = shallow_copy(pg)
         pg.conditions = list(pg.conditions)
+        if old is not None and _same_spec(old, pg):
+            # Only the status moved (every session writes each pod group back): what
+            # SetPodGroup derives from the rest is what it derived last time.
+            self.pod_group = pg
+            return
         self.name = pg.meta.name
         self.namespace = pg.meta.namespace
         self.min_available = pg.min_member
@@ -274,8 +278,8 @@ class JobInfo:
         return all(counts[role] >= n for role, n in self.task_min_available.items())
 
     def check_task_valid(self) -> bool:
-        if self.min_available < self.task_min_available_total:
-            return True
+        if not self.task_min_available or self.min_available < self.task_min_available_total:
+            return True  # no role has a minimum: nothing to count
         actual = self._role_counts(pipelined=True, pending_empty=False, pending=True)
         return all(
             n == 0 or (role in actual and actual[role] >= n)
@@ -283,15 +287,15 @@ class JobInfo:
         )
 
     def check_task_ready(self) -> bool:
-        if self.min_available < self.task_min_available_total:
-            return True
+        if not self.task_min_available or self.min_available < self.task_min_available_total:
+            return True  # no role has a minimum: nothing to count
         return self._roles_meet_min(
             self._role_counts(pipelined=False, pending_empty=True, pending=False)
         )
 
     def check_task_pipelined(self) -> bool:
-        if self.min_available < self.task_min_available_total:
-            return True
+        if not self.task_min_available or self.min_available < self.task_min_available_total:
+            return True  # no role has a minimum: nothing to count
         return self._roles_meet_min(
             self._role_counts(pipelined=True, pending_empty=True, pending=False)
         )

@@ -140,8 +140,8 @@ class SchedulerCache:
             pg = seen.groups.get(uid)
             if pg is not None:
                 self.jobs[uid] = JobInfo(uid, pg)
-        for pod in cluster.pods:
-            job, host = pod.job_id, pod.node_name
+        for _, pod, job in seen.pods.values():  # the cluster's order
+            host = pod.node_name
             if (job not in dirty_jobs and host not in dirty_nodes) or not (
                 host or pod.scheduled_by(self.names)
             ):
@@ -303,7 +303,8 @@ class _Seen:
     """The model objects the cache was last brought to, to tell what changed since."""
 
     nodes: list[Node]
-    pods: dict[str, tuple[int, Pod]]  # key -> (position in the cluster's list, pod)
+    # key -> (position in the cluster's list, pod, its job id), in the cluster's order
+    pods: dict[str, tuple[int, Pod, str]]
     groups: dict[str, PodGroup]
     # False when the cache holds what an update could not rebuild in part: duplicate
     # pods or pod groups, or placeholder nodes for pods bound to unknown nodes.
@@ -311,7 +312,7 @@ class _Seen:
 
     @classmethod
     def of(cls, cluster: Cluster, nodes: dict[str, NodeInfo], node_list: list[str]) -> _Seen:
-        pods = {pod.meta.key: (i, pod) for i, pod in enumerate(cluster.pods)}
+        pods = {pod.meta.key: (i, pod, pod.job_id) for i, pod in enumerate(cluster.pods)}
         groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
         unique = len(pods) == len(cluster.pods) and len(groups) == len(cluster.pod_groups)
         return cls(list(cluster.nodes), pods, groups, unique and len(nodes) == len(node_list))
@@ -327,27 +328,30 @@ class _Seen:
         dirty_nodes: set[str] = set()
         regrouped: set[str] = set()
         old = self.pods
-        pods: dict[str, tuple[int, Pod]] = {}
+        pods: dict[str, tuple[int, Pod, str]] = {}
         last = -1
         for i, pod in enumerate(cluster.pods):
             key = pod.meta.key
             if key in pods:
                 return None
-            pods[key] = (i, pod)
             before = old.get(key)
-            if before is not None and before[1] is pod and key not in touched:
-                if before[0] < last:
-                    return None  # reordered: the tasks' order in their node and job moved
-                last = before[0]
-                continue
-            dirty_jobs.add(pod.job_id)
+            if before is not None and before[1] is pod:
+                pods[key] = (i, pod, before[2])
+                if key not in touched:
+                    if before[0] < last:
+                        return None  # reordered: the tasks' order in their node and job moved
+                    last = before[0]
+                    continue
+            else:
+                pods[key] = (i, pod, pod.job_id)
+            dirty_jobs.add(pods[key][2])
             dirty_nodes.add(pod.node_name)
             if before is not None:
-                dirty_jobs.add(before[1].job_id)
+                dirty_jobs.add(before[2])
                 dirty_nodes.add(before[1].node_name)
-        for key, (_, pod) in old.items():
+        for key, (_, pod, job) in old.items():
             if key not in pods:
-                dirty_jobs.add(pod.job_id)
+                dirty_jobs.add(job)
                 dirty_nodes.add(pod.node_name)
         groups: dict[str, PodGroup] = {}
         for pg in cluster.pod_groups:
@@ -371,8 +375,7 @@ class _Seen:
         """A fresh cache's job order: the pod groups', then pod-only jobs by first pod."""
         order = list(self.groups)
         extra: dict[str, None] = {}
-        for _, pod in self.pods.values():
-            job = pod.job_id
+        for _, _, job in self.pods.values():
             if job and job in jobs and job not in self.groups:
                 extra.setdefault(job, None)
         return [*order, *extra]

@@ -35,7 +35,7 @@ from vspec.framework.registry import (
 )
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
-from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup
+from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup, shallow_copy
 from vspec.model.probes import Probe
 from vspec.model.result import (
     Bind,
@@ -340,7 +340,7 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
     for pg in cluster.pod_groups:
         job = ssn.jobs.get(f"{pg.meta.namespace}/{pg.meta.name}")
         if job is not None and job.pod_group is not None:
-            pg = copy.copy(job.pod_group)
+            pg = shallow_copy(job.pod_group)
             pg.conditions = list(pg.conditions)
         pod_groups.append(pg)
     # A Volcano Job's controller creates its pods once the session moved its pod group

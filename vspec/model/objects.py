@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from vspec.errors import Location
 from vspec.model.corev1 import (
@@ -31,6 +31,16 @@ DEFAULT_NOW = datetime(2025, 1, 1, tzinfo=UTC)
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
+
+_T = TypeVar("_T")
+
+
+def shallow_copy(obj: _T) -> _T:
+    """``copy.copy`` of a plain (``__dict__``) object at a third of its cost: every
+    session clones every job and its PodGroup, and writes every PodGroup back."""
+    clone = object.__new__(type(obj))
+    clone.__dict__.update(obj.__dict__)
+    return clone
 
 
 @dataclass

@@ -110,6 +110,37 @@ def test_a_removed_node_takes_its_capacity(loader: Loader) -> None:
     assert evaluate("unfinished", result) == 2
 
 
+def test_ticks_sum_scalar_requests_per_queue(loader: Loader) -> None:
+    """A GPU request counts towards its queue's demand while pending, and towards the
+    cluster's and its queue's use once bound."""
+    result = loader.run(
+        """
+        name: t
+        cluster:
+          nodes: [{name: n1, allocatable: {cpu: 8, nvidia.com/gpu: 2}}]
+          queues: [{name: a}, {name: b}]
+        timeline:
+          arrivals:
+          - at: 0s
+            runFor: 10m
+            jobs:
+            - {name: p, queue: a, tasks: [{name: w, requests: {cpu: 1, nvidia.com/gpu: 1}}]}
+          - at: 1m
+            runFor: 10m
+            jobs:
+            - {name: q, queue: b, tasks: [{name: w, replicas: 2, requests: {nvidia.com/gpu: 1}}]}
+        """
+    )
+    gpu = "nvidia.com/gpu"
+    waiting = next(t for t in result.ticks if t.pending == 2)  # q's gang waits for p's GPU
+    assert waiting.used[gpu] == 1000 and waiting.capacity[gpu] == 2000
+    assert waiting.queue_used["a"] == {"cpu": 1000, gpu: 1000}
+    assert waiting.queue_used["b"] == {"cpu": 0, gpu: 0}
+    assert waiting.queue_deserved["b"][gpu] == 1000  # its pending pods' demand counts
+    running = next(t for t in result.ticks if t.running == 2)
+    assert running.used[gpu] == 2000 and running.queue_used["b"][gpu] == 2000
+
+
 def test_copies_and_drawn_run_times_follow_the_seed(loader: Loader) -> None:
     text = """
         name: t

@@ -466,31 +466,35 @@ class Clock:
     def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
         capacity = self._capacity()
         used = Resource()
-        queue_used: dict[str, Resource] = {}
-        demand: dict[str, Resource] = {}
+        sums: dict[str, _Sums] = {}  # queue -> its pods' requests
         pending = running = 0
         loads = self.loads
         for pod in self.cluster.pods:
             if pod.phase in _FINISHED:
                 continue
             load = loads.get(pod.meta.key) or self._load(pod)
-            queue, request = load.queue, load.request
-            total = demand.get(queue)
-            if total is None:
-                total = demand[queue] = Resource()
-            total.add(request)
+            queue = sums.get(load.queue)
+            if queue is None:
+                queue = sums[load.queue] = _Sums(Resource(), Resource())
+            # Resource.add inline, with the same additions in the same order: a tick
+            # adds every pod's requests up to three times.
+            cpu, memory = load.milli_cpu, load.memory
+            queue.demand.milli_cpu += cpu
+            queue.demand.memory += memory
             if pod.node_name:
                 running += 1
-                used.add(request)
-                total = queue_used.get(queue)
-                if total is None:
-                    total = queue_used[queue] = Resource()
-                total.add(request)
+                used.milli_cpu += cpu
+                used.memory += memory
+                queue.used.milli_cpu += cpu
+                queue.used.memory += memory
             else:
                 pending += 1
+            if load.scalars:
+                load.add_scalars(queue.demand, *((used, queue.used) if pod.node_name else ()))
         names = _resource_names(capacity)
+        demand = {name: queue.demand for name, queue in sums.items()}
         deserved = fair_shares(self.cluster.queues, capacity, demand, names)
-        none = Resource()
+        none = _Sums(Resource(), Resource())
         self.result.ticks.append(
             Tick(
                 time=now,
@@ -498,7 +502,7 @@ class Clock:
                 used={n: used.get(n) for n in names},
                 capacity={n: capacity.get(n) for n in names},
                 queue_used={
-                    q.meta.name: {n: queue_used.get(q.meta.name, none).get(n) for n in names}
+                    q.meta.name: {n: sums.get(q.meta.name, none).used.get(n) for n in names}
                     for q in self.cluster.queues
                 },
                 queue_deserved=deserved,
@@ -511,18 +515,31 @@ class Clock:
 
     def _load(self, pod: Pod) -> _Load:
         """What a tick counts of ``pod``: its queue, and its requests less the pods count
-        (which no tick reports), so that summing them is three additions."""
+        (which no tick reports)."""
         record = self.result.pods.get(pod.meta.key)
         request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
-        scalars = {n: q for n, q in request.scalars.items() if n != "pods"}
-        counted = Resource(request.milli_cpu, request.memory, scalars)
-        return _Load(record.queue if record is not None else "", counted)
+        scalars = tuple((n, q) for n, q in request.scalars.items() if n != "pods")
+        queue = record.queue if record is not None else ""
+        return _Load(queue, request.milli_cpu, request.memory, scalars)
 
 
 @dataclass(frozen=True, slots=True)
 class _Load:
     queue: str
-    request: Resource
+    milli_cpu: float
+    memory: float
+    scalars: tuple[tuple[str, float], ...]
+
+    def add_scalars(self, *totals: Resource) -> None:
+        for total in totals:
+            for name, q in self.scalars:
+                total.scalars[name] = total.scalars.get(name, 0.0) + q
+
+
+@dataclass(frozen=True, slots=True)
+class _Sums:
+    demand: Resource  # requests of its pods not finished
+    used: Resource  # of those on a node
 
 
 def _fits(request: Resource, room: Resource) -> bool:

@@ -55,6 +55,9 @@ class JobInfo:
         # is_ready at every comparison of allocate's job queues.
         self.pending_best_effort = 0
         self.tasks: dict[str, TaskInfo] = {}
+        # The index, the sums and pending_best_effort are what add_task_info over
+        # ``tasks`` in order gives: no task was taken out or replaced since.
+        self._in_order = True
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.allocated = Resource()
@@ -78,11 +81,23 @@ class JobInfo:
             pg.conditions = list(pg.conditions)
         info.task_min_available = dict(self.task_min_available)
         info.nodes_fit_errors = {}
+        if self._in_order:
+            # The index and sums are what adding the tasks in order gives: a clone's,
+            # added in the same order, are the same, so they are copied, not summed.
+            info.tasks = tasks = {uid: task.clone() for uid, task in self.tasks.items()}
+            info.task_status_index = {
+                status: {uid: tasks[uid] for uid in bucket}
+                for status, bucket in self.task_status_index.items()
+            }
+            info.allocated = self.allocated.clone()
+            info.total_request = self.total_request.clone()
+            return info
         info.task_status_index = {}
         info.pending_best_effort = 0
         info.tasks = {}
         info.allocated = Resource()
         info.total_request = Resource()
+        info._in_order = True
         for task in self.tasks.values():
             info.add_task_info(task.clone())
         return info
@@ -176,6 +191,8 @@ class JobInfo:
 
     # -- tasks ----------------------------------------------------------------------------
     def add_task_info(self, task: TaskInfo) -> None:
+        if task.uid in self.tasks:
+            self._in_order = False  # replaced in place: the index may hold the old one
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
         if task.best_effort and task.status is TaskStatus.Pending:
@@ -188,6 +205,7 @@ class JobInfo:
         found = self.tasks.get(task.uid)
         if found is None:
             return
+        self._in_order = False
         self.total_request.sub(found.resreq)
         if allocated_status(found.status):
             self.allocated.sub(found.resreq)

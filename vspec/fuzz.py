@@ -522,7 +522,9 @@ class Fuzzer:
                 raise _ShrinkTimeUp
             if not first_seen and now > deadline:
                 return None  # the run's time is up: the batch's other examples pass
-            key = repr((case.scheduler, case.cluster, case.seed, case.cycles, case.verbosity))
+            # Until a case fails there is none to recognise: its key (the repr of the
+            # whole spec, a sixth of a small simulation's cost) is not built.
+            key = _case_key(case) if failing else ""
             known = failing.get(key)
             if known is not None:
                 return type(known)(case, known.messages)
@@ -534,6 +536,7 @@ class Fuzzer:
             self.report.examples += 1
             for kind, messages in failures.items():
                 if kind not in found and kind not in ignored:
+                    key = key or _case_key(case)
                     failing[key] = finding_type(kind)(case, messages)
                     first_seen.setdefault(kind, now)
                     if kind not in smallest or _smaller(case, smallest[kind].case):
@@ -621,6 +624,11 @@ def reproduces(path: Path, engine: Engine) -> bool:
         return False
     outcome = run_spec(load.specs[0], engine=engine)
     return outcome.failing and not outcome.invalid
+
+
+def _case_key(case: GeneratedSpec) -> str:
+    """What tells drawn cases apart (Hypothesis replays a failing one while shrinking)."""
+    return repr((case.scheduler, case.cluster, case.seed, case.cycles, case.verbosity))
 
 
 class _ShrinkTimeUp(BaseException):

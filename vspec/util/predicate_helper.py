@@ -247,25 +247,28 @@ class _FailureLines:
         """The line for ``err`` on ``node_name``; a FitError's text is that of its parts
         as they are now (set_node_error may rename it afterwards)."""
         if isinstance(err, list):
-            self._add(node_name, err)
+            statuses = err
         elif (
             isinstance(err, FitError)
             and err.task_namespace == self._namespace
             and err.task_name == self._name
         ):
-            self._add(err.node_name, err.statuses)
+            node_name, statuses = err.node_name, err.statuses
         elif isinstance(err, FitError):
             parts = (err.task_namespace, err.task_name, err.node_name, err.statuses)
             self._log.lazy(3, FAILED_HEAD, fit_error_text, *parts)
+            return
         else:
             self._log.v(3, f"{FAILED_HEAD}{err}")
-
-    def _add(self, node_name: str, statuses: list[Status]) -> None:
+            return
         block = self._block
         if block is not None and self._log.lines.grow(block):
             self._nodes.append(node_name)
             self._statuses.append(statuses)
-            return
+        else:
+            self._start(node_name, statuses)
+
+    def _start(self, node_name: str, statuses: list[Status]) -> None:
         namespace, name = self._namespace, self._name
         nodes, reasons = self._nodes, self._statuses = [node_name], [statuses]
 

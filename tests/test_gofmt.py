@@ -40,6 +40,14 @@ from vspec.gofmt import (
         # doc.go: Printf("%d", "hi") -> %!d(string=hi); badVerb prints type=value with %v.
         ("%d", ("hi",), "%!d(string=hi)"),
         ("%s", (Typed("int32", 7),), "%!s(int32=7)"),
+        # A named string type takes %v and %s whatever its text: one that reads like
+        # fmt's own error is printed as it is; %d refuses it under its type's name.
+        (
+            "%v %+v %s %d",
+            (Typed("main.N", "%!v(int=1)"),) * 2
+            + (Typed("main.N", "%!s(x)"), Typed("main.N", "x")),
+            "%!v(int=1) %!v(int=1) %!s(x) %!d(main.N=x)",
+        ),
         # printArg: a nil argument is <nil> for %v and %!verb(<nil>) otherwise.
         ("%v %s", (None, None), "<nil> %!s(<nil>)"),
         # doc.go: Printf("%") -> %!(NOVERB); "%!" is a verb '!' that takes an argument.

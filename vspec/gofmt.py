@@ -200,7 +200,10 @@ def _value(value: Any, spec: _Spec, depth: int) -> str:
         return _bad(value, spec)
     if isinstance(value, Typed):
         inner = _value(value.value, spec, depth)
-        return _bad(value, spec) if inner.startswith(f"%!{spec.verb}(") else inner
+        # The underlying value refused the verb when it printed as its own bad verb; a
+        # string that merely reads like fmt's error text (``%!v(int=1)``) is not one.
+        refused = inner.startswith(f"%!{spec.verb}(") and inner == _bad(value.value, spec)
+        return _bad(value, spec) if refused else inner
     if isinstance(value, bool):
         return _pad("true" if value else "false", spec) if spec.verb in "vt" else _bad(value, spec)
     if isinstance(value, int):
@@ -238,9 +241,7 @@ def _plain(value: Any, plus: bool, depth: int) -> str:
             parts = [_plain(v, plus, depth + 1) for _, v in value.fields]
         return "{" + " ".join(parts) + "}"
     if kind is Typed:
-        inner = _plain(value.value, plus, depth)
-        # A text that looks like fmt's own error is taken for one (see _value).
-        return inner if not inner.startswith("%!v(") else _value(value, _Spec("v", plus), depth)
+        return _plain(value.value, plus, depth)  # %v is a verb every kind takes
     if kind is Stringer:
         return value.text  # type: ignore[no-any-return]
     if kind is Pointer:

@@ -273,12 +273,17 @@ def test_kept_answers_name_the_rows_whose_node_changed_since_settled() -> None:
 
     answers, stale = cols.kept("k", make)
     assert answers is made and list(stale) == [0, 1, 2, 3]
-    cols.settle("k", stale[:3])
-    assert list(cols.kept("k", make)[1]) == [3]
-    cols.settle("k", stale)
+    nodes[2]._changed()
+    assert list(cols.kept("k", make)[1]) == [0, 1, 2, 3]  # not settled yet
+    cols.settle("k")
+    assert list(cols.kept("k", make)[1]) == []
+    nodes[3]._changed()
     nodes[1]._changed()
-    nodes[1]._changed()
-    assert list(cols.kept("k", make)[1]) == [1]
+    nodes[3]._changed()
+    assert list(cols.kept("k", make)[1]) == [1, 3]
+    cols.settle("k")
+    nodes[0]._changed()
+    assert list(cols.kept("k", make)[1]) == [0]
     assert made == ["k"]  # made once, kept while used
     for key in range(columns.MEMO_KEYS):  # the least recently used key is dropped
         cols.kept(key, list)

@@ -124,12 +124,12 @@ class _FitAnswers:
         ]
 
 
-def _row_by_row(stale: int, size: int) -> bool:
-    """Whether ``stale`` rows of ``size`` are cheaper asked one by one: a row's Python
-    check costs a few microseconds, the numpy calls over all rows tens to hundreds."""
+def _row_by_row(stale: int) -> bool:
+    """Whether ``stale`` rows are cheaper asked one by one: a row's Python check costs
+    5-10 microseconds, the numpy calls over all rows 100-300 (1,000-5,000 nodes)."""
     from vspec.framework import columns
 
-    return stale <= max(columns.FEW_ROWS, size // 32)
+    return stale <= 4 * columns.FEW_ROWS
 
 
 def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
@@ -137,7 +137,7 @@ def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
     answers, stale = cols.kept(key, lambda: _FitAnswers(cols.size, request))
     if len(stale) == 0:
         return answers
-    if _row_by_row(len(stale), cols.size):
+    if _row_by_row(len(stale)):
         dims, nodes = answers.dims, cols.nodes
         for row in stale:
             node = nodes[row]
@@ -150,7 +150,7 @@ def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
     else:
         answers.codes[stale] = cols.fit(request, cols.future_idle, stale)
         answers.fits_idle[stale] = cols.fit(request, cols.idle, stale) == 0
-    cols.settle(key, stale)
+    cols.settle(key)
     return answers
 
 
@@ -190,12 +190,12 @@ def _plugin_answers(
     answers, stale = cols.kept(key, lambda: _PluginAnswers(cols.size))
     if len(stale) == 0:
         return answers
-    if _row_by_row(len(stale), cols.size):
+    if _row_by_row(len(stale)):
         nodes = cols.nodes
         for row in stale:
             fe = per_node(nodes[row])
             answers.codes[row] = 0 if fe is None else answers.code(fe.statuses)
-        cols.settle(key, stale)
+        cols.settle(key)
         return answers
     import numpy as np
 
@@ -217,7 +217,7 @@ def _plugin_answers(
         answers.codes[:] = table[codes]
     else:
         answers.codes[stale] = table[codes[stale]]
-    cols.settle(key, stale)
+    cols.settle(key)
     return answers
 
 

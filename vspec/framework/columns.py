@@ -69,10 +69,12 @@ class NodeColumns:
 
     __slots__ = (
         "_changed",
+        "_changes",
         "_columns",
         "_companions",
         "_dirty",
         "_epoch",
+        "_kept",
         "_memos",
         "_rotation",
         "_session",
@@ -93,7 +95,11 @@ class NodeColumns:
         # values and the epoch each row's value was computed at (-1: never).
         self._epoch = 0
         self._changed: Column = np.zeros(self.size, dtype=np.int64)
-        self._memos: dict[Hashable, tuple[Any, Column]] = {}
+        self._memos: dict[Hashable, tuple[Column, Column]] = {}
+        # The rows synced, in order, this session; per kept key, [answers, how many of
+        # these it is current with (-1: none), how many there were when last asked].
+        self._changes: list[int] = []
+        self._kept: dict[Hashable, list[Any]] = {}
         self._rotation: Column | None = None
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
@@ -108,6 +114,8 @@ class NodeColumns:
             return False
         self._session += 1
         self._memos.clear()
+        self._kept.clear()
+        self._changes.clear()
         dirty = self._dirty
         old_companions = self._companions
         for row, node in enumerate(nodes):
@@ -128,6 +136,7 @@ class NodeColumns:
             node.watch(None)
         self._columns.clear()
         self._memos.clear()
+        self._kept.clear()
 
     def rotation(self, start: int) -> Column:
         """The rows from ``start`` on, wrapping round (row ``(start + i) % size`` at ``i``):
@@ -163,9 +172,13 @@ class NodeColumns:
         if not dirty:
             return
         self._epoch += 1
-        self._changed[list(set(dirty))] = self._epoch
+        rows = set(dirty)
+        changed = self._changed
+        for row in rows:
+            changed[row] = self._epoch
+        self._changes.extend(rows)
         for entry in self._columns.values():
-            entry.pending.update(dirty)
+            entry.pending.update(rows)
         dirty.clear()
 
     def memo(
@@ -174,7 +187,7 @@ class NodeColumns:
         """``compute(rows)``, a float64 answer per row that depends only on ``key`` and
         the row's node, computed only for the rows of ``rows`` whose node changed since
         (or that were never asked); None, and nothing kept, when ``compute`` declines."""
-        values, computed = self._entry(key, lambda: np.zeros(self.size))
+        values, computed = self._entry(key)
         stale = rows[computed[rows] < self._changed[rows]]
         if len(stale):
             fresh = compute(stale)
@@ -188,15 +201,30 @@ class NodeColumns:
     def kept(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
         """The per-row answers kept under ``key`` (``make()`` the first time; for one
         session) and the rows whose node changed since :meth:`settle` last marked them
-        (all rows the first time): the caller brings those up to date, then settles them."""
-        answers, computed = self._entry(key, make)
-        return answers, np.flatnonzero(computed < self._changed)
+        all current (every row the first time), in row order: the caller brings those up
+        to date, then settles the key. Found from the rows synced since, not by a pass
+        over all rows."""
+        self._sync()
+        kept = self._kept
+        entry = kept.pop(key, None)
+        if entry is None:
+            entry = [make(), -1, 0]
+            if len(kept) >= MEMO_KEYS:
+                del kept[next(iter(kept))]  # the least recently used key
+        kept[key] = entry
+        changes = self._changes
+        seen: int = entry[1]
+        entry[2] = len(changes)
+        if seen < 0 or len(changes) - seen >= self.size:
+            return entry[0], np.arange(self.size)
+        return entry[0], np.array(sorted(set(changes[seen:])), dtype=np.intp)
 
-    def settle(self, key: Hashable, rows: Column) -> None:
-        """Mark the answers under ``key`` at ``rows`` current (see :meth:`kept`)."""
-        self._memos[key][1][rows] = self._epoch
+    def settle(self, key: Hashable) -> None:
+        """Mark every answer under ``key`` current as of its last :meth:`kept`."""
+        entry = self._kept[key]
+        entry[1] = entry[2]
 
-    def _entry(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
+    def _entry(self, key: Hashable) -> tuple[Column, Column]:
         """The memo under ``key`` and the sync each row was computed at (-1: never), for
         the ``MEMO_KEYS`` keys used last (a workload whose every task differs would keep
         a column per task)."""
@@ -204,7 +232,7 @@ class NodeColumns:
         memos = self._memos
         entry = memos.pop(key, None)
         if entry is None:
-            entry = (make(), np.full(self.size, -1, dtype=np.int64))
+            entry = (np.zeros(self.size), np.full(self.size, -1, dtype=np.int64))
             if len(memos) >= MEMO_KEYS:
                 del memos[next(iter(memos))]  # the least recently used key
         memos[key] = entry

@@ -102,7 +102,8 @@ class PriorityWeight:
 
 
 class ScoreFacts:
-    """What the scorers need from one task, derived once per session."""
+    """What the scorers need from one task, derived once per session (its PodInfo is
+    the cache's, derived once while the pod lives, shared with other plugins)."""
 
     __slots__ = (
         "images",

@@ -169,7 +169,8 @@ StableKey = tuple[
 
 
 class TaskFacts:
-    """What the filters need from one pending task, derived once per session."""
+    """What the filters need from one pending task, derived once per session (its
+    PodInfo is the cache's, derived once while the pod lives, shared with other plugins)."""
 
     __slots__ = ("key", "node_affinity", "pod", "stable_key", "template_uid", "tolerations")
 

@@ -23,7 +23,16 @@ SLA_WAITING_TIME_KEYS = ("volcano.sh/sla-waiting-time", "sla-waiting-time")
 JDB_MIN_AVAILABLE = "volcano.sh/jdb-min-available"
 JDB_MAX_UNAVAILABLE = "volcano.sh/jdb-max-unavailable"
 POD_GROUP_NOT_READY = "pod group is not ready"
-_NONE: dict[str, TaskInfo] = {}  # an empty bucket, only read
+# The statuses ReadyTaskNum counts.
+_READY = frozenset(
+    {
+        TaskStatus.Bound,
+        TaskStatus.Binding,
+        TaskStatus.Running,
+        TaskStatus.Allocated,
+        TaskStatus.Succeeded,
+    }
+)
 
 
 def _same_spec(old: PodGroup, new: PodGroup) -> bool:
@@ -54,6 +63,9 @@ class JobInfo:
         # Best-effort tasks in the Pending bucket of the index: gang's JobOrderFn asks
         # is_ready at every comparison of allocate's job queues.
         self.pending_best_effort = 0
+        # Tasks in the index's buckets of the statuses ReadyTaskNum counts: gang's
+        # JobOrderFn asks it twice per comparison, about 16 comparisons per job popped.
+        self.ready = 0
         self.tasks: dict[str, TaskInfo] = {}
         # The index, the sums and pending_best_effort are what add_task_info over
         # ``tasks`` in order gives: no task was taken out or replaced since.
@@ -94,6 +106,7 @@ class JobInfo:
             return info
         info.task_status_index = {}
         info.pending_best_effort = 0
+        info.ready = 0
         info.tasks = {}
         info.allocated = Resource()
         info.total_request = Resource()
@@ -195,7 +208,9 @@ class JobInfo:
             self._in_order = False  # replaced in place: the index may hold the old one
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
-        if task.best_effort and task.status is TaskStatus.Pending:
+        if task.status in _READY:
+            self.ready += 1
+        elif task.best_effort and task.status is TaskStatus.Pending:
             self.pending_best_effort += 1
         self.total_request.add(task.resreq)
         if allocated_status(task.status):
@@ -213,8 +228,11 @@ class JobInfo:
         bucket = self.task_status_index.get(found.status)
         if bucket is not None:
             popped = bucket.pop(found.uid, None)
-            if popped is not None and popped.best_effort and found.status is TaskStatus.Pending:
-                self.pending_best_effort -= 1
+            if popped is not None:
+                if found.status in _READY:
+                    self.ready -= 1
+                elif popped.best_effort and found.status is TaskStatus.Pending:
+                    self.pending_best_effort -= 1
             if not bucket:
                 del self.task_status_index[found.status]
 
@@ -234,14 +252,7 @@ class JobInfo:
 
     # -- gang arithmetic --------------------------------------------------------------------
     def ready_task_num(self) -> int:
-        get = self.task_status_index.get  # no method call per status: gang's JobOrderFn
-        return (
-            len(get(TaskStatus.Bound, _NONE))
-            + len(get(TaskStatus.Binding, _NONE))
-            + len(get(TaskStatus.Running, _NONE))
-            + len(get(TaskStatus.Allocated, _NONE))
-            + len(get(TaskStatus.Succeeded, _NONE))
-        )
+        return self.ready
 
     def waiting_task_num(self) -> int:
         return self.count(TaskStatus.Pipelined)
@@ -258,7 +269,7 @@ class JobInfo:
         )
 
     def is_ready(self) -> bool:
-        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+        return self.ready + self.pending_best_effort >= self.min_available
 
     def is_pipelined(self) -> bool:
         return (

@@ -127,9 +127,9 @@ class _FitAnswers:
 def _row_by_row(stale: int) -> bool:
     """Whether ``stale`` rows are cheaper asked one by one: a row's Python check costs
     5-10 microseconds, the numpy calls over all rows 100-300 (1,000-5,000 nodes)."""
-    from vspec.framework import columns
+    from vspec.framework.columns import FEW_ROWS  # a module's name: no package lookup
 
-    return stale <= 4 * columns.FEW_ROWS
+    return stale <= 4 * FEW_ROWS
 
 
 def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:

@@ -395,10 +395,13 @@ class SessionPlugins:
 
     # -- ordering ------------------------------------------------------------------------------
     def job_order_fn(self, left: JobInfo, right: JobInfo) -> bool:
-        """First non-zero plugin answer; else creation time, then UID."""
-        result = self._first_compare("job_order", left, right)
-        if result != 0:
-            return result < 0
+        """First non-zero plugin answer; else creation time, then UID. (The plugins'
+        loop inline: allocate's job heaps compare about 20 times per job popped.)"""
+        flat = self._flats.get("job_order") or self._flat("job_order")
+        for fn in flat:
+            result: int = fn(left, right)
+            if result != 0:
+                return result < 0
         if left.creation_timestamp == right.creation_timestamp:
             return left.uid < right.uid
         return left.creation_timestamp < right.creation_timestamp
@@ -425,9 +428,11 @@ class SessionPlugins:
         return self._first_compare("task_order", left, right)
 
     def task_order_fn(self, left: TaskInfo, right: TaskInfo) -> bool:
-        result = self.task_compare_fns(left, right)
-        if result != 0:
-            return result < 0
+        flat = self._flats.get("task_order") or self._flat("task_order")
+        for fn in flat:
+            result: int = fn(left, right)
+            if result != 0:
+                return result < 0
         return self._compare_task(left, right)
 
     def _compare_task(self, left: TaskInfo, right: TaskInfo) -> bool:

@@ -114,6 +114,9 @@ class DrfPlugin(Plugin):
         self.root = HierarchicalNode("root", DrfAttr(), Resource(), children={})
         # The session's log once the session opens (the tree is only built from then on).
         self._log = Klog(verbosity=0)
+        # Whether its V(4) lines are kept, asked once per session: allocate's job heaps
+        # call job_order about 20 times per job popped.
+        self._verbose = False
 
     @staticmethod
     def hierarchy_enabled(ssn: Session) -> bool:
@@ -240,6 +243,7 @@ class DrfPlugin(Plugin):
     # -- session -------------------------------------------------------------------------------
     def on_session_open(self, ssn: Session) -> None:
         log = self._log = ssn.log
+        self._verbose = log.enabled(4)
         self.total_resource.add(ssn.total_resource)
         if log.enabled(4):
             log.v(4, f"Total Allocatable {self.total_resource}")
@@ -336,8 +340,9 @@ class DrfPlugin(Plugin):
         return victims, PERMIT
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
-        lshare, rshare = self.job_attrs[left.uid].share, self.job_attrs[right.uid].share
-        if self._log.enabled(4):
+        attrs = self.job_attrs
+        lshare, rshare = attrs[left.uid].share, attrs[right.uid].share
+        if self._verbose:
             self._log.v(
                 4,
                 f"DRF JobOrderFn: <{left.namespace}/{left.name}> share state: {go_float(lshare)}, "

@@ -105,10 +105,13 @@ class GangPlugin(Plugin):
                 )
             return victims, PERMIT
 
+        # Asked once: allocate's job heaps call job_order about 20 times per job popped.
+        verbose = log.enabled(4)
+
         def job_order(left: JobInfo, right: JobInfo) -> int:
             """Jobs that are not ready yet go first."""
             l_ready, r_ready = left.is_ready(), right.is_ready()
-            if log.enabled(4):
+            if verbose:
                 log.v(
                     4,
                     f"Gang JobOrderFn: <{left.namespace}/{left.name}> is ready: "

@@ -32,9 +32,11 @@ class PriorityPlugin(Plugin):
 
     def on_session_open(self, ssn: Session) -> None:
         log = ssn.log
+        # Asked once: the task and job heaps compare many times per pop.
+        verbose = log.enabled(4)
 
         def task_order(left: TaskInfo, right: TaskInfo) -> int:
-            if log.enabled(4):
+            if verbose:
                 log.v(
                     4,
                     f"Priority TaskOrder: <{left.namespace}/{left.name}> priority is "
@@ -44,7 +46,7 @@ class PriorityPlugin(Plugin):
             return _descending(left.priority, right.priority)
 
         def job_order(left: JobInfo, right: JobInfo) -> int:
-            if log.enabled(4):
+            if verbose:
                 log.v(
                     4,
                     f"Priority JobOrderFn: <{left.namespace}/{left.name}> priority: "

@@ -4,6 +4,13 @@ A drawn timeline is a drawn cluster (:func:`vspec.strategies.clusters`) plus the
 a second drawn cluster, submitted Pending at drawn times with drawn run times, plus
 cordon, uncordon and drain events on its nodes. Every invariant that applies is checked
 after every session, against the cluster that session saw.
+
+A drawn timeline stops at :data:`HORIZON`. Left open it can run for ever: with shuffle
+and pdb (whose victim function passes every task no budget protects) every session evicts
+every Running pod, the controller creates each again, the next session binds it and it
+starts its run time again, so no job ever finishes and no session settles; preempt and
+reclaim can evict back and forth the same way. Volcano does this too, so it is drawn, but
+a few hundred sessions of it show all it has to show.
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ from vspec.strategies import (
 )
 
 _EVENT_KINDS: tuple[NodeEventKind, ...] = ("cordon", "uncordon", "drain")
+# Every drawn event is due by 15 minutes and every run is at most 15 minutes: timelines
+# that do not evict in a loop are over by then (of 300 drawn with the mixed space's
+# confs, one ran 33 minutes).
+HORIZON = timedelta(minutes=30)
 
 
 @dataclass
@@ -65,7 +76,10 @@ def timeline_document(timeline: Timeline) -> dict[str, Any]:
         entry["pods"] = objects["pods"]
         arrivals.append(entry)
     events = [{"at": _seconds(e.at), e.kind: e.node} for e in timeline.node_events]
-    return {"arrivals": arrivals, "nodes": events}
+    doc: dict[str, Any] = {"period": _seconds(timeline.period)}
+    if timeline.until is not None:
+        doc["until"] = _seconds(timeline.until)
+    return {**doc, "arrivals": arrivals, "nodes": events}
 
 
 def _seconds(delta: timedelta) -> str:
@@ -106,6 +120,7 @@ def timelines(draw: st.DrawFn, cluster: Cluster, bounds: ClusterBounds) -> Timel
     events.sort(key=lambda e: e.at)
     return Timeline(
         period=timedelta(seconds=draw(st.sampled_from([5, 30]))),
+        until=HORIZON,
         arrivals=arrivals,
         node_events=events,
     )

@@ -23,7 +23,7 @@ from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, Node, Object
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
 from vspec.strategies import ClusterBounds, ConfSpace, clusters, conf_from_document
 from vspec.timeline.clock import Clock, run_timeline
-from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
+from vspec.timeline_fuzz import HORIZON, GeneratedTimelineSpec, timeline_specs
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=3)
 CONF = conf_from_document(SEED_CONF)
@@ -161,6 +161,8 @@ def test_a_drawn_timeline_is_deterministic_and_writes_back(case: GeneratedTimeli
     text = yaml.safe_dump(case.document(), sort_keys=False)
     loaded = load_file(_write(text)).specs[0]
     assert loaded.timeline is not None
+    assert loaded.timeline.period == case.timeline.period
+    assert loaded.timeline.until == case.timeline.until == HORIZON
     assert [a.at for a in loaded.timeline.arrivals] == [a.at for a in case.timeline.arrivals]
     assert [sorted(a.run_for.items()) for a in loaded.timeline.arrivals] == [
         sorted(a.run_for.items()) for a in case.timeline.arrivals

@@ -138,7 +138,7 @@ class Session(SessionPlugins):
         self.revocable_nodes = {}
         self.plugins = {}
         self.event_handlers = []
-        SessionPlugins.__init__(self)
+        self.clear()
 
     def pod_info(self, pod: Pod) -> PodInfo:
         """What Kubernetes derives from ``pod`` alone, derived once for every plugin (and

@@ -138,6 +138,11 @@ class SessionPlugins:
     tiers: list[Tier]
 
     def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """No function registered: what a session starts with, and what Volcano's
+        ``closeSession`` leaves (the functions hold the session they were built for)."""
         self._fns: dict[Kind, dict[str, Any]] = {kind: {} for kind in POINTS}
         self._chains: dict[Kind, list[list[tuple[str, Any]]]] = {}
         self._flats: dict[Kind, list[Any]] = {}

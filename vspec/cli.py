@@ -154,14 +154,14 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(plugins)
     plugins.set_defaults(handler=_plugins)
 
-    from vspec.fuzz import add_cli  # `vspec fuzz` and `vspec invariants`
+    from vspec.fuzz_cli import add_cli  # `vspec fuzz` and `vspec invariants`
 
     add_cli(commands)
     fuzz = commands.choices["fuzz"]
     _plugins_dir_option(fuzz)
     fuzz.set_defaults(handler=_with_plugins(fuzz.get_default("handler")))
 
-    from vspec.compare import add_cli as add_compare  # `vspec compare`
+    from vspec.compare_cli import add_cli as add_compare  # `vspec compare`
 
     add_compare(commands)
     compare = commands.choices["compare"]

@@ -25,34 +25,6 @@ from vspec.timeline.records import TimelineResult
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    compare = commands.add_parser(
-        "compare",
-        help="run one workload under two scheduler confs and compare the metrics",
-        description="Run the timeline of a workload file under two scheduler configurations "
-        "(conf files or ConfigMaps) and print their metrics side by side.",
-    )
-    compare.add_argument("confs", nargs=2, metavar="CONF", type=Path, help="conf file or ConfigMap")
-    compare.add_argument("--workload", required=True, type=Path, metavar="FILE")
-    compare.add_argument("--seed", type=int, default=0, metavar="N", help="draws and tie-breaks")
-    compare.add_argument(
-        "--metric",
-        action="append",
-        default=[],
-        metavar="EXPR",
-        help="another row, an expression of expect.metrics without the comparison",
-    )
-    compare.add_argument("--plots", type=Path, metavar="DIR", help="write SVG plots here")
-    compare.add_argument("--csv", type=Path, metavar="DIR", help="write CSV records here")
-    compare.add_argument(
-        "--parquet",
-        type=Path,
-        metavar="DIR",
-        help="write Parquet records here (needs pyarrow: pip install 'vspec[parquet]')",
-    )
-    compare.set_defaults(handler=run_compare)
-
-
 @dataclass
 class Run:
     name: str
@@ -60,6 +32,7 @@ class Run:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    """``vspec compare``'s handler (its command line is :mod:`vspec.compare_cli`'s)."""
     from vspec.harness.loader import load_scheduler_conf, load_workload
     from vspec.timeline.clock import run_timeline
 

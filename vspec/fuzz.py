@@ -20,7 +20,8 @@ examples pass), and it ends by ``--seconds`` plus ``shrink_seconds`` (the shrink
 margin), so that is how long a run takes at most.
 
 Hypothesis and the strategies are imported when a run starts, not with this module, so
-that registering the commands (:func:`add_cli`) keeps ``vspec --help`` fast.
+that a run starts fast; the command line is :mod:`vspec.fuzz_cli`'s, so that building
+``vspec``'s parser (for every command) imports neither this module nor the invariants.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
+from vspec.fuzz_cli import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
 
 if TYPE_CHECKING:
@@ -45,8 +47,6 @@ EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # The share of a finding's shrink time Hypothesis gets; vspec.shrink has the rest. Its
 # edits each remove an object, where Hypothesis' take many runs to remove one pod.
 HYPOTHESIS_SHRINK_SHARE = 0.5
-DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
-DEFAULT_OUT = Path("fuzz-findings")
 MAX_BATCH = 200
 
 # The seed project's configuration (benchmarks/bench.py): what `--space seed` pins.
@@ -231,18 +231,6 @@ def builtin_space(name: str) -> FuzzSpace:
         # `deterministic` (which doubles the cost) is left to the other spaces.
         return FuzzSpace(mix=tuple(mix), ignored=("crash-proportion",), disabled=("deterministic",))
     return spaces[name]
-
-
-BUILTIN_SPACES = (
-    "default",
-    "seed",
-    "preempt",
-    "reclaim",
-    "capacity",
-    "shuffle",
-    "placement",
-    "mixed",
-)
 
 
 _SPACE_KEYS = {
@@ -682,48 +670,8 @@ def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]
 # -- the command line ------------------------------------------------------------------------------
 
 
-def add_cli(subparsers: Any) -> None:
-    """Register ``vspec fuzz`` and ``vspec invariants`` on an argparse subparsers object."""
-    fuzz = subparsers.add_parser(
-        "fuzz", help="check the invariants on generated clusters and configurations"
-    )
-    fuzz.add_argument(
-        "--space",
-        default="default",
-        metavar="FILE|NAME",
-        help=f"config space file, or a built-in space ({', '.join(BUILTIN_SPACES)})",
-    )
-    fuzz.add_argument("--seconds", type=float, metavar="N", help="time budget (default 60)")
-    fuzz.add_argument("--examples", type=int, metavar="N", help="number of examples to run")
-    fuzz.add_argument("--seed", type=int, metavar="N", help="seed (default: random, printed)")
-    fuzz.add_argument(
-        "--first", action="store_true", help="stop at the first finding (after shrinking it)"
-    )
-    fuzz.add_argument(
-        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where findings are written"
-    )
-    fuzz.add_argument(
-        "--database",
-        type=Path,
-        default=DEFAULT_DATABASE,
-        metavar="DIR",
-        help="Hypothesis example database, kept between runs",
-    )
-    fuzz.add_argument(
-        "--timelines",
-        action="store_true",
-        help="draw timelines (arrivals, run times, node events); invariants after every session",
-    )
-    fuzz.set_defaults(handler=_fuzz_command)
-
-    invariants = subparsers.add_parser("invariants", help="list the named invariants")
-    invariants.add_argument(
-        "-v", "--verbose", action="store_true", help="with definitions and scope"
-    )
-    invariants.set_defaults(handler=_invariants_command)
-
-
-def _fuzz_command(args: argparse.Namespace) -> int:
+def fuzz_command(args: argparse.Namespace) -> int:
+    """``vspec fuzz``'s handler (its command line is :mod:`vspec.fuzz_cli`'s)."""
     from vspec.engines import get_engine
 
     try:
@@ -755,7 +703,7 @@ def shrink_margin(seconds: float | None) -> float:
     return min(30.0, max(5.0, seconds / 4)) if seconds is not None else 30.0
 
 
-def _invariants_command(args: argparse.Namespace) -> int:
+def invariants_command(args: argparse.Namespace) -> int:
     write: Callable[[str], None] = print
     for inv in catalogue():
         write(f"{inv.name:22s} {inv.summary}")

@@ -13,15 +13,8 @@ from hypothesis import settings
 from vspec.engines import get_engine
 from vspec.errors import SpecError
 from vspec.framework.statement import Statement
-from vspec.fuzz import (
-    BUILTIN_SPACES,
-    SEED_CONF,
-    Fuzzer,
-    FuzzSpace,
-    add_cli,
-    load_space,
-    parse_space,
-)
+from vspec.fuzz import SEED_CONF, Fuzzer, FuzzSpace, load_space, parse_space
+from vspec.fuzz_cli import BUILTIN_SPACES, add_cli
 from vspec.invariants import check_invariants
 from vspec.strategies import ClusterBounds, ConfSpace
 

@@ -2,9 +2,14 @@
 
 Each action and plugin module registers itself with :func:`register_action` or
 :func:`register_plugin`; the framework never names one. Built-ins are found by
-importing every module of :mod:`vspec.actions` and :mod:`vspec.plugins`; packaged
+importing the modules of :mod:`vspec.actions` and :mod:`vspec.plugins`; packaged
 extensions through the ``vspec.actions`` / ``vspec.plugins`` entry-point groups; a
-``--plugins-dir`` by importing each Python file in it.
+``--plugins-dir`` by importing each Python file in it. A lookup by name imports only
+the built-in module named after it (``task-topology`` is ``task_topology.py``,
+``numa-aware`` ``numaaware.py``) when no packaged extension is installed, since a spec
+names a few of the 30 and importing the others was a tenth of a one-spec run's
+start-up; a name no such module registers, a listing, or an installed extension (which
+may replace a built-in, so must come after all of them) imports every one.
 
 What a plugins dir registers is kept with that directory, and seen only where it is in
 scope: the directories loaded for the whole process (``--plugins-dir``, an API caller's
@@ -24,12 +29,13 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from vspec.errors import SpecError, VspecError
 from vspec.framework.interface import Action, ArgumentSpec, Plugin
-from vspec.framework.packaged import entry_points
+from vspec.framework.packaged import EntryPoint, entry_points
 from vspec.registries import Registry
 
 PLUGINS: Registry[type[Plugin]] = Registry("plugin")  # built-ins and entry points
@@ -41,6 +47,8 @@ _loading: list[Path] = []  # the plugins dir being imported, if any
 _loaded_dirs: set[Path] = set()
 _loaded_packages: set[str] = set()
 Kind = Literal["action", "plugin"]
+_PACKAGES: dict[Kind, str] = {"action": "vspec.actions", "plugin": "vspec.plugins"}
+_BUILTIN_PACKAGES = tuple(f"{package}." for package in _PACKAGES.values())
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,9 @@ class Registered:
 
 def register_plugin(cls: P) -> P:
     """Class decorator: make a plugin available under ``cls.name`` (inside a plugins
-    dir being imported: for the specs that have that dir in scope)."""
-    if _loading:
+    dir being imported: for the specs that have that dir in scope; a built-in module
+    that a user's module imports stays a built-in)."""
+    if _loading and not _is_builtin(cls):
         _DIR_PLUGINS.setdefault(_loading[-1], Registry("plugin")).register(cls.name, cls)
     else:
         PLUGINS.register(cls.name, cls)
@@ -83,11 +92,15 @@ def register_plugin(cls: P) -> P:
 def register_action(cls: A) -> A:
     """Class decorator: make an action available under ``cls.name`` (see
     :func:`register_plugin`)."""
-    if _loading:
+    if _loading and not _is_builtin(cls):
         _DIR_ACTIONS.setdefault(_loading[-1], Registry("action")).register(cls.name, cls)
     else:
         ACTIONS.register(cls.name, cls)
     return cls
+
+
+def _is_builtin(cls: type) -> bool:
+    return cls.__module__.startswith(_BUILTIN_PACKAGES)
 
 
 @contextmanager
@@ -123,7 +136,7 @@ def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Ac
 def conflict(kind: Kind, name: str) -> str:
     """Why ``name`` cannot be looked up in this scope ("" when it can): two plugins
     dirs register it, or one does and it is a built-in the scope does not replace."""
-    load_builtins()
+    _load_builtin(kind, name)
     found = _providers(kind, name)
     if not found:
         return ""
@@ -175,12 +188,49 @@ def load_builtins() -> None:
     _loaded_packages.add("builtins")
     _import_package("vspec.actions")
     _import_package("vspec.plugins")
-    for eps in entry_points(("vspec.actions", "vspec.plugins")).values():
+    for eps in _packaged().values():
         for ep in eps:
             try:
                 ep.load()
             except Exception as exc:  # a broken extension must not hide the others
                 raise VspecError(f"entry point {ep.name!r} ({ep.value}) failed: {exc}") from exc
+
+
+def _load_builtin(kind: Kind, name: str) -> None:
+    """Make the built-in ``name`` registered if there is one: its own module, or every
+    module and extension when it has none, or when an extension is installed."""
+    if "builtins" in _loaded_packages:
+        return
+    if any(_packaged().values()):
+        load_builtins()
+        return
+    registry: Registry[type[Plugin]] | Registry[type[Action]] = (
+        PLUGINS if kind == "plugin" else ACTIONS
+    )
+    if name in registry:
+        return
+    for module in _builtin_modules(_PACKAGES[kind]) & {
+        name.replace("-", "_"),
+        name.replace("-", ""),
+    }:
+        importlib.import_module(f"{_PACKAGES[kind]}.{module}")
+    if name not in registry:
+        load_builtins()
+
+
+@cache
+def _builtin_modules(package: str) -> frozenset[str]:
+    return frozenset(
+        info.name
+        for info in pkgutil.iter_modules(importlib.import_module(package).__path__)
+        if not info.name.startswith("_")
+    )
+
+
+@cache
+def _packaged() -> dict[str, list[EntryPoint]]:
+    """The installed extensions' entry points, read once per process."""
+    return entry_points(tuple(_PACKAGES.values()))
 
 
 def load_plugins_dir(directory: Path, *, everywhere: bool = True) -> None:
@@ -236,24 +286,26 @@ def _module_name(path: Path) -> str:
 T = TypeVar("T")
 
 
-def _lookup(tables: dict[Path, Registry[T]], builtins: Registry[T], name: str) -> T | None:
+def _lookup(
+    kind: Kind, tables: dict[Path, Registry[T]], builtins: Registry[T], name: str
+) -> T | None:
     """What the scope's view (:func:`_plugins`, :func:`_actions`) maps ``name`` to,
     without building the view: every session looks up each of its plugins."""
-    load_builtins()
     for directory in reversed(_in_scope()):
         table = tables.get(directory)
         found = None if table is None else table.get(name)
         if found is not None:
             return found
+    _load_builtin(kind, name)
     return builtins.get(name)
 
 
 def get_plugin(name: str) -> type[Plugin] | None:
-    return _lookup(_DIR_PLUGINS, PLUGINS, name)
+    return _lookup("plugin", _DIR_PLUGINS, PLUGINS, name)
 
 
 def get_action(name: str) -> type[Action] | None:
-    return _lookup(_DIR_ACTIONS, ACTIONS, name)
+    return _lookup("action", _DIR_ACTIONS, ACTIONS, name)
 
 
 def action_names() -> set[str]:

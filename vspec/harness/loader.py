@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
@@ -40,7 +40,6 @@ from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings
-from vspec.harness.timeline_load import load_timeline
 from vspec.harness.yamlload import At, Document, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
@@ -74,8 +73,9 @@ from vspec.model.spec import (
     PodGroupExpect,
     Spec,
 )
-from vspec.model.timeline import Timeline
-from vspec.timeline.expr import MetricError, parse_bound
+
+if TYPE_CHECKING:
+    from vspec.model.timeline import Timeline
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 # Top-level keys of a spec that no cluster file, conf or manifest has.
@@ -473,6 +473,8 @@ def _cluster_and_timeline(
     cluster = builder.finish(mode)
     if "timeline" not in (source.value or {}):
         return cluster, None
+    from vspec.harness.timeline_load import load_timeline
+
     return cluster, load_timeline(source / "timeline", builder, builder.seed, cluster.nodes)
 
 
@@ -1000,7 +1002,10 @@ def _expect(at: At) -> Expect:
             matches=list(logs.get("matches") or ()),
             absent=list(logs.get("absent") or ()),
         )
-    for i, text in enumerate(raw.get("metrics") or ()):
+    metrics = raw.get("metrics") or ()
+    if metrics:  # only a timeline's spec has them: its expressions' module is imported here
+        from vspec.timeline.expr import MetricError, parse_bound
+    for i, text in enumerate(metrics):
         place = at / "metrics" / i
         try:
             parse_bound(text)

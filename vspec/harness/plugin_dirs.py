@@ -36,11 +36,8 @@ def load_plugins_dirs(
     plugins are seen by every spec (``--plugins-dir``); else only inside
     :func:`spec_scope` of a spec that names them.
     """
-    from vspec.framework.registry import load_builtins, load_plugins_dir
+    from vspec.framework.registry import load_plugins_dir
 
-    dirs = list(dirs)
-    if dirs:
-        load_builtins()
     for directory in dirs:
         try:
             load_plugins_dir(directory, everywhere=everywhere)

@@ -6,13 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from vspec.errors import Location
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster
 from vspec.model.probes import Probe
-from vspec.model.timeline import Timeline
+
+if TYPE_CHECKING:
+    from vspec.model.timeline import Timeline
 
 # What the scheduler sees besides the declared objects (vspec.harness.deployment).
 ClusterMode = Literal["deployed", "bare"]

@@ -1,0 +1,43 @@
+"""The command line of ``vspec compare``, apart from :mod:`vspec.compare`: ``vspec``
+builds its whole parser for every command, and a ``vspec run`` should not import the
+timeline metrics to do so. The handler imports them when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compare = commands.add_parser(
+        "compare",
+        help="run one workload under two scheduler confs and compare the metrics",
+        description="Run the timeline of a workload file under two scheduler configurations "
+        "(conf files or ConfigMaps) and print their metrics side by side.",
+    )
+    compare.add_argument("confs", nargs=2, metavar="CONF", type=Path, help="conf file or ConfigMap")
+    compare.add_argument("--workload", required=True, type=Path, metavar="FILE")
+    compare.add_argument("--seed", type=int, default=0, metavar="N", help="draws and tie-breaks")
+    compare.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="another row, an expression of expect.metrics without the comparison",
+    )
+    compare.add_argument("--plots", type=Path, metavar="DIR", help="write SVG plots here")
+    compare.add_argument("--csv", type=Path, metavar="DIR", help="write CSV records here")
+    compare.add_argument(
+        "--parquet",
+        type=Path,
+        metavar="DIR",
+        help="write Parquet records here (needs pyarrow: pip install 'vspec[parquet]')",
+    )
+    compare.set_defaults(handler=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from vspec.compare import run_compare
+
+    return run_compare(args)

@@ -1,0 +1,78 @@
+"""The command lines of ``vspec fuzz`` and ``vspec invariants``.
+
+Kept apart from :mod:`vspec.fuzz` because ``vspec`` builds its whole parser for every
+command: a ``vspec run`` then pays for these few arguments, not for importing the fuzzer.
+The handlers import it when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+BUILTIN_SPACES = (
+    "default",
+    "seed",
+    "preempt",
+    "reclaim",
+    "capacity",
+    "shuffle",
+    "placement",
+    "mixed",
+)
+DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
+DEFAULT_OUT = Path("fuzz-findings")
+
+
+def add_cli(subparsers: Any) -> None:
+    """Register ``vspec fuzz`` and ``vspec invariants`` on an argparse subparsers object."""
+    fuzz = subparsers.add_parser(
+        "fuzz", help="check the invariants on generated clusters and configurations"
+    )
+    fuzz.add_argument(
+        "--space",
+        default="default",
+        metavar="FILE|NAME",
+        help=f"config space file, or a built-in space ({', '.join(BUILTIN_SPACES)})",
+    )
+    fuzz.add_argument("--seconds", type=float, metavar="N", help="time budget (default 60)")
+    fuzz.add_argument("--examples", type=int, metavar="N", help="number of examples to run")
+    fuzz.add_argument("--seed", type=int, metavar="N", help="seed (default: random, printed)")
+    fuzz.add_argument(
+        "--first", action="store_true", help="stop at the first finding (after shrinking it)"
+    )
+    fuzz.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where findings are written"
+    )
+    fuzz.add_argument(
+        "--database",
+        type=Path,
+        default=DEFAULT_DATABASE,
+        metavar="DIR",
+        help="Hypothesis example database, kept between runs",
+    )
+    fuzz.add_argument(
+        "--timelines",
+        action="store_true",
+        help="draw timelines (arrivals, run times, node events); invariants after every session",
+    )
+    fuzz.set_defaults(handler=_fuzz)
+
+    invariants = subparsers.add_parser("invariants", help="list the named invariants")
+    invariants.add_argument(
+        "-v", "--verbose", action="store_true", help="with definitions and scope"
+    )
+    invariants.set_defaults(handler=_invariants)
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    from vspec.fuzz import fuzz_command
+
+    return fuzz_command(args)
+
+
+def _invariants(args: argparse.Namespace) -> int:
+    from vspec.fuzz import invariants_command
+
+    return invariants_command(args)

@@ -75,6 +75,13 @@ _SEQUENCE_START, _SEQUENCE_END = _emitted("SequenceStartEvent"), _emitted("Seque
 def format_path(path: Sequence[Key]) -> str:
     """``cluster.pods[2].requests.cpu``; keys that are not identifiers are quoted:
     ``expect.binds["c1/p1"]``, ``allocatable["nvidia.com/gpu"]``."""
+    return _formatted(tuple(path))
+
+
+@lru_cache(maxsize=4096)
+def _formatted(path: KeyPath) -> str:
+    # Cached: the loader locates each object and plugin entry it builds, and the specs
+    # of a suite repeat the same paths (cluster.pods[0], scheduler.tiers[1].plugins[2]).
     text = "".join(f"[{step}]" if isinstance(step, int) else _segment(step) for step in path)
     return text[1:] if text.startswith(".") else text
 
@@ -322,7 +329,6 @@ class _Builder:
         self.file = file
         self.key_prefix = key_prefix
         self.offset = offset
-        self.numbers = _ScalarConstructor()
         self.plain_cache: dict[str, Any] = {}
 
     def error(self, message: str, line: int, column: int) -> SpecError:
@@ -542,7 +548,10 @@ class _Builder:
             try:
                 return self.plain_cache[value]
             except KeyError:
-                constructed = self._construct(_resolve_plain(value), value, line, column)
+                try:
+                    constructed = _plain(value)
+                except _Unreadable as exc:
+                    raise self.error(str(exc), line, column) from None
                 self.plain_cache[value] = constructed
                 return constructed
         if tag not in _SCALAR_TAGS:
@@ -555,32 +564,10 @@ class _Builder:
         return value if is_key else constructed
 
     def _construct(self, tag: str, value: str, line: int, column: int) -> Any:
-        if tag in (STR, TIMESTAMP):  # timestamps are parsed later, as RFC 3339
-            return value
-        if tag == NULL:
-            return None
-        if tag == BOOL:
-            if value.lower() not in _BOOLEANS:
-                raise self.error(f"{value!r} is not a boolean", line, column)
-            return _BOOLEANS[value.lower()]
-        if tag in (INT, FLOAT):
-            try:
-                number = self.numbers.number(tag, value)
-            except (ValueError, ConstructorError):
-                raise self.error(
-                    f"{_clip(value)!r} is not {'an integer' if tag == INT else 'a number'}",
-                    line,
-                    column,
-                ) from None
-            if isinstance(number, int) and abs(number) > MAX_INT:
-                # Python refuses to print a 4300-digit int; no spec value needs 31 digits.
-                raise self.error(
-                    f"{_clip(value)!r}: an integer of more than {MAX_INT_DIGITS} digits",
-                    line,
-                    column,
-                )
-            return number
-        return value  # "=" (the YAML "value" key) and other plain oddities read as strings
+        try:
+            return _constructed(tag, value)
+        except _Unreadable as exc:
+            raise self.error(str(exc), line, column) from None
 
     def _check_collection_tag(self, tag: str | None, expected: str, line: int, col: int) -> None:
         if tag is not None and tag != "!" and tag != expected:
@@ -616,6 +603,45 @@ class _Builder:
         own.update(merged)
         own_children.clear()
         own_children.update(positions)
+
+
+class _Unreadable(ValueError):
+    """A scalar its tag cannot read; the builder adds where it is."""
+
+
+_NUMBERS = _ScalarConstructor()  # stateless for numbers: one for the process
+
+
+@lru_cache(maxsize=8192)
+def _plain(value: str) -> Any:
+    """The value of a plain scalar, shared by every file a process reads: the builder's
+    cache is per file, and the files of a suite repeat the same few scalars (1, true,
+    500m, default), each resolved against PyYAML's patterns and converted once per file
+    before. Only values are cached (all immutable); an unreadable scalar raises each time."""
+    return _constructed(_resolve_plain(value), value)
+
+
+def _constructed(tag: str, value: str) -> Any:
+    if tag in (STR, TIMESTAMP):  # timestamps are parsed later, as RFC 3339
+        return value
+    if tag == NULL:
+        return None
+    if tag == BOOL:
+        if value.lower() not in _BOOLEANS:
+            raise _Unreadable(f"{value!r} is not a boolean")
+        return _BOOLEANS[value.lower()]
+    if tag in (INT, FLOAT):
+        try:
+            number = _NUMBERS.number(tag, value)
+        except (ValueError, ConstructorError):
+            raise _Unreadable(
+                f"{_clip(value)!r} is not {'an integer' if tag == INT else 'a number'}"
+            ) from None
+        if isinstance(number, int) and abs(number) > MAX_INT:
+            # Python refuses to print a 4300-digit int; no spec value needs 31 digits.
+            raise _Unreadable(f"{_clip(value)!r}: an integer of more than {MAX_INT_DIGITS} digits")
+        return number
+    return value  # "=" (the YAML "value" key) and other plain oddities read as strings
 
 
 def _clip(text: str, limit: int = 40) -> str:

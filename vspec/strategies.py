@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -57,6 +57,7 @@ from vspec.model.objects import (
 from vspec.model.quantity import parse_quantity
 from vspec.model.spec import Spec
 
+T = TypeVar("T")
 GI = 2**30
 MI = 2**20
 ZONES = ("a", "b")
@@ -125,22 +126,90 @@ class ClusterBounds:
     shape: str = "random"
 
 
+def _pool(*choices: tuple[int, T]) -> tuple[T, ...]:
+    """Each value repeated by its weight (edge values get large weights); the first is
+    the simplest, what a zero byte or index picks and shrinking leads to."""
+    return tuple(value for weight, value in choices for _ in range(weight))
+
+
 @functools.cache
 def _weighted(*choices: tuple[int, Any]) -> st.SearchStrategy[Any]:
-    """Values drawn in proportion to their weights (edge values get large weights).
-    Built once per choice list (see below why strategies are built once)."""
-    pool = [value for weight, value in choices for _ in range(weight)]
-    return st.sampled_from(pool)
+    """Values drawn in proportion to their weights, as one strategy built once per
+    choice list (see below why strategies are built once)."""
+    return st.sampled_from(_pool(*choices))
+
+
+@functools.cache
+def _byte_string(size: int) -> st.SearchStrategy[bytes]:
+    return st.binary(min_size=size, max_size=size)
+
+
+class _Dice:
+    """One object's leaf decisions (its quantities, labels, gates), drawn as a single
+    Hypothesis choice: a byte string of ``size`` bytes, one byte per decision.
+
+    Hypothesis' engine costs about 25-30 us for each choice it records (and more for
+    each strategy drawn), however little the choice holds; one byte string costs about
+    that for all of an object's decisions. Shrinking keeps working decision by decision:
+    Hypothesis shrinks a byte string byte by byte towards zero, and a zero byte picks
+    each decision's first, simplest option (no gate, the pool's first value). Every
+    decision takes the byte at its own position whatever the earlier ones decided (a
+    gate's payload is rolled even when the gate is shut), so that a byte shrunk leaves
+    the meaning of the others alone. Used as a context manager, which checks that the
+    object took exactly its ``size`` bytes.
+    """
+
+    __slots__ = ("_bytes", "_next")
+
+    def __init__(self, draw: st.DrawFn, size: int) -> None:
+        self._bytes = draw(_byte_string(size))
+        self._next = 0
+
+    def __enter__(self) -> _Dice:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None and self._next != len(self._bytes):
+            raise AssertionError(f"drew {len(self._bytes)} bytes, took {self._next}")
+
+    def below(self, n: int) -> int:
+        """0 to ``n - 1``, each about equally often."""
+        byte = self._bytes[self._next]
+        self._next += 1
+        return byte * n >> 8
+
+    def pick(self, pool: Sequence[T]) -> T:
+        return pool[self.below(len(pool))]
+
+    def one_in(self, n: int) -> bool:
+        """True one time in ``n`` (a zero byte, the simplest, is false)."""
+        return self.below(n) == n - 1
+
+    def maybe(self, n: int, pool: Sequence[T]) -> T | None:
+        """One time in ``n`` a value of ``pool``, else None (two bytes)."""
+        gate, value = self.one_in(n), self.pick(pool)
+        return value if gate else None
+
+    def some(self, pool: Sequence[T], lo: int, hi: int) -> list[T]:
+        """``lo`` to ``hi`` values of ``pool``, without repeats (``1 + hi`` bytes): a
+        repeated pick is dropped, so fewer come up now and then, as in a unique list."""
+        count, picked = lo + self.below(hi - lo + 1), [self.pick(pool) for _ in range(hi)]
+        out: list[T] = []
+        for value in picked[:count]:
+            if value not in out:
+                out.append(value)
+        return out
 
 
 def _q(text: str) -> Fraction:
     return parse_quantity(text)
 
 
-# Strategies are built once: Hypothesis labels each strategy object, and building fresh
-# ones inside every draw dominates the cost of a small example. Quantities lean towards
-# the edges: zero, one milli-unit, values one step off a node's size, odd byte counts.
-_CPU = _weighted(
+# Pools and strategies are built once: Hypothesis labels each strategy object, and
+# building fresh ones inside every draw dominates the cost of a small example. Quantities
+# lean towards the edges: zero, one milli-unit, values one step off a node's size, odd
+# byte counts.
+_CPU = _pool(
     (3, _q("0")),
     (1, _q("1m")),
     (1, _q("999m")),
@@ -152,7 +221,7 @@ _CPU = _weighted(
     (1, _q("3")),
     (1, _q("4")),
 )
-_MEMORY = _weighted(
+_MEMORY = _pool(
     (3, _q("0")),
     (1, _q("1")),
     (1, _q("100M")),
@@ -162,43 +231,32 @@ _MEMORY = _weighted(
     (1, Fraction(3 * GI // 2)),
     (2, Fraction(2 * GI)),
 )
-_NODE_CPU = _weighted((3, _q("2")), (3, _q("4")), (1, _q("1")), (1, _q("3500m")), (1, _q("8")))
-_NODE_MEMORY = _weighted(
+_NODE_CPU = _pool((3, _q("2")), (3, _q("4")), (2, _q("1")), (2, _q("3500m")), (2, _q("8")))
+_NODE_MEMORY = _pool(
     (3, Fraction(4 * GI)), (2, Fraction(2 * GI)), (1, Fraction(8 * GI)), (1, Fraction(3 * GI + MI))
 )
-_NODE_PODS = _weighted((3, Fraction(110)), (2, Fraction(2)), (1, Fraction(1)), (2, Fraction(4)))
-_TAINTS = st.lists(
-    st.sampled_from(
-        [
-            Taint("dedicated", "x", "NoSchedule"),
-            Taint("dedicated", "x", "NoExecute"),
-            Taint("dedicated", "y", "PreferNoSchedule"),
-            Taint(GPU, "", "NoSchedule"),
-            Taint("spot", "true", "NoExecute"),
-        ]
-    ),
-    max_size=2,
-    unique_by=lambda t: (t.key, t.effect),
+_NODE_PODS = _pool((3, Fraction(110)), (3, Fraction(2)), (2, Fraction(1)), (2, Fraction(4)))
+_GPUS = (Fraction(1), Fraction(2))
+_TAINTS = (
+    Taint("dedicated", "x", "NoSchedule"),
+    Taint("dedicated", "x", "NoExecute"),
+    Taint("dedicated", "y", "PreferNoSchedule"),
+    Taint(GPU, "", "NoSchedule"),
+    Taint("spot", "true", "NoExecute"),
 )
-_TOLERATIONS = st.lists(
-    st.sampled_from(
-        [
-            Toleration("dedicated", "Equal", "x", "NoSchedule"),
-            Toleration("dedicated", "Equal", "x", ""),
-            Toleration("dedicated", "Exists", "", "NoExecute"),
-            Toleration("dedicated", "Equal", "y", "NoSchedule"),
-            Toleration(GPU, "Exists", "", "NoSchedule"),
-            Toleration("spot", "Exists", "", ""),
-            Toleration("", "Exists", "", ""),
-            Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"),
-        ]
-    ),
-    max_size=2,
-    unique=True,
+_TOLERATIONS = (
+    Toleration("dedicated", "Equal", "x", "NoSchedule"),
+    Toleration("dedicated", "Equal", "x", ""),
+    Toleration("dedicated", "Exists", "", "NoExecute"),
+    Toleration("dedicated", "Equal", "y", "NoSchedule"),
+    Toleration(GPU, "Exists", "", "NoSchedule"),
+    Toleration("spot", "Exists", "", ""),
+    Toleration("", "Exists", "", ""),
+    Toleration("node.kubernetes.io/unschedulable", "Exists", "", "NoSchedule"),
 )
 # NotIn on a label most nodes lack ("keep off GPU nodes") is weighted up: a node without
 # the label matches it, the edge a NotIn implementation gets wrong.
-_NODE_REQUIREMENT = _weighted(
+_NODE_REQUIREMENTS = _pool(
     (1, NodeSelectorRequirement("zone", "In", ("a",))),
     (1, NodeSelectorRequirement("zone", "In", ("a", "b"))),
     (1, NodeSelectorRequirement("zone", "NotIn", ("a",))),
@@ -209,34 +267,24 @@ _NODE_REQUIREMENT = _weighted(
     (1, NodeSelectorRequirement("rank", "Lt", ("2",))),
     (2, NodeSelectorRequirement("rank", "NotIn", ("1",))),
 )
-_NODE_TERM = st.builds(
-    NodeSelectorTerm, st.lists(_NODE_REQUIREMENT, min_size=1, max_size=2, unique=True).map(tuple)
-)
-_NODE_TERMS = st.lists(_NODE_TERM, min_size=1, max_size=2)
-_ZONE = st.sampled_from(ZONES)
-_RANK = st.sampled_from(["", "0", "1", "2", "3"])
+_RANK = ("", "0", "1", "2", "3")
 _BOOL = st.booleans()
-_TASK_PRIORITY = _weighted((3, None), (2, 1), (1, 0), (1, 3))
-_NAMESPACE = _weighted((4, "ns0"), (2, "ns1"), (1, "kube-system"))
-_GROUP_CLASS = _weighted((2, ""), (2, "high"), (2, "low"))
-_POD_CLASS = _weighted((12, ""), (1, "system-cluster-critical"), (1, "system-node-critical"))
-_WAITING_PHASE = st.sampled_from(["Pending", "Inqueue"])
+_TASK_PRIORITY = _pool((3, None), (2, 1), (1, 0), (1, 3))
+_NAMESPACE = _pool((4, "ns0"), (2, "ns1"), (1, "kube-system"))
+_GROUP_CLASS = _pool((2, ""), (2, "high"), (2, "low"))
+_POD_CLASS = _pool((8, ""), (1, "system-cluster-critical"), (1, "system-node-critical"))
+_WAITING_PHASE = ("Pending", "Inqueue")
 _FLAG = st.sampled_from([None, True, False])
-_RECLAIMABLE = _weighted((3, None), (1, True), (1, False))
+_RECLAIMABLE = _pool((3, None), (1, True), (1, False))
 _SEED = st.integers(0, 2**16)
-_CREATED = _weighted((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
+_CREATED = _pool((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
+# minMember: all pods (a full gang) or one (no gang) most often, else any.
+_MIN_MEMBER = _pool((2, "all"), (1, "one"), (1, "none"), (3, "any"))
 
 
 @functools.cache
 def _int(lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.integers(lo, hi)
-
-
-def _one_in(draw: st.DrawFn, n: int) -> bool:
-    """True when an integer drawn in [0, n) is 0 (Hypothesis draws a range's ends more
-    often than their share). The integer is drawn as it is: a mapped strategy's layer
-    costs as much again as the draw."""
-    return draw(_int(0, n - 1)) == 0
 
 
 @functools.cache
@@ -248,152 +296,198 @@ def _clamped(draw: st.DrawFn, base: st.SearchStrategy[int], lo: int, hi: int) ->
     return max(lo, min(draw(base), hi))
 
 
+_NODE_BYTES = 12
+
+
 @st.composite
 def nodes(draw: st.DrawFn, index: int = 0) -> Node:
-    allocatable = {"cpu": draw(_NODE_CPU), "memory": draw(_NODE_MEMORY), "pods": draw(_NODE_PODS)}
-    labels = {"zone": draw(_ZONE), HOSTNAME: f"n{index}"}
-    if _one_in(draw, 3):
-        allocatable[GPU] = Fraction(draw(_int(1, 2)))
-        labels["gpu"] = "true"
-    rank = draw(_RANK)
-    if rank:
-        labels["rank"] = rank
+    with _Dice(draw, _NODE_BYTES) as dice:
+        cpu, memory, pods = dice.pick(_NODE_CPU), dice.pick(_NODE_MEMORY), dice.pick(_NODE_PODS)
+        allocatable = {"cpu": cpu, "memory": memory, "pods": pods}
+        labels = {"zone": dice.pick(ZONES), HOSTNAME: f"n{index}"}
+        gpus = dice.maybe(2, _GPUS)
+        if gpus is not None:
+            allocatable[GPU] = gpus
+            labels["gpu"] = "true"
+        rank = dice.pick(_RANK)
+        if rank:
+            labels["rank"] = rank
+        tainted, taints = dice.one_in(3), dice.some(_TAINTS, 1, 2)
+        unschedulable = dice.one_in(5)
     return Node(
         ObjectMeta(f"n{index}", labels=labels),
         allocatable=allocatable,
         capacity=dict(allocatable),
-        taints=draw(_TAINTS) if _one_in(draw, 4) else [],
-        unschedulable=_one_in(draw, 10),
+        taints=taints if tainted else [],
+        unschedulable=unschedulable,
     )
 
 
 # Drawn as the same strategy objects each time (see above).
 _node_at = functools.cache(nodes)
 
-
-def _queue_resources(draw: st.DrawFn, names: Sequence[str]) -> dict[str, Fraction]:
-    out: dict[str, Fraction] = {}
-    for name in names:
-        if name == "cpu":
-            out["cpu"] = Fraction(draw(_int(1, 8)))
-        elif name == "memory":
-            out["memory"] = Fraction(draw(_int(1, 8)) * GI)
-        elif name == GPU:
-            out[GPU] = Fraction(draw(_int(0, 2)))
-    return out
+_QUEUE_DIMS = ("cpu", "memory", GPU)
+_QUEUE_RESOURCE_BYTES = 7
 
 
-_QUEUE_DIMS = st.lists(st.sampled_from(["cpu", "memory", GPU]), max_size=3, unique=True)
+def _queue_resources(dice: _Dice, dims: Sequence[str] | None = None) -> dict[str, Fraction]:
+    """Some of cpu, memory and GPUs (``dims``: these), each with its value."""
+    drawn = dice.some(_QUEUE_DIMS, 0, 3)
+    values = {
+        "cpu": Fraction(1 + dice.below(8)),
+        "memory": Fraction((1 + dice.below(8)) * GI),
+        GPU: Fraction(dice.below(3)),
+    }
+    return {name: values[name] for name in (drawn if dims is None else dims)}
+
+
+_QUEUE_BYTES = 4 + 3 * (1 + _QUEUE_RESOURCE_BYTES)
 
 
 @st.composite
 def queues(draw: st.DrawFn, index: int = 0, parent: str = "") -> Queue:
+    with _Dice(draw, _QUEUE_BYTES) as dice:
+        created, weight = dice.pick(_CREATED), 1 + dice.below(4)
+        capped, capability = dice.one_in(2), _queue_resources(dice)
+        deserving, deserved = dice.one_in(3), _queue_resources(dice)
+        guaranteed, guarantee = dice.one_in(5), _queue_resources(dice, ["cpu"])
+        priority, reclaimable = dice.below(2), dice.pick(_RECLAIMABLE)
     return Queue(
-        ObjectMeta(f"q{index}", creation_timestamp=draw(_CREATED)),
-        weight=draw(_int(1, 4)),
-        capability=_queue_resources(draw, draw(_QUEUE_DIMS)) if draw(_BOOL) else {},
-        deserved=_queue_resources(draw, draw(_QUEUE_DIMS)) if _one_in(draw, 3) else {},
-        guarantee=_queue_resources(draw, ["cpu"]) if _one_in(draw, 5) else {},
-        priority=draw(_int(0, 1)),
+        ObjectMeta(f"q{index}", creation_timestamp=created),
+        weight=weight,
+        capability=capability if capped else {},
+        deserved=deserved if deserving else {},
+        guarantee=guarantee if guaranteed else {},
+        priority=priority,
         parent=parent,
-        reclaimable=draw(_RECLAIMABLE),
+        reclaimable=reclaimable,
     )
 
 
 _queue_at = functools.cache(queues)
 
 
-def _requests(draw: st.DrawFn) -> dict[str, Fraction]:
-    """One role's requests; all zero makes its pods best-effort (about one in six)."""
-    requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
-    if _one_in(draw, 6):
-        requests[GPU] = Fraction(draw(_int(1, 2)))
-    if _one_in(draw, 6):
+def _requests(dice: _Dice) -> dict[str, Fraction]:
+    """One role's requests (5 bytes); all zero makes its pods best-effort (about one
+    role in 25, and every role of an object Hypothesis drew as its simplest)."""
+    requests = {"cpu": dice.pick(_CPU), "memory": dice.pick(_MEMORY)}
+    gpus = dice.maybe(4, _GPUS)
+    if gpus is not None:
+        requests[GPU] = gpus
+    if dice.one_in(4):
         requests["pods"] = Fraction(1)  # as a user may write it; Volcano counts pods itself
     return {k: v for k, v in requests.items() if v}
 
 
-def _affinity(draw: st.DrawFn, job: str) -> Affinity | None:
+_TERM_BYTES = 3
+_TERMS_BYTES = 1 + 2 * _TERM_BYTES
+
+
+def _drawn_term(dice: _Dice) -> NodeSelectorTerm:
+    """One or two requirements, ANDed."""
+    return NodeSelectorTerm(tuple(dice.some(_NODE_REQUIREMENTS, 1, 2)))
+
+
+def _drawn_terms(dice: _Dice) -> tuple[NodeSelectorTerm, ...]:
+    """One or two terms, ORed (``_TERMS_BYTES``)."""
+    count, terms = 1 + dice.below(2), [_drawn_term(dice) for _ in range(2)]
+    return tuple(terms[:count])
+
+
+_AFFINITY_BYTES = 7 + _TERMS_BYTES + _TERM_BYTES
+
+
+def _affinity(dice: _Dice, job: str) -> Affinity | None:
     """Required and preferred node affinity, and pod (anti-)affinity to the job's pods."""
+    # One role in three: the filters and the node affinity score read it on every node.
+    selects, requires, required = dice.one_in(3), dice.one_in(2), _drawn_terms(dice)
+    prefers, weight, preferred = dice.one_in(2), 1 + dice.below(8), _drawn_term(dice)
     node_affinity = None
-    # One role in four: the filters and the node affinity score read it on every node.
-    if _one_in(draw, 4):
+    if selects:
         node_affinity = NodeAffinity(
-            required=tuple(draw(_NODE_TERMS)) if draw(_BOOL) else None,
-            preferred=(PreferredSchedulingTerm(draw(_int(1, 8)), draw(_NODE_TERM)),)
-            if _one_in(draw, 2)
-            else (),
+            required=required if requires else None,
+            preferred=(PreferredSchedulingTerm(weight, preferred),) if prefers else (),
         )
     term = PodAffinityTerm(
-        topology_key=HOSTNAME if draw(_BOOL) else "zone",
+        topology_key=HOSTNAME if dice.one_in(2) else "zone",
         label_selector=LabelSelector(match_labels=(("job", job),)),
     )
-    pod_affinity = PodAffinity(required=(term,)) if _one_in(draw, 12) else None
-    anti = PodAffinity(required=(term,)) if _one_in(draw, 10) else None
+    pod_affinity = PodAffinity(required=(term,)) if dice.one_in(12) else None
+    anti = PodAffinity(required=(term,)) if dice.one_in(10) else None
     if node_affinity is None and pod_affinity is None and anti is None:
         return None
     return Affinity(node_affinity, pod_affinity, anti)
 
 
+_ROLE_BYTES = 18 + _AFFINITY_BYTES  # _pods' role-wide decisions (16), minTaskMember's (2)
+_POD_BYTES = 2
+
+
 def _pods(
     draw: st.DrawFn,
+    dice: _Dice,
     job: str,
     namespace: str,
     role: str,
     node_names: Sequence[str],
     bounds: ClusterBounds,
 ) -> list[Pod]:
-    """One role's replicas: same requests, selector, tolerations, affinity and priority."""
-    requests = _requests(draw)
-    selector = {"zone": draw(_ZONE)} if _one_in(draw, 6) else {}
-    tolerations = draw(_TOLERATIONS) if _one_in(draw, 3) else []
-    affinity = _affinity(draw, job)
-    ports = [ContainerPort(8080, 8080)] if _one_in(draw, 12) else []
-    priority = draw(_TASK_PRIORITY)
-    class_name = draw(_POD_CLASS)
+    """One role's replicas: same requests, selector, tolerations, affinity and priority
+    (``dice``'s bytes but 2); where each runs, drawn per pod."""
+    requests = _requests(dice)
+    selector = dice.maybe(4, ZONES)
+    tolerant, tolerations = dice.one_in(3), dice.some(_TOLERATIONS, 1, 2)
+    affinity = _affinity(dice, job)
+    ports = [ContainerPort(8080, 8080)] if dice.one_in(8) else []
+    priority = dice.pick(_TASK_PRIORITY)
+    class_name = dice.pick(_POD_CLASS)
     if class_name:
         priority = dict(PRIORITY_CLASSES)[class_name]
-    created = draw(_CREATED)
+    created = dice.pick(_CREATED)
+    replicas = 1 + dice.below(bounds.max_replicas)
     where = _placement(tuple(node_names))
     pods = []
-    for i in range(draw(_int(1, bounds.max_replicas))):
-        name = f"{job}-{role}-{i}"
-        node = draw(where)
-        releasing = node is not None and _one_in(draw, 6)
-        pods.append(
-            Pod(
-                ObjectMeta(
-                    name,
-                    namespace,
-                    uid=f"{namespace}-{name}",
-                    labels={TASK_SPEC_KEY: role, "job": job},
-                    annotations={GROUP_NAME_ANNOTATION: job},
-                    creation_timestamp=created,
-                    deletion_timestamp=DEFAULT_NOW if releasing else None,
-                ),
-                phase="Running" if node else "Pending",
-                node_name=node or "",
-                priority=priority,
-                priority_class_name=class_name,
-                node_selector=selector,
-                tolerations=tolerations,
-                affinity=affinity,
-                containers=[Container(requests=requests, ports=list(ports))],
+    with _Dice(draw, _POD_BYTES * replicas) as each:
+        for i in range(replicas):
+            name = f"{job}-{role}-{i}"
+            node, releasing = each.pick(where), each.one_in(4)
+            pods.append(
+                Pod(
+                    ObjectMeta(
+                        name,
+                        namespace,
+                        uid=f"{namespace}-{name}",
+                        labels={TASK_SPEC_KEY: role, "job": job},
+                        annotations={GROUP_NAME_ANNOTATION: job},
+                        creation_timestamp=created,
+                        deletion_timestamp=DEFAULT_NOW if releasing and node else None,
+                    ),
+                    phase="Running" if node else "Pending",
+                    node_name=node or "",
+                    priority=priority,
+                    priority_class_name=class_name,
+                    node_selector={"zone": selector} if selector else {},
+                    tolerations=list(tolerations) if tolerant else [],
+                    affinity=affinity,
+                    containers=[Container(requests=requests, ports=list(ports))],
+                )
             )
-        )
     return pods
 
 
 @functools.cache
-def _placement(node_names: tuple[str, ...]) -> st.SearchStrategy[str | None]:
-    """Where a drawn pod runs: nowhere (pending) or on one of the nodes."""
-    return st.none() | st.sampled_from(node_names) if node_names else st.none()
+def _placement(node_names: tuple[str, ...]) -> tuple[str | None, ...]:
+    """Where a drawn pod runs: nowhere (pending) half the time, else on one of the nodes."""
+    return (*[None] * len(node_names), *node_names) if node_names else (None,)
 
 
-def _min_member(draw: st.DrawFn, pods: int) -> int:
-    """minMember: all pods (a full gang) or one (no gang) most often, else anything."""
-    value: int = draw(_weighted((2, pods), (1, 1), (1, 0), (2, -1)))
-    return draw(_int(0, pods)) if value < 0 else value
+def _min_member(dice: _Dice, pods: int) -> int:
+    """minMember (2 bytes)."""
+    kind, any_value = dice.pick(_MIN_MEMBER), dice.below(pods + 1)
+    return {"all": pods, "one": 1, "none": 0, "any": any_value}[kind]
+
+
+_JOB_BYTES = 10
 
 
 @st.composite
@@ -404,27 +498,33 @@ def _job(
     node_names: Sequence[str],
     bounds: ClusterBounds,
 ) -> tuple[PodGroup, list[Pod]]:
-    namespace = draw(_NAMESPACE)
     name = f"j{index}"
-    queue = "missing" if _one_in(draw, 10) else queue_names[draw(_int(0, len(queue_names) - 1))]
-    pods: list[Pod] = []
-    min_task_member: dict[str, int] = {}
-    for r in range(draw(_int(1, bounds.max_roles))):
-        role_pods = _pods(draw, name, namespace, f"r{r}", node_names, bounds)
-        if _one_in(draw, 3):
-            min_task_member[f"r{r}"] = draw(_int(0, len(role_pods)))
-        pods.extend(role_pods)
-    running = any(p.node_name for p in pods)
-    min_member = _min_member(draw, len(pods))
+    with _Dice(draw, _JOB_BYTES) as dice:
+        namespace = dice.pick(_NAMESPACE)
+        missing, queue = dice.one_in(6), dice.pick(queue_names)
+        roles = 1 + dice.below(bounds.max_roles)
+        pods: list[Pod] = []
+        min_task_member: dict[str, int] = {}
+        for r in range(roles):
+            with _Dice(draw, _ROLE_BYTES) as role:
+                role_pods = _pods(draw, role, name, namespace, f"r{r}", node_names, bounds)
+                gate, floor = role.one_in(3), role.below(len(role_pods) + 1)
+                if gate:
+                    min_task_member[f"r{r}"] = floor
+            pods.extend(role_pods)
+        running = any(p.node_name for p in pods)
+        min_member = _min_member(dice, len(pods))
+        created, group_class = dice.pick(_CREATED), dice.pick(_GROUP_CLASS)
+        phase, floor = dice.pick(_WAITING_PHASE), dice.one_in(4)
     pg = PodGroup(
-        ObjectMeta(name, namespace, creation_timestamp=draw(_CREATED)),
-        queue=queue,
+        ObjectMeta(name, namespace, creation_timestamp=created),
+        queue="missing" if missing else queue,
         min_member=min_member,
         min_task_member=min_task_member,
-        priority_class_name=draw(_GROUP_CLASS),
-        phase="Running" if running else draw(_WAITING_PHASE),
+        priority_class_name=group_class,
+        phase="Running" if running else phase,
     )
-    if _one_in(draw, 4):
+    if floor:
         total: dict[str, Fraction] = {}
         for pod in pods[: max(pg.min_member, 1)]:
             for k, v in pod.containers[0].requests.items():
@@ -442,10 +542,16 @@ def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluste
     with capabilities, deserved shares and (optionally) guarantees, sometimes under a
     `root` queue; gang jobs with roles, priorities, affinities, host ports, best-effort,
     running and terminating pods."""
-    node_list = [draw(_node_at(i)) for i in range(draw(_int(1, bounds.max_nodes)))]
-    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and _one_in(draw, 4))
+    with _Dice(draw, 4) as dice:
+        node_count, queue_count = (
+            1 + dice.below(bounds.max_nodes),
+            1 + dice.below(bounds.max_queues),
+        )
+        sometimes, job_count = dice.one_in(3), dice.below(bounds.max_jobs + 1)
+    node_list = [draw(_node_at(i)) for i in range(node_count)]
+    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and sometimes)
     parent = "root" if rooted else ""
-    queue_list = [draw(_queue_at(i, parent)) for i in range(draw(_int(1, bounds.max_queues)))]
+    queue_list = [draw(_queue_at(i, parent)) for i in range(queue_count)]
     if not bounds.guarantees:
         for q in queue_list:
             q.guarantee = {}
@@ -458,7 +564,7 @@ def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluste
         queues=queue_list,
         priority_classes=[PriorityClass(ObjectMeta(n), v) for n, v in PRIORITY_CLASSES],
     )
-    for j in range(draw(_int(0, bounds.max_jobs))):
+    for j in range(job_count):
         pg, pods = draw(_job_at(j, tuple(qnames), tuple(names), bounds))
         cluster.pod_groups.append(pg)
         cluster.pods.extend(pods)
@@ -697,59 +803,90 @@ def eviction_clusters(
 # are not, held shares that differ, and jobs with one pod no node takes (larger than
 # every node, or selecting a zone no node is in) next to a role that fits.
 
-_ALLOC_NODE_CPU = _weighted((3, _q("4")), (2, _q("2")), (1, _q("3")))
-_ALLOC_CPU = _weighted((3, _q("1")), (2, _q("500m")), (1, _q("2")))
-_ALLOC_MEMORY = _weighted((3, Fraction(0)), (2, Fraction(GI)))
-_JOB_KINDS = _weighted((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"))
+_ALLOC_NODE_CPU = _pool((3, _q("4")), (2, _q("2")), (2, _q("3")))
+_ALLOC_NODE_MEMORY = _pool((3, Fraction(4 * GI)), (1, Fraction(8 * GI)))
+_ALLOC_CPU = _pool((3, _q("1")), (2, _q("500m")), (1, _q("2")))
+_ALLOC_MEMORY = _pool((3, Fraction(0)), (2, Fraction(GI)))
+_JOB_KINDS = _pool((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"))
+# minMember by kind: for a partial job, one, its fitting replicas or none; for a ready
+# gang, its running pods, none or one fewer; else all, one or none.
+_PARTIAL_MIN = _pool((3, "one"), (1, "fits"), (1, "none"))
+_READY_MIN = _pool((3, "running"), (1, "none"), (1, "fewer"))
+_GANG_MIN = _pool((2, "all"), (1, "one"), (1, "none"))
 _NOWHERE = {"zone": "none"}  # no node is in that zone
 
 
+def _allocate_node(dice: _Dice, index: int) -> Node:
+    """Plain nodes with room (2 bytes)."""
+    cpu, memory = dice.pick(_ALLOC_NODE_CPU), dice.pick(_ALLOC_NODE_MEMORY)
+    allocatable = {"cpu": cpu, "memory": memory, "pods": Fraction(110)}
+    return Node(
+        ObjectMeta(f"n{index}", labels={"zone": ZONES[index % 2], HOSTNAME: f"n{index}"}),
+        allocatable=allocatable,
+        capacity=dict(allocatable),
+    )
+
+
+def _allocate_job_bytes(bounds: ClusterBounds) -> int:
+    return 7 + _TERMS_BYTES + max(2, bounds.max_replicas)
+
+
 def _allocate_job(
-    draw: st.DrawFn,
+    dice: _Dice,
     index: int,
     kind: str,
     nodes_: list[Node],
     bounds: ClusterBounds,
     used: dict[str, list[Fraction]],
 ) -> tuple[list[Pod], int]:
-    """The pods of one job of ``kind`` and its minMember. Running pods go on the first
-    node with room for them (``used``: each node's cpu and memory taken so far)."""
+    """The pods of one job of ``kind`` and its minMember (``_allocate_job_bytes``).
+    Running pods go on the first node with room for them (``used``: each node's cpu and
+    memory taken so far)."""
     job = f"j{index}"
-    requests = {"cpu": draw(_ALLOC_CPU), "memory": draw(_ALLOC_MEMORY)}
-    replicas = draw(_int(1, max(1, bounds.max_replicas)))
+    requests = {"cpu": dice.pick(_ALLOC_CPU), "memory": dice.pick(_ALLOC_MEMORY)}
+    replicas = 1 + dice.below(max(1, bounds.max_replicas))
+    halves = dice.one_in(2)
+    huge = len(nodes_) > 1 and halves  # within the cluster's total, not a node's
+    minimum = dice.pick(_PARTIAL_MIN if kind == "partial" else _READY_MIN)
+    gang_minimum = dice.pick(_GANG_MIN)
+    affinity = _node_selection(dice)
+    more = [dice.one_in(2) for _ in range(max(2, bounds.max_replicas))]
     if kind == "single":
         return [_shaped_pod(job, "r0", 0, "ns0", requests, "")], 1
     if kind == "partial":
         # r0's pod fits no node and comes first in TaskOrder; r1's pods fit.
         widest = max(Fraction(n.allocatable["cpu"]) for n in nodes_)
-        huge = len(nodes_) > 1 and draw(_BOOL)  # within the cluster's total, not a node's
         lost = _shaped_pod(job, "r0", 0, "ns0", {**requests, "cpu": widest + 1}, "")
         if not huge:
             lost = _shaped_pod(job, "r0", 0, "ns0", requests, "")
             lost.node_selector = dict(_NOWHERE)
         fits = [_shaped_pod(job, "r1", i, "ns0", requests, "") for i in range(replicas)]
-        _select_nodes(draw, fits)
-        return [lost, *fits], draw(_weighted((3, 1), (1, replicas), (1, 0)))
+        _select_nodes(affinity, fits)
+        return [lost, *fits], {"one": 1, "fits": replicas, "none": 0}[minimum]
     count = max(2, replicas) if kind == "ready" else replicas
     pods = []
     for i in range(count):
         node = ""
         # A ready gang runs its first pod, maybe more, and keeps one pending.
-        if kind == "ready" and i < count - 1 and (i == 0 or draw(_BOOL)):
+        if kind == "ready" and i < count - 1 and (i == 0 or more[i]):
             node = _room(nodes_, used, requests)
         pods.append(_shaped_pod(job, "r0", i, "ns0", requests, node))
     running = sum(1 for p in pods if p.node_name)
-    _select_nodes(draw, pods)
+    _select_nodes(affinity, pods)
     if kind == "ready":
-        return pods, draw(_weighted((3, running), (1, 0), (1, max(0, running - 1))))
-    return pods, draw(_weighted((2, count), (1, 1), (1, 0)))
+        return pods, {"running": running, "none": 0, "fewer": max(0, running - 1)}[minimum]
+    return pods, {"all": count, "one": 1, "none": 0}[gang_minimum]
 
 
-def _select_nodes(draw: st.DrawFn, pods: list[Pod]) -> None:
-    """One role in four selects nodes by required node affinity (NotIn on labels these
+def _node_selection(dice: _Dice) -> Affinity | None:
+    """One role in three selects nodes by required node affinity (NotIn on labels these
     nodes lack, most often): the filters then decide where, or whether, it fits."""
-    if _one_in(draw, 4):
-        affinity = Affinity(NodeAffinity(required=tuple(draw(_NODE_TERMS))))
+    selects, terms = dice.one_in(3), _drawn_terms(dice)
+    return Affinity(NodeAffinity(required=terms)) if selects else None
+
+
+def _select_nodes(affinity: Affinity | None, pods: list[Pod]) -> None:
+    if affinity is not None:
         for pod in pods:
             if not pod.node_name:
                 pod.affinity = affinity
@@ -768,37 +905,46 @@ def _room(
     return ""
 
 
+_INQUEUE_MOSTLY = _pool((4, "Inqueue"), (1, "Pending"))
+
+
 @st.composite
 def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
     """Nodes with room and 2-4 jobs, mostly in one queue and of one priority, that
     allocate must order and place: ready gangs with pods pending, gangs that are not
     ready, single pods, and jobs with a pod no node takes."""
-    count = draw(_int(1, max(1, min(3, bounds.max_nodes))))
-    node_list = [_eviction_node(draw, i) for i in range(count)]
-    for n in node_list:
-        n.allocatable["cpu"] = n.capacity["cpu"] = draw(_ALLOC_NODE_CPU)
+    with _Dice(draw, 5) as dice:
+        count = 1 + dice.below(max(1, min(3, bounds.max_nodes)))
+        second_queue, weight = dice.one_in(4), 1 + dice.below(2)
+        shared_class = dice.pick(_GROUP_CLASS)
+        jobs = 2 + dice.below(max(2, min(4, bounds.max_jobs)) - 1)
+    with _Dice(draw, 2 * count) as dice:
+        node_list = [_allocate_node(dice, i) for i in range(count)]
     queue_list = [Queue(ObjectMeta("q0"))]
-    if draw(_RARELY[4]):
-        queue_list.append(Queue(ObjectMeta("q1"), weight=draw(_int(1, 2))))
+    if second_queue:
+        queue_list.append(Queue(ObjectMeta("q1"), weight=weight))
     if bounds.hierarchy == "always":
         for q in queue_list:
             q.parent = "root"
         queue_list.insert(0, Queue(ObjectMeta("root"), weight=1))
-    shared_class = draw(_GROUP_CLASS)
     used = {n.meta.name: [Fraction(0), Fraction(0)] for n in node_list}
     groups: list[PodGroup] = []
     pods: list[Pod] = []
-    for j in range(draw(_int(2, max(2, min(4, bounds.max_jobs))))):
-        kind = draw(_JOB_KINDS)
-        members, min_member = _allocate_job(draw, j, kind, node_list, bounds, used)
+    for j in range(jobs):
+        with _Dice(draw, 6 + _allocate_job_bytes(bounds)) as dice:
+            kind = dice.pick(_JOB_KINDS)
+            members, min_member = _allocate_job(dice, j, kind, node_list, bounds, used)
+            created, in_q1 = dice.pick(_CREATED), dice.one_in(4)
+            own, own_class = dice.one_in(8), dice.pick(_GROUP_CLASS)
+            phase = dice.pick(_INQUEUE_MOSTLY)
         running = any(p.node_name for p in members)
         groups.append(
             PodGroup(
-                ObjectMeta(f"j{j}", "ns0", creation_timestamp=draw(_CREATED)),
-                queue="q1" if len(queue_list) > 1 and draw(_RARELY[4]) else "q0",
+                ObjectMeta(f"j{j}", "ns0", creation_timestamp=created),
+                queue="q1" if len(queue_list) > 1 and in_q1 else "q0",
                 min_member=min_member,
-                priority_class_name=shared_class if draw(_MOSTLY) else draw(_GROUP_CLASS),
-                phase="Running" if running else draw(_weighted((4, "Inqueue"), (1, "Pending"))),
+                priority_class_name=own_class if own else shared_class,
+                phase="Running" if running else phase,
             )
         )
         pods.extend(members)
@@ -1060,9 +1206,15 @@ def _generated_specs(
     cycles: st.SearchStrategy[int],
     verbosities: st.SearchStrategy[int],
 ) -> GeneratedSpec:
-    """What ``st.builds(GeneratedSpec, ...)`` drew, in its order, without its record of
-    each call (kept for Hypothesis' explanations, which ``vspec fuzz`` does not print)."""
-    scheduler, cluster = draw(confs), draw(clusters_)
+    """A spec, drawn as ``st.builds(GeneratedSpec, ...)`` would but without its record of
+    each call (kept for Hypothesis' explanations, which ``vspec fuzz`` does not print).
+
+    The cluster is drawn before the conf: a drawn conf's length varies with its plugins,
+    and when Hypothesis' mutations change it, what is drawn after it falls out of line
+    with the choices recorded and is drawn as its simplest (an object's byte string of
+    :class:`_Dice` then as zeros), so a cluster drawn last would come out empty too often.
+    """
+    cluster, scheduler = draw(clusters_), draw(confs)
     seed = draw(_SEED)
     return GeneratedSpec(scheduler, cluster, seed, draw(cycles), draw(verbosities))
 

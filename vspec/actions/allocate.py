@@ -29,7 +29,7 @@ from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, NodeColumns, Verdicts
+    from vspec.framework.columns import Column, FitFirst, NodeColumns
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -262,7 +262,7 @@ class Allocate(ErrorCacheAction):
     @staticmethod
     def _allocate_verdicts(
         ssn: Session, task: TaskInfo, cols: NodeColumns
-    ) -> tuple[Verdicts, Column] | None:
+    ) -> tuple[FitFirst, Column] | None:
         return columnar.allocate_verdicts(
             ssn, task, cols, lambda node: ssn.predicate_for_allocate_action(task, node)
         )

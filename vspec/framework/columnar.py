@@ -27,7 +27,7 @@ from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError, insufficient_resource_reason
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, NodeColumns, Verdicts
+    from vspec.framework.columns import Column, FitFirst, NodeColumns, Verdicts
     from vspec.framework.session import Session
     from vspec.framework.session_plugins import ColumnarPredicateFn, ColumnarScoreFn
 
@@ -75,7 +75,7 @@ def fit_verdicts(cols: NodeColumns, request: Resource) -> Verdicts:
 
 def allocate_verdicts(
     ssn: Session, task: TaskInfo, cols: NodeColumns, per_node: PerNodePredicate
-) -> tuple[Verdicts, Column] | None:
+) -> tuple[FitFirst, Column] | None:
     """Allocate's predicate on every node (the resource fit, then the plugins in order,
     the first failure deciding, kept only with an allocate-failing code) and, per node,
     whether the request fits Idle; None when some predicate is not node-local or
@@ -95,14 +95,9 @@ def allocate_verdicts(
     if plugins is None:
         return None
     fit = _fit_answers(cols, task.init_resreq)
-    import numpy as np
+    from vspec.framework.columns import FitFirst
 
-    from vspec.framework.columns import Verdicts
-
-    # The fit first: its codes follow the plugins' status lists.
-    shift = len(plugins.statuses)
-    codes = np.where(fit.codes != 0, fit.codes + shift, plugins.codes)
-    return Verdicts(codes, plugins.statuses + fit.statuses), fit.fits_idle
+    return FitFirst(fit.codes, fit.statuses, plugins.codes, plugins.statuses), fit.fits_idle
 
 
 class _FitAnswers:
@@ -129,7 +124,7 @@ def _row_by_row(stale: int) -> bool:
     5-10 microseconds, the numpy calls over all rows 100-300 (1,000-5,000 nodes)."""
     from vspec.framework.columns import FEW_ROWS  # a module's name: no package lookup
 
-    return stale <= 4 * FEW_ROWS
+    return stale <= FEW_ROWS
 
 
 def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:

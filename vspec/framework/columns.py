@@ -34,10 +34,14 @@ if TYPE_CHECKING:
     Column = NDArray[Any]
 
 NodeValue = Callable[[NodeInfo], float]
-# Up to this many rows a columnar variant may answer row by row with its per-node code:
-# a numpy call costs about a microsecond whatever its length, and a memoised score is
-# asked again for the one or two rows a placement changed (NodeColumns.memo).
-FEW_ROWS = 4
+# Up to this many rows a columnar variant may answer row by row with its per-node code,
+# and allocate's kept verdicts are brought up to date row by row: on small arrays a
+# numpy call costs 1-4 microseconds whatever its length, so nodeorder's numpy scores
+# cost about 60 (CPU, W2's session), its per-node scorers about 4 a row, binpack's 21
+# and 1.3 (about 16 rows either way). A memoised score is asked again for the rows the
+# placements since changed: one or two within a job, 5-100 when another job's tasks of
+# other requests came between (W3: 9,600 of 33,000 asks with 5-16).
+FEW_ROWS = 16
 # Memoised answers (NodeColumns.memo, .kept) are kept for this many keys, the last used.
 MEMO_KEYS = 64
 T = TypeVar("T")
@@ -302,3 +306,37 @@ class Verdicts:
     def __init__(self, codes: Column, statuses: list[list[Status]]) -> None:
         self.codes = codes
         self.statuses = statuses
+
+    def at(self, rows: Column) -> Column:
+        """The codes of the nodes at ``rows``."""
+        codes: Column = self.codes[rows]
+        return codes
+
+
+class FitFirst:
+    """Allocate's verdicts: the resource fit's failure where there is one, else the
+    plugins' (whose codes come first in ``statuses``). Combined only at the rows asked:
+    allocate asks the rows up to its stop, most often a fraction of all."""
+
+    __slots__ = ("fit", "plugins", "shift", "statuses")
+
+    def __init__(
+        self,
+        fit: Column,
+        fit_statuses: list[list[Status]],
+        plugins: Column,
+        plugin_statuses: list[list[Status]],
+    ) -> None:
+        self.fit, self.plugins = fit, plugins
+        self.shift = len(plugin_statuses)
+        self.statuses = plugin_statuses + fit_statuses
+
+    def at(self, rows: Column) -> Column:
+        fit = self.fit[rows]
+        codes: Column = np.where(fit != 0, fit + self.shift, self.plugins[rows])
+        return codes
+
+    @property
+    def codes(self) -> Column:
+        """The codes of every node."""
+        return self.at(np.arange(len(self.fit)))

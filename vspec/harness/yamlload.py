@@ -195,20 +195,34 @@ class Document:
         return lines[line][column : column + 1] if line < len(lines) else ""
 
 
-@dataclass(frozen=True)
+_ROOT = object()  # At's value not given: the document's value at the path
+
+
 class At:
     """A place in a document: converters carry one so any error they raise names the
-    file, line and key path of the value at fault. ``at / "key" / 3`` goes deeper."""
+    file, line and key path of the value at fault. ``at / "key" / 3`` goes deeper.
 
-    doc: Document
-    path: KeyPath = ()
+    It carries the value there (``doc.get(path)``, found from its parent's value when
+    going deeper, as documents are never changed): the loader asks each place for its
+    value a few times, and walking from the document's root each time was a tenth of
+    building a small spec's model."""
+
+    __slots__ = ("doc", "path", "value")
+
+    def __init__(self, doc: Document, path: KeyPath = (), value: Any = _ROOT) -> None:
+        self.doc = doc
+        self.path = path
+        self.value: Any = doc.get(path) if value is _ROOT else value
 
     def __truediv__(self, step: Key) -> At:
-        return At(self.doc, (*self.path, step))
-
-    @property
-    def value(self) -> Any:
-        return self.doc.get(self.path)
+        node = self.value
+        if isinstance(node, dict) and isinstance(step, str):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            node = None
+        return At(self.doc, (*self.path, step), node)
 
     def location(self) -> Location:
         return self.doc.locate(self.path)

@@ -4,12 +4,14 @@ holds and snapshots exactly what a cache built afresh from the same cluster woul
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import is_dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -34,29 +36,36 @@ REPO = Path(__file__).resolve().parents[2]
 _SKIPPED = frozenset({"_future_idle"})  # a memo, keyed by the node's version
 
 
+# Compared as they are; tuples, not unions, for isinstance: this walk is most of the
+# test's time (a dozen walks of the cache per session).
+_PLAIN = (str, int, float, datetime, timedelta, enum.Enum, Fraction)
+_MAPPINGS = (dict, MappingProxyType)  # TaskInfo's no-annotations default is a proxy
+
+
 def state(value: Any) -> Any:
     """Everything an object holds, as nested tuples, dict and task order included; model
     objects (dataclasses) compare by value."""
-    if value is None or isinstance(value, str | int | float | datetime | timedelta | enum.Enum):
+    if value is None or isinstance(value, _PLAIN):
         return value
-    if is_dataclass(value) and not isinstance(value, type):
-        return value
-    if isinstance(value, dict):
-        return tuple((k, state(v)) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return tuple(state(v) for v in value)
-    if isinstance(value, set | frozenset):
-        return frozenset(state(v) for v in value)
+    if isinstance(value, _MAPPINGS):
+        return tuple([(k, state(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return tuple([state(v) for v in value])
+    if isinstance(value, (set, frozenset)):
+        return frozenset([state(v) for v in value])
     if isinstance(value, Resource):
         return (value.milli_cpu, value.memory, tuple(value.scalars.items()), value.max_task_num)
-    if isinstance(value, Fraction):
+    if is_dataclass(value) and not isinstance(value, type):
         return value
-    slots = [n for cls in type(value).__mro__ for n in getattr(cls, "__slots__", ())]
-    names = slots + sorted(getattr(value, "__dict__", {}))
-    return (
-        type(value).__name__,
-        tuple((n, state(getattr(value, n))) for n in names if n not in _SKIPPED),
-    )
+    names = _slots(type(value))
+    if more := getattr(value, "__dict__", None):
+        names += tuple(sorted(n for n in more if n not in _SKIPPED))
+    return (type(value).__name__, tuple([(n, state(getattr(value, n))) for n in names]))
+
+
+@functools.cache
+def _slots(cls: type) -> tuple[str, ...]:
+    return tuple(n for c in cls.__mro__ for n in getattr(c, "__slots__", ()) if n not in _SKIPPED)
 
 
 def snapshot_state(snapshot: Snapshot) -> Any:

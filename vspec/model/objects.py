@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, TypeVar
 
 from vspec.errors import Location
@@ -54,10 +55,20 @@ class ObjectMeta:
     deletion_timestamp: datetime | None = None
     location: Location | None = field(default=None, compare=False, repr=False)
 
-    @property
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in _KEY_FIELDS:
+            self.__dict__.pop("key", None)  # derived from them: derived again when asked
+
+    @cached_property
     def key(self) -> str:
-        """``namespace/name`` for namespaced objects, the name otherwise."""
+        """``namespace/name`` for namespaced objects, the name otherwise; kept once
+        derived (a copy keeps it too), as the clock, the cache's diff and ``advance`` ask
+        it of every pod every session."""
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+_KEY_FIELDS = frozenset({"name", "namespace"})
 
 
 @dataclass

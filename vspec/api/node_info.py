@@ -25,6 +25,7 @@ class NodeInfo:
 
     __slots__ = (
         "_future_idle",
+        "_reports",
         "_sink",
         "_sink_row",
         "allocatable",
@@ -58,6 +59,8 @@ class NodeInfo:
         # Where a task change reports this node's row (see watch).
         self._sink: list[int] | None = None
         self._sink_row = 0
+        # Where a task change reports this node's name (see report_changes).
+        self._reports: set[str] | None = None
         self.releasing = Resource()
         self.pipelined = Resource()
         self.used = Resource()
@@ -107,11 +110,19 @@ class NodeInfo:
         columnar copy of the session's nodes updates only the rows that changed."""
         self._sink, self._sink_row = sink, row
 
+    def report_changes(self, names: set[str] | None) -> None:
+        """Add this node's name to ``names`` on every task change from now on (None:
+        stop), so the cache learns which nodes changed without a pass over them all."""
+        self._reports = names
+
     def _changed(self) -> None:
         self.version += 1
         sink = self._sink
         if sink is not None:
             sink.append(self._sink_row)
+        reports = self._reports
+        if reports is not None:
+            reports.add(self.name)
 
     def future_idle_view(self) -> Resource:
         """``future_idle()`` memoised until the next task change; callers must not mutate it."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
+from vspec.api.resource import Resource
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
@@ -32,6 +33,7 @@ class Snapshot:
     node_list: list[NodeInfo]
     queues: dict[str, QueueInfo]
     revocable_nodes: dict[str, NodeInfo]
+    total_allocatable: Resource  # the nodes' allocatable summed, in order
 
 
 @dataclass
@@ -87,7 +89,11 @@ class SchedulerCache:
             if pod.scheduled_by(self.names) or pod.node_name:
                 self._add_task(TaskInfo(pod))
         self._seen = _Seen.of(cluster, self.nodes, self.node_list)
-        self._handed: dict[str, _Handed] = {}
+        self._handed: _Handed | None = None
+        # The cache's nodes changed (their tasks, or built again) since the last snapshot.
+        self._stale: set[str] = set()
+        for ni in self.nodes.values():
+            ni.report_changes(self._stale)
 
     def _prepare(self, cluster: Cluster) -> None:
         """What every session rebuilds whole: it is small, and the snapshot shares the
@@ -129,7 +135,10 @@ class SchedulerCache:
     def _rebuild(self, cluster: Cluster, dirty: _Dirty, seen: _Seen) -> None:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
         for name in dirty_nodes:
-            self.nodes[name] = NodeInfo(self.nodes[name].node)
+            self.nodes[name].report_changes(None)
+            rebuilt = self.nodes[name] = NodeInfo(self.nodes[name].node)
+            rebuilt.report_changes(self._stale)
+        self._stale |= dirty_nodes
         for uid in dirty.regrouped:
             # The cache's job takes the new pod group (``UpdatePodGroup``): what
             # ``SetPodGroup`` derives from it replaces all it derived from the last one,
@@ -176,13 +185,7 @@ class SchedulerCache:
         job.add_task_info(task)
 
     def snapshot(self) -> Snapshot:
-        handed: dict[str, _Handed] = {}
-        nodes = {
-            name: self._session_node(ni, handed) for name, ni in self.nodes.items() if ni.ready
-        }
-        self._handed = handed
-        node_list = [nodes[name] for name in self.node_list if name in nodes]
-        revocable = {name: ni for name, ni in nodes.items() if ni.revocable_zone}
+        nodes, node_list, revocable, total = self._session_nodes()
         queues = dict(self.queues)
         jobs: dict[str, JobInfo] = {}
         for uid, job in self.jobs.items():
@@ -213,22 +216,71 @@ class SchedulerCache:
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "
             "in total for scheduling.",
         )
-        return Snapshot(jobs, nodes, node_list, queues, revocable)
+        return Snapshot(jobs, nodes, node_list, queues, revocable, total)
 
-    def _session_node(self, cached: NodeInfo, handed: dict[str, _Handed]) -> NodeInfo:
-        """``NodeInfo.Clone`` of ``cached``, copy-on-write across sessions: the clone the
-        last session was handed again when neither the cache's node nor that clone has
-        changed since (same objects, same versions; every task change bumps a node's
-        version), as it then holds what a new clone would. ``others`` is copied afresh,
-        as a clone's is: plugins put per-session state there (deviceshare's pools)."""
-        last = self._handed.get(cached.name)
-        if last is not None and last.cached is cached and last.unchanged():
-            last.clone.others = dict(cached.others)
-            handed[cached.name] = last
-            return last.clone
-        clone = cached.clone()
-        handed[cached.name] = _Handed(cached, cached.version, clone, clone.version)
-        return clone
+    def _session_nodes(
+        self,
+    ) -> tuple[dict[str, NodeInfo], list[NodeInfo], dict[str, NodeInfo], Resource]:
+        """``NodeInfo.Clone`` of every ready node, copy-on-write across sessions: the
+        clone the last session was handed is handed again when neither the cache's node
+        nor that clone has changed since, as it then holds what a new clone would. Both
+        report their task changes (``NodeInfo.report_changes``) and the cache the nodes
+        it builds again, so a session pays only for the nodes that changed, not for a
+        pass over every node."""
+        last = self._handed
+        if last is None:
+            return self._hand_out()
+        stale = {*self._stale, *last.changed}
+        self._stale.clear()
+        last.changed.clear()
+        clones = last.clones
+        same_total = same_revocable = True
+        for name in stale:
+            row = last.rows.get(name)
+            node = self.nodes.get(name)
+            if row is None or node is None or not node.ready:
+                return self._hand_out()
+            old = clones[row]
+            old.report_changes(None)
+            clone = clones[row] = node.clone()
+            clone.report_changes(last.changed)
+            same_total = same_total and clone.allocatable.values() == old.allocatable.values()
+            same_revocable = same_revocable and not (clone.revocable_zone or old.revocable_zone)
+        # ``others`` is copied afresh, as a clone's is: plugins put per-session state there
+        # (deviceshare's pools). Only the non-empty on either side differ from a copy.
+        for holder in [
+            *(c for c in clones if c.others),
+            *(c for c in self.nodes.values() if c.others),
+        ]:
+            if holder.name not in stale:
+                clones[last.rows[holder.name]].others = dict(self.nodes[holder.name].others)
+        nodes = dict(zip(last.names, clones, strict=True))
+        if not same_revocable:
+            last.revocable = _revocable(nodes)
+        if not same_total:
+            last.total = _total(nodes)
+        self.k8s.nodes_replaced(stale)
+        return nodes, list(clones), dict(last.revocable), last.total.clone()
+
+    def _hand_out(
+        self,
+    ) -> tuple[dict[str, NodeInfo], list[NodeInfo], dict[str, NodeInfo], Resource]:
+        """Every ready node cloned afresh; kept to hand on only when every node is ready
+        and the cache's node order is its node list's (no placeholder nodes)."""
+        if self._handed is not None:
+            for clone in self._handed.clones:
+                clone.report_changes(None)
+        nodes = {name: ni.clone() for name, ni in self.nodes.items() if ni.ready}
+        node_list = [nodes[name] for name in self.node_list if name in nodes]
+        revocable = _revocable(nodes)
+        total = _total(nodes)
+        names = list(nodes)
+        self._handed = None
+        if len(names) == len(self.nodes) and names == [ni.name for ni in node_list]:
+            self._handed = _Handed(list(node_list), names, revocable, total)
+        self._stale.clear()
+        self.k8s.nodes_replaced(None)
+        return nodes, node_list, revocable, total.clone()
 
     # -- effects of committed operations ------------------------------------------------------
     def _find(self, task: TaskInfo) -> tuple[JobInfo, TaskInfo]:
@@ -276,19 +328,38 @@ class SchedulerCache:
 _OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
 
 
-@dataclass
 class _Handed:
-    """A node clone a session was handed, and the versions it was made at."""
+    """The session nodes the last snapshot handed out, in the cache's node order, and
+    the names of those a task change touched since (each reports to ``changed``)."""
 
-    cached: NodeInfo
-    cached_version: int
-    clone: NodeInfo
-    clone_version: int
+    __slots__ = ("changed", "clones", "names", "revocable", "rows", "total")
 
-    def unchanged(self) -> bool:
-        return (
-            self.cached.version == self.cached_version and self.clone.version == self.clone_version
-        )
+    def __init__(
+        self,
+        clones: list[NodeInfo],
+        names: list[str],
+        revocable: dict[str, NodeInfo],
+        total: Resource,
+    ) -> None:
+        self.clones = clones
+        self.names = names
+        self.rows = {name: row for row, name in enumerate(names)}
+        self.revocable = revocable
+        self.total = total  # the sum of the nodes' allocatable, in order
+        self.changed: set[str] = set()
+        for clone in clones:
+            clone.report_changes(self.changed)
+
+
+def _revocable(nodes: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
+    return {name: ni for name, ni in nodes.items() if ni.revocable_zone}
+
+
+def _total(nodes: dict[str, NodeInfo]) -> Resource:
+    total = Resource()
+    for node in nodes.values():
+        total.add(node.allocatable)
+    return total
 
 
 @dataclass

@@ -113,9 +113,7 @@ class Session(SessionPlugins):
         self.pod_group_status: dict[str, PodGroupStatus | None] = {
             uid: pod_group_status(job) for uid, job in self.jobs.items()
         }
-        self.total_resource = Resource()
-        for node in self.nodes.values():
-            self.total_resource.add(node.allocatable)
+        self.total_resource = snapshot.total_allocatable
         self.total_guarantee = Resource()
         self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list, cache.k8s)
         self.plugins: dict[str, Plugin] = {}

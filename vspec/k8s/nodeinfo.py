@@ -9,7 +9,6 @@ ports) and the pods with (anti-)affinity, so filters and scores never rescan all
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from operator import is_not
 
 from vspec.api.node_info import NodeInfo
@@ -34,6 +33,7 @@ class ImageStateSummary:
 
 class K8sNodeInfo:
     __slots__ = (
+        "_reports",
         "allocatable",
         "generation",
         "image_states",
@@ -67,6 +67,8 @@ class K8sNodeInfo:
         self.image_states: dict[str, ImageStateSummary] = {}
         # Bumped by every add/remove, so scorers can memoise per node state.
         self.generation = 0
+        # Where an add/remove reports this node's name (K8sMemo.node_map hands views on).
+        self._reports: set[str] | None = None
 
     def add_task(self, task: TaskInfo, info: PodInfo | None = None) -> None:
         """``NodeInfo.AddPod``; ``info`` may be passed when it was already derived."""
@@ -74,7 +76,7 @@ class K8sNodeInfo:
         if key in self.pods:
             self.remove_task(task)
         pi = info if info is not None else PodInfo(task.pod)
-        self.generation += 1
+        self._bump()
         self.pods[key] = task
         self.pod_infos[key] = pi
         for name, q in pi.requested.items():
@@ -94,7 +96,7 @@ class K8sNodeInfo:
         pi = self.pod_infos.pop(key, None)
         if pi is None:
             return False
-        self.generation += 1
+        self._bump()
         del self.pods[key]
         for name, q in pi.requested.items():
             self.requested[name] -= q
@@ -109,6 +111,15 @@ class K8sNodeInfo:
         self.pods_with_affinity.pop(key, None)
         self.pods_with_required_anti_affinity.pop(key, None)
         return True
+
+    def set_reports(self, names: set[str] | None) -> None:
+        """Add this view's node name to ``names`` on every add/remove from now on."""
+        self._reports = names
+
+    def _bump(self) -> None:
+        self.generation += 1
+        if self._reports is not None:
+            self._reports.add(self.name)
 
     def port_conflicts(self, port: HostPort) -> bool:
         """``HostPortInfo.CheckConflict``: 0.0.0.0 clashes with every IP, and vice versa."""
@@ -165,7 +176,8 @@ class K8sMemo:
     def __init__(self) -> None:
         self._nodes: dict[int, tuple[Node, dict[str, int]]] = {}
         self._pods: dict[int, tuple[Pod, PodInfo]] = {}
-        self._views: dict[str, _View] = {}
+        self._last: _Views | None = None  # the views the last node map was made of
+        self._replaced: set[str] | None = None  # the nodes handed out anew since (None: all)
         self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
 
     def allocatable(self, node: Node) -> dict[str, int]:
@@ -180,24 +192,52 @@ class K8sMemo:
             found = self._pods[id(pod)] = (pod, PodInfo(pod))
         return found[1]
 
-    def view(self, ni: NodeInfo, node: Node, views: dict[str, _View]) -> K8sNodeInfo:
-        """The Kubernetes view of session node ``ni``, noted in ``views``: the last
-        session's again when ``ni`` is the node it was built from (a copy-on-write
-        snapshot hands an unchanged node out again) and neither changed since, since it
-        then holds what a new view would; else built afresh."""
-        last = self._views.get(ni.name)
-        if (
-            last is not None
-            and last.node is ni
-            and last.version == ni.version
-            and last.info.generation == last.generation
-        ):
-            views[ni.name] = last
-            return last.info
+    def nodes_replaced(self, names: set[str] | None) -> None:
+        """The cache handed out new session nodes under ``names`` (None: every node, or
+        nodes other than the last): their views are built again at the next node map."""
+        if names is None or self._replaced is None:
+            self._replaced = None
+        else:
+            self._replaced |= names
+
+    def node_map(self, nodes: list[NodeInfo]) -> dict[str, K8sNodeInfo]:
+        """:func:`build_node_map` of the cache's latest snapshot's ``nodes``, handing on
+        the last node map's view of a node when the snapshot handed that node on and
+        the view did not change since (each view reports its changes), as it then holds
+        what a new view would: a session pays only for the views built again."""
+        last, replaced = self._last, self._replaced
+        self._replaced = set()
+        if last is None or replaced is None or len(nodes) != len(last.views):
+            return self._map_afresh(nodes)
+        views = last.views
+        for name in {*replaced, *last.changed}:
+            row = last.rows.get(name)
+            if row is None or nodes[row].name != name or nodes[row].node is not views[row].node:
+                return self._map_afresh(nodes)  # another Node: image summaries may change
+            old = views[row]
+            old.set_reports(None)
+            ni = nodes[row]
+            assert ni.node is not None
+            info = views[row] = self.view(ni, ni.node)
+            info.image_states = old.image_states
+            info.set_reports(last.changed)
+        last.changed.clear()
+        return dict(zip(last.names, views, strict=True))
+
+    def _map_afresh(self, nodes: list[NodeInfo]) -> dict[str, K8sNodeInfo]:
+        if self._last is not None:
+            for view in self._last.views:
+                view.set_reports(None)
+        node_map = _fresh_node_map(nodes, self)
+        views = list(node_map.values())
+        self._last = _Views(views) if len(views) == len(nodes) else None
+        return node_map
+
+    def view(self, ni: NodeInfo, node: Node) -> K8sNodeInfo:
+        """A new view of session node ``ni`` (of ``node``), from the derived values."""
         info = K8sNodeInfo(node, self.allocatable(node))
         for task in ni.tasks.values():
             info.add_task(task, self.pod_info(task.pod))
-        views[ni.name] = _View(ni, ni.version, info, info.generation)
         return info
 
     def images(self, nodes: list[Node]) -> dict[str, dict[str, ImageStateSummary]]:
@@ -206,9 +246,6 @@ class K8sMemo:
         if last is None or len(last[0]) != len(nodes) or any(map(is_not, last[0], nodes)):
             last = self._images = (nodes, image_state_summaries(nodes))
         return last[1]
-
-    def keep_views(self, views: dict[str, _View]) -> None:
-        self._views = views
 
     def retain(self, cluster: Cluster) -> None:
         """Forget the objects gone from ``cluster``, once they outnumber the live ones."""
@@ -224,11 +261,17 @@ def build_node_map(
     nodes: Iterable[NodeInfo], memo: K8sMemo | None = None
 ) -> dict[str, K8sNodeInfo]:
     """``GenerateNodeMapAndSlice``: every task on a node, Releasing and Pipelined
-    included; ``memo`` holds the views already derived."""
+    included; ``memo`` holds the values and views already derived
+    (:meth:`K8sMemo.node_map`)."""
+    if memo is not None:
+        return memo.node_map(list(nodes))
+    return _fresh_node_map(nodes, None)
+
+
+def _fresh_node_map(nodes: Iterable[NodeInfo], memo: K8sMemo | None) -> dict[str, K8sNodeInfo]:
     node_infos = [(ni, ni.node) for ni in nodes if ni.node is not None]
     kube_nodes = [node for _, node in node_infos if node is not None]
     images = image_state_summaries(kube_nodes) if memo is None else memo.images(kube_nodes)
-    views: dict[str, _View] = {}
     node_map = {}
     for ni, node in node_infos:
         assert node is not None
@@ -237,22 +280,25 @@ def build_node_map(
             for task in ni.tasks.values():
                 info.add_task(task)
         else:
-            info = memo.view(ni, node, views)
+            info = memo.view(ni, node)
         info.image_states = images[ni.name]
         node_map[ni.name] = info
-    if memo is not None:
-        memo.keep_views(views)
     return node_map
 
 
-@dataclass
-class _View:
-    """A session node's Kubernetes view, and the versions it was built at."""
+class _Views:
+    """The views the last node map was made of, row by row as the session's node list,
+    and the names of those changed since (each reports to ``changed``)."""
 
-    node: NodeInfo
-    version: int
-    info: K8sNodeInfo
-    generation: int
+    __slots__ = ("changed", "names", "rows", "views")
+
+    def __init__(self, views: list[K8sNodeInfo]) -> None:
+        self.views = views
+        self.names = [view.name for view in views]
+        self.rows = {name: row for row, name in enumerate(self.names)}
+        self.changed: set[str] = set()
+        for view in views:
+            view.set_reports(self.changed)
 
 
 class Snapshot:

@@ -178,6 +178,7 @@ class Clock:
         self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
         self.requests: dict[str, Resource] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
+        self.tallied: _Tally | None = None  # the last tick's sums, when kept (_tally)
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -465,32 +466,8 @@ class Clock:
 
     def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
         capacity = self._capacity()
-        used = Resource()
-        sums: dict[str, _Sums] = {}  # queue -> its pods' requests
-        pending = running = 0
-        loads = self.loads
-        for pod in self.cluster.pods:
-            if pod.phase in _FINISHED:
-                continue
-            load = loads.get(pod.meta.key) or self._load(pod)
-            queue = sums.get(load.queue)
-            if queue is None:
-                queue = sums[load.queue] = _Sums(Resource(), Resource())
-            # Resource.add inline, with the same additions in the same order: a tick
-            # adds every pod's requests up to three times.
-            cpu, memory = load.milli_cpu, load.memory
-            queue.demand.milli_cpu += cpu
-            queue.demand.memory += memory
-            if pod.node_name:
-                running += 1
-                used.milli_cpu += cpu
-                used.memory += memory
-                queue.used.milli_cpu += cpu
-                queue.used.memory += memory
-            else:
-                pending += 1
-            if load.scalars:
-                load.add_scalars(queue.demand, *((used, queue.used) if pod.node_name else ()))
+        tally = self._tally()
+        used, sums, pending, running = tally.used, tally.sums, tally.pending, tally.running
         names = _resource_names(capacity)
         demand = {name: queue.demand for name, queue in sums.items()}
         deserved = fair_shares(self.cluster.queues, capacity, demand, names)
@@ -513,6 +490,39 @@ class Clock:
             )
         )
 
+    def _tally(self) -> _Tally:
+        """What the cluster's pods not finished request, per queue and bound or not. Kept
+        from tick to tick and brought up to date with the pods that are not the same
+        objects as at the last tick (the model is copy-on-write), when every pod counted
+        requests whole units of cpu and memory alone: sums of such integers are exact
+        in any order, so they come to what adding every pod up again gives."""
+        pods = self.cluster.pods
+        last = self.tallied
+        if last is not None and last.pods is pods:
+            return last
+        if last is not None:
+            current = dict(zip(map(id, pods), pods, strict=True))
+            if len(current) == len(pods):
+                before = last.members
+                for gone in before.keys() - current.keys():
+                    last.count(before[gone], self._known_load(before[gone]), -1.0)
+                for new in current.keys() - before.keys():
+                    last.count(current[new], self._known_load(current[new]), 1.0)
+                if last.exact and last.bounded():
+                    last.pods, last.members = pods, current
+                    return last
+        tally = _Tally(pods, {})
+        for pod in pods:
+            tally.count(pod, self._known_load(pod), 1.0)
+        if tally.exact and len(tally.members) == len(pods):
+            self.tallied = tally
+        else:
+            self.tallied = None
+        return tally
+
+    def _known_load(self, pod: Pod) -> _Load:
+        return self.loads.get(pod.meta.key) or self._load(pod)
+
     def _load(self, pod: Pod) -> _Load:
         """What a tick counts of ``pod``: its queue, and its requests less the pods count
         (which no tick reports)."""
@@ -530,10 +540,68 @@ class _Load:
     memory: float
     scalars: tuple[tuple[str, float], ...]
 
+    @property
+    def exact(self) -> bool:
+        """Whole units of cpu and memory alone, well within a float's integers."""
+        return not self.scalars and all(
+            q.is_integer() and abs(q) < _EXACT for q in (self.milli_cpu, self.memory)
+        )
+
     def add_scalars(self, *totals: Resource) -> None:
         for total in totals:
             for name, q in self.scalars:
                 total.scalars[name] = total.scalars.get(name, 0.0) + q
+
+
+# Below this every pod's and every sum's quantities are integers a float holds exactly.
+_EXACT = float(2**50)
+
+
+@dataclass(slots=True)
+class _Tally:
+    """A tick's sums over ``pods`` (``members`` by id: the objects counted)."""
+
+    pods: list[Pod]
+    members: dict[int, Pod]
+    used: Resource = field(default_factory=Resource)
+    sums: dict[str, _Sums] = field(default_factory=dict)  # queue -> its pods' requests
+    pending: int = 0
+    running: int = 0
+    exact: bool = True  # every pod counted requests whole cpu and memory units alone
+
+    def count(self, pod: Pod, load: _Load, sign: float) -> None:
+        """Add (``sign`` 1) or take off (-1) what ``pod`` requests, if not finished:
+        Resource.add inline, with the same additions in the same order as a tick
+        adding every pod up."""
+        self.members[id(pod)] = pod
+        if pod.phase in _FINISHED:
+            return
+        self.exact = self.exact and load.exact
+        queue = self.sums.get(load.queue)
+        if queue is None:
+            queue = self.sums[load.queue] = _Sums(Resource(), Resource())
+        cpu, memory = sign * load.milli_cpu, sign * load.memory
+        queue.demand.milli_cpu += cpu
+        queue.demand.memory += memory
+        bound = pod.node_name
+        if bound:
+            self.running += int(sign)
+            used = self.used
+            used.milli_cpu += cpu
+            used.memory += memory
+            queue.used.milli_cpu += cpu
+            queue.used.memory += memory
+        else:
+            self.pending += int(sign)
+        if load.scalars:
+            load.add_scalars(queue.demand, *((self.used, queue.used) if bound else ()))
+
+    def bounded(self) -> bool:
+        """Every sum below ``_EXACT``, where integer sums stay exact."""
+        values = [self.used.milli_cpu, self.used.memory]
+        for queue in self.sums.values():
+            values += (queue.demand.milli_cpu, queue.demand.memory)
+        return all(abs(v) < _EXACT for v in values)
 
 
 @dataclass(frozen=True, slots=True)

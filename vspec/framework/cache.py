@@ -248,10 +248,9 @@ class SchedulerCache:
             same_revocable = same_revocable and not (clone.revocable_zone or old.revocable_zone)
         # ``others`` is copied afresh, as a clone's is: plugins put per-session state there
         # (deviceshare's pools). Only the non-empty on either side differ from a copy.
-        for holder in [
-            *(c for c in clones if c.others),
-            *(c for c in self.nodes.values() if c.others),
-        ]:
+        holders = [c for c in clones if c.others]
+        holders += [c for c in self.nodes.values() if c.others]
+        for holder in holders:
             if holder.name not in stale:
                 clones[last.rows[holder.name]].others = dict(self.nodes[holder.name].others)
         nodes = dict(zip(last.names, clones, strict=True))

@@ -244,7 +244,7 @@ class NodeOrderPlugin(Plugin):
         self._prefer_no_schedule_nodes = frozenset(
             ni.name
             for ni in self._snapshot.node_list
-            if any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
+            if ni.node.taints and any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
         )
         self._node_scorers = self._scorers()
         ssn.add_node_order_fn(

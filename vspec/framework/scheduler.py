@@ -292,6 +292,19 @@ def _run_once(
     return moved_on
 
 
+def _running(pod: Pod, node: str, patched: dict[str, str] | None) -> Pod:
+    """``pod`` bound to ``node`` and running, with the annotations patched while placing
+    it (device shares), which the next session's device pools read back; the input pod
+    is untouched."""
+    pod = copy.copy(pod)
+    pod.node_name = node
+    pod.phase = "Running"
+    if patched:
+        pod.meta = copy.copy(pod.meta)
+        pod.meta.annotations = {**pod.meta.annotations, **patched}
+    return pod
+
+
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
     """What Go's unit tests read before the deferred close: in-session phases and tasks."""
     for pod in cluster.pods:
@@ -320,22 +333,12 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
     effects = ssn.cache.effects
     bound = dict(effects.binds)
     evicted = {task for task, _ in effects.evictions}
-    pods: list[Pod] = []
-    for pod in cluster.pods:
-        key = pod.meta.key
-        if key in evicted or pod.meta.deletion_timestamp is not None:
-            continue  # evicted and terminating pods are gone one period later
-        if key in bound:
-            pod = copy.copy(pod)
-            pod.node_name = bound[key]
-            pod.phase = "Running"
-            patched = effects.annotations.get(key)
-            if patched:
-                # The annotations patched while placing the pod (device shares), which
-                # the next session's device pools read back; the input pod is untouched.
-                pod.meta = copy.copy(pod.meta)
-                pod.meta.annotations = {**pod.meta.annotations, **patched}
-        pods.append(pod)
+    # Evicted and terminating pods are gone one period later.
+    pods = [
+        _running(pod, bound[key], effects.annotations.get(key)) if key in bound else pod
+        for pod in cluster.pods
+        if (key := pod.meta.key) not in evicted and pod.meta.deletion_timestamp is None
+    ]
     pod_groups: list[PodGroup] = []
     for pg in cluster.pod_groups:
         job = ssn.jobs.get(f"{pg.meta.namespace}/{pg.meta.name}")

@@ -178,7 +178,7 @@ class Clock:
         self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
         self.requests: dict[str, Resource] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
-        self.tallied: _Tally | None = None  # the last tick's sums, when kept (_tally)
+        self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -263,11 +263,9 @@ class Clock:
 
     def _idle(self) -> bool:
         """Nothing pending: every pod bound and alive, every pod group Running."""
-        for pod in self.cluster.pods:
-            if pod.meta.deletion_timestamp is not None:
-                return False
-            if not pod.node_name and pod.scheduled_by(self.names) and pod.phase == "Pending":
-                return False
+        tally = self._tally()
+        if tally.terminating or tally.waiting:
+            return False
         return all(pg.phase == "Running" for pg in self.cluster.pod_groups)
 
     def _stuck(self) -> bool:
@@ -357,17 +355,12 @@ class Clock:
             self.result.jobs[key].completed = max(
                 f for p in self.members[key] if (f := self.result.pods[p].finished) is not None
             )
-        records = self.result.pods
-        pods = []
-        for pod in self.cluster.pods:
-            key = pod.meta.key
-            if finished and records[key].job in finished:
-                continue
-            if key in done:
-                pod = copy.copy(pod)
-                pod.phase = "Succeeded"
-            pods.append(pod)
-        self.cluster.pods = pods
+        gone = {key for job in finished for key in self.members[job]}
+        self.cluster.pods = [
+            _succeeded(pod) if key in done else pod
+            for pod in self.cluster.pods
+            if (key := pod.meta.key) not in gone
+        ]
         self.cluster.pod_groups = [
             pg for pg in self.cluster.pod_groups if pg.meta.key not in finished
         ]
@@ -500,7 +493,7 @@ class Clock:
         last = self.tallied
         if last is not None and last.pods is pods:
             return last
-        if last is not None:
+        if last is not None and last.exact:
             current = dict(zip(map(id, pods), pods, strict=True))
             if len(current) == len(pods):
                 before = last.members
@@ -511,13 +504,10 @@ class Clock:
                 if last.exact and last.bounded():
                     last.pods, last.members = pods, current
                     return last
-        tally = _Tally(pods, {})
+        tally = self.tallied = _Tally(pods, {}, self.names)
         for pod in pods:
             tally.count(pod, self._known_load(pod), 1.0)
-        if tally.exact and len(tally.members) == len(pods):
-            self.tallied = tally
-        else:
-            self.tallied = None
+        tally.exact = tally.exact and len(tally.members) == len(pods)
         return tally
 
     def _known_load(self, pod: Pod) -> _Load:
@@ -563,17 +553,24 @@ class _Tally:
 
     pods: list[Pod]
     members: dict[int, Pod]
+    names: frozenset[str]  # the scheduler's names
     used: Resource = field(default_factory=Resource)
     sums: dict[str, _Sums] = field(default_factory=dict)  # queue -> its pods' requests
     pending: int = 0
     running: int = 0
-    exact: bool = True  # every pod counted requests whole cpu and memory units alone
+    terminating: int = 0  # pods with a deletion timestamp, finished or not
+    waiting: int = 0  # Pending pods of this scheduler on no node
+    exact: bool = True  # every pod counted requests whole cpu and memory units alone, once
 
     def count(self, pod: Pod, load: _Load, sign: float) -> None:
         """Add (``sign`` 1) or take off (-1) what ``pod`` requests, if not finished:
         Resource.add inline, with the same additions in the same order as a tick
         adding every pod up."""
         self.members[id(pod)] = pod
+        if pod.meta.deletion_timestamp is not None:
+            self.terminating += int(sign)
+        if not pod.node_name and pod.phase == "Pending" and pod.scheduled_by(self.names):
+            self.waiting += int(sign)
         if pod.phase in _FINISHED:
             return
         self.exact = self.exact and load.exact
@@ -674,6 +671,12 @@ def _created(obj: _Object, submitted: datetime) -> _Object:
     new = copy.copy(obj)
     new.meta = copy.copy(obj.meta)
     new.meta.creation_timestamp = submitted
+    return new
+
+
+def _succeeded(pod: Pod) -> Pod:
+    new = copy.copy(pod)
+    new.phase = "Succeeded"
     return new
 
 

@@ -466,6 +466,7 @@ class Fuzzer:
     def _batch(self, size: int, seed_value: int, deadline: float, *, reuse: bool) -> None:
         from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
         from hypothesis.database import DirectoryBasedExampleDatabase
+        from hypothesis.internal.reflection import function_digest
 
         phases = [Phase.generate, Phase.shrink]
         if reuse:
@@ -533,7 +534,10 @@ class Fuzzer:
             return None
 
         # ``@seed`` switches the example database off; a fuzz run wants both (a fresh
-        # exploration per batch, earlier failures replayed across runs).
+        # exploration per batch, earlier failures replayed across runs). So does a seed
+        # forced on the whole process (pytest's --hypothesis-seed), unless the test names
+        # its database key: the one Hypothesis would derive, so earlier runs still replay.
+        example._hypothesis_internal_database_key = function_digest(example.hypothesis.inner_test)
         example = seed(seed_value)(example)
         example._hypothesis_internal_use_settings = settings(
             example._hypothesis_internal_use_settings,

@@ -277,6 +277,10 @@ def _placeable(first: FirstCycle) -> list[tuple[str, Node]]:
 def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     first = FirstCycle.of(inputs, result)
     if not first.view.binds:
+        if _kept(result):
+            # A job pipelined onto a node's releasing resources holds its pod slots and
+            # future idle: a job allocate tried after it may find none left there.
+            return []
         return [
             f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
             f"{node.meta.name}"
@@ -321,9 +325,10 @@ register(
     Invariant(
         "liveness",
         "allocate binds something when a job fits whole on one node",
-        "In the first cycle, if nothing is bound, no job of the session could have been "
-        "placed whole: a job past Pending when allocate runs (or without minResources "
-        "when enqueue runs first, or any job when there is no enqueue), in an Open queue, "
+        "In the first cycle, if nothing is bound (and nothing pipelined or allocated but "
+        "unbound), no job of the session could have been placed whole: a job past Pending "
+        "when allocate runs (or without minResources when enqueue runs first, or any job "
+        "when there is no enqueue), in an Open queue, "
         "whose pods are all Pending, at least minMember and minTaskMember per role, "
         "without inter-pod affinity, host ports, spread constraints or scheduling gates, "
         "at least one of them not best-effort, and one node whose idle resources (its "

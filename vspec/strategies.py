@@ -231,11 +231,11 @@ _MEMORY = _pool(
     (1, Fraction(3 * GI // 2)),
     (2, Fraction(2 * GI)),
 )
-_NODE_CPU = _pool((3, _q("2")), (3, _q("4")), (2, _q("1")), (2, _q("3500m")), (2, _q("8")))
+_NODE_CPU = _pool((3, _q("2")), (4, _q("4")), (2, _q("1")), (2, _q("3500m")), (2, _q("8")))
 _NODE_MEMORY = _pool(
     (3, Fraction(4 * GI)), (2, Fraction(2 * GI)), (1, Fraction(8 * GI)), (1, Fraction(3 * GI + MI))
 )
-_NODE_PODS = _pool((3, Fraction(110)), (3, Fraction(2)), (2, Fraction(1)), (2, Fraction(4)))
+_NODE_PODS = _pool((3, Fraction(110)), (3, Fraction(2)), (2, Fraction(1)), (3, Fraction(4)))
 _GPUS = (Fraction(1), Fraction(2))
 _TAINTS = (
     Taint("dedicated", "x", "NoSchedule"),
@@ -274,7 +274,6 @@ _NAMESPACE = _pool((4, "ns0"), (2, "ns1"), (1, "kube-system"))
 _GROUP_CLASS = _pool((2, ""), (2, "high"), (2, "low"))
 _POD_CLASS = _pool((8, ""), (1, "system-cluster-critical"), (1, "system-node-critical"))
 _WAITING_PHASE = ("Pending", "Inqueue")
-_FLAG = st.sampled_from([None, True, False])
 _RECLAIMABLE = _pool((3, None), (1, True), (1, False))
 _SEED = st.integers(0, 2**16)
 _CREATED = _pool((4, ZERO_TIME), (1, DEFAULT_NOW), (1, DEFAULT_NOW.replace(year=2024)))
@@ -1048,21 +1047,39 @@ class ConfSpace:
         return list(self.plugins) or sorted(e.name for e in registered_plugins())
 
 
+@functools.cache
 def _argument_value(name: str, kind: str) -> st.SearchStrategy[Any] | None:
+    """Values in an argument's documented range, built once per argument (strings,
+    lists and maps have no documented range to draw from). Drawn as their own choices,
+    not a :class:`_Dice`'s bytes: a conf's length varies with its plugins, and integers
+    that fall out of line with the choices recorded (when a mutation changes the cluster
+    drawn before them) mostly keep their values, where a byte string is drawn as zeros."""
     lo, hi = ARGUMENT_RANGES.get(name, _TYPE_RANGES.get(kind, (0, 0)))
     if kind == "bool":
-        return st.booleans()
+        return _BOOL
     if kind == "int":
         return st.integers(int(lo), int(hi))
     if kind == "float":
-        return st.floats(float(lo), float(hi)).map(lambda v: round(v, 2))
+        return st.floats(float(lo), float(hi)).map(_two_decimals)
     if kind == "duration":
-        return st.sampled_from(["0s", "30s", "5m"])
-    return None  # strings, lists and maps have no documented range to draw from
+        return _DURATIONS
+    return None
+
+
+def _two_decimals(value: float) -> float:
+    return round(value, 2)
+
+
+_DURATIONS = st.sampled_from(["0s", "30s", "5m"])
+_FLAG = st.sampled_from([None, True, False])
 
 
 @st.composite
-def _plugin_entry(draw: st.DrawFn, name: str, space: ConfSpace) -> dict[str, Any]:
+def _plugin_entry(
+    draw: st.DrawFn, name: str, space: ConfSpace, specs: tuple[Any, ...]
+) -> dict[str, Any]:
+    """One plugin's entry: its flags (when drawn) and each of its documented arguments
+    (``specs``) with probability 1/2."""
     entry: dict[str, Any] = {"name": name}
     if space.flags == "random":
         for key in FLAG_KEYS:
@@ -1070,7 +1087,6 @@ def _plugin_entry(draw: st.DrawFn, name: str, space: ConfSpace) -> dict[str, Any
             if flag is not None:
                 entry[key] = flag
     if space.arguments:
-        specs = {e.name: e.arguments for e in registered_plugins()}.get(name, ())
         arguments: dict[str, Any] = {}
         for spec in specs:
             values = _argument_value(spec.name, spec.type)
@@ -1084,51 +1100,77 @@ def _plugin_entry(draw: st.DrawFn, name: str, space: ConfSpace) -> dict[str, Any
     return entry
 
 
-@st.composite
-def scheduler_confs(draw: st.DrawFn, space: ConfSpace = ConfSpace()) -> dict[str, Any]:
-    """A ``volcano-scheduler.conf`` mapping that Volcano accepts."""
+def scheduler_confs(space: ConfSpace = ConfSpace()) -> st.SearchStrategy[dict[str, Any]]:
+    """``volcano-scheduler.conf`` mappings that Volcano accepts, from the actions and
+    plugins registered when the strategy is built (each draw looking them up again would
+    describe every registered plugin, about a tenth of a small example's drawing)."""
     if space.fixed is not None:
-        return dict(space.fixed)
-    pool = space.action_pool()
-    actions = draw(
+        return st.just(dict(space.fixed)).map(dict)  # a fresh copy per draw, nothing drawn
+    pool, plugin_pool = tuple(space.action_pool()), tuple(space.plugin_pool())
+    actions = (
         st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool) + 1)
         if space.repeat_actions
         else st.lists(st.sampled_from(pool), min_size=1, max_size=len(pool), unique=True)
     )
+    plugins = st.lists(st.sampled_from(plugin_pool), min_size=1, unique=True)
+    arguments_of = {e.name: tuple(e.arguments) for e in registered_plugins()}
+    return _drawn_conf(space, pool, actions, plugins, arguments_of)
+
+
+@functools.cache
+def _cuts(plugins: int, tiers: int) -> st.SearchStrategy[list[int]]:
+    return st.lists(st.integers(1, plugins - 1), max_size=tiers - 1, unique=True)
+
+
+# Each plugin's entry strategy and each plugin list's permutations are built once.
+_entry_at = functools.cache(_plugin_entry)
+
+
+@functools.lru_cache(maxsize=1024)
+def _permutations(plugins: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    return st.permutations(plugins)
+
+
+@st.composite
+def _drawn_conf(
+    draw: st.DrawFn,
+    space: ConfSpace,
+    pool: tuple[str, ...],
+    action_lists: st.SearchStrategy[list[str]],
+    plugin_lists: st.SearchStrategy[list[str]],
+    arguments_of: Mapping[str, tuple[Any, ...]],
+) -> dict[str, Any]:
+    actions = draw(action_lists)
     missing = [a for a in space.require_actions if a not in actions]
     for name in missing:  # where the pool puts it relative to the drawn ones
         at = sum(1 for a in actions if pool.index(a) < pool.index(name)) if name in pool else 0
         actions.insert(at, name)
     if space.ordered:
         actions.sort(key=lambda a: pool.index(a) if a in pool else len(pool))
-    plugins = draw(st.lists(st.sampled_from(space.plugin_pool()), min_size=1, unique=True))
+    plugins = draw(plugin_lists)
     plugins += [p for p in space.require_plugins if p not in plugins]
-    plugins = draw(st.permutations(plugins)) if space.require_plugins else plugins
+    plugins = draw(_permutations(tuple(plugins))) if space.require_plugins else plugins
     plugins = [p for p in plugins if p not in space.last_plugins] + list(space.last_plugins)
-    tier_count = draw(st.integers(1, max(1, min(space.max_tiers, len(plugins)))))
-    cuts = (
-        sorted(
-            draw(st.lists(st.integers(1, len(plugins) - 1), max_size=tier_count - 1, unique=True))
-        )
-        if len(plugins) > 1
-        else []
-    )
+    tier_count = draw(_int(1, max(1, min(space.max_tiers, len(plugins)))))
+    cuts = sorted(draw(_cuts(len(plugins), tier_count))) if len(plugins) > 1 else []
     tiers = []
     for start, end in zip([0, *cuts], [*cuts, len(plugins)], strict=True):
-        entries = [draw(_plugin_entry(name, space)) for name in plugins[start:end]]
+        entries = [
+            draw(_entry_at(name, space, arguments_of.get(name, ()))) for name in plugins[start:end]
+        ]
         if any(e["name"] == "proportion" for e in entries):
             for e in entries:  # Volcano rejects drf hierarchy next to proportion in one tier
                 if e["name"] == "drf":
                     e["enableHierarchy"] = False
         tiers.append({"plugins": entries})
     conf: dict[str, Any] = {"actions": ", ".join(actions), "tiers": tiers}
-    if draw(st.booleans()):
+    if draw(_BOOL):
         conf["configurations"] = [
-            {"name": a, "arguments": {"predicateErrorCacheEnable": draw(st.booleans())}}
+            {"name": a, "arguments": {"predicateErrorCacheEnable": draw(_BOOL)}}
             for a in sorted(set(actions) & {"allocate", "backfill", "preempt"})
         ]
     if len(space.default_plugin_flags) > 1:
-        conf["defaultPluginFlags"] = draw(st.sampled_from(space.default_plugin_flags))
+        conf["defaultPluginFlags"] = draw(_one_of(space.default_plugin_flags))
     elif space.default_plugin_flags != (True,):
         conf["defaultPluginFlags"] = space.default_plugin_flags[0]
     return conf

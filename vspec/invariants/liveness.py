@@ -263,12 +263,14 @@ def _queue_allows(first: FirstCycle, uid: str) -> bool:
     return not exceeds(used, capability, limited)
 
 
-def _placeable(first: FirstCycle) -> list[tuple[str, Node]]:
+def _placeable(first: FirstCycle, held: set[str]) -> list[tuple[str, Node]]:
+    """The jobs allocate could have placed whole, each with a node that takes it, of the
+    nodes not in ``held``."""
     out = []
     for uid, pg in first.jobs.pod_groups.items():
         if first.reaches_allocate(pg) is not True:
             continue
-        node = first.whole(uid)
+        node = next((n for n in first.takers(uid) if n.meta.name not in held), None)
         if node is not None and _queue_allows(first, uid):
             out.append((uid, node))
     return out
@@ -277,14 +279,13 @@ def _placeable(first: FirstCycle) -> list[tuple[str, Node]]:
 def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     first = FirstCycle.of(inputs, result)
     if not first.view.binds:
-        if _kept(result):
-            # A job pipelined onto a node's releasing resources holds its pod slots and
-            # future idle: a job allocate tried after it may find none left there.
-            return []
+        # A task pipelined onto a node's releasing resources holds that node's pod slots
+        # and future idle: a job allocate tried after it may find no room left there.
+        held = {node for tasks in result.pipelined.values() for _, node in tasks}
         return [
             f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
             f"{node.meta.name}"
-            for uid, node in _placeable(first)
+            for uid, node in _placeable(first, held)
         ]
     if inputs.cycles != 1 or _kept(result):
         return []  # another cycle's, or a kept statement's, allocations are not known
@@ -325,17 +326,17 @@ register(
     Invariant(
         "liveness",
         "allocate binds something when a job fits whole on one node",
-        "In the first cycle, if nothing is bound (and nothing pipelined or allocated but "
-        "unbound), no job of the session could have been placed whole: a job past Pending "
-        "when allocate runs (or without minResources when enqueue runs first, or any job "
-        "when there is no enqueue), in an Open queue, "
+        "In the first cycle, if nothing is bound, no job of the session could have been "
+        "placed whole: a job past Pending when allocate runs (or without minResources "
+        "when enqueue runs first, or any job when there is no enqueue), in an Open queue, "
         "whose pods are all Pending, at least minMember and minTaskMember per role, "
         "without inter-pod affinity, host ports, spread constraints or scheduling gates, "
         "at least one of them not best-effort, and one node whose idle resources (its "
         "allocatable minus what its pods hold), free pod slots and unschedulable, affinity "
         "and taint filters take all of them (or, where some of its Pending pods fit no "
         "node at all and allocate goes on past them, the others: minMember below the pod "
-        "count, no role shared with them, no minTaskMember for their roles); with "
+        "count, no role shared with them, no minTaskMember for their roles), a node that "
+        "got a pipelined task aside (the task holds its pod slots and future idle); with "
         "proportion on, its queue must be the "
         "only one whose jobs have Pending pods that request resources or pods on a node, "
         "and the cluster's total and the queue's capability must take what its pods hold "

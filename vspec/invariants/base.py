@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, TypeVar, cast
 
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 from vspec.registries import Registry
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,22 @@ class InvariantInputs:
     # Check what is costly at any size (the fuzzer's small cases, where a re-run is
     # cheap and a missed nondeterminism is the point); a spec run checks it when small.
     thorough: bool = field(default=False, kw_only=True)
+    # What several invariants derive from these inputs and one result (the replayed
+    # cycles, the session's jobs), by name: derived once per result, not once per
+    # invariant (about 20 of them replay the cycles). Only the last result is kept.
+    _derived: dict[str, tuple[object, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def derived(self, name: str, of: object, derive: Callable[[], T]) -> T:
+        """``derive()``, kept under ``name`` while ``of`` (the result, or these inputs
+        for what the result does not change) is the object it was derived for. The
+        value is shared by every invariant that asks: none may change it."""
+        kept = self._derived.get(name)
+        if kept is None or kept[0] is not of:
+            kept = (of, derive())
+            self._derived[name] = kept
+        return cast(T, kept[1])
 
     def rerun(self) -> SimulationResult:
         return self.engine.simulate(

@@ -17,7 +17,6 @@ from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     HOLDING,
     CycleView,
-    Jobs,
     allocatable,
     cycles,
     dims,
@@ -30,6 +29,7 @@ from vspec.invariants.history import (
     plugin_entries,
     pods_by_job,
     request,
+    session_jobs,
     sole_decider,
     taint_fails,
     unschedulable_fails,
@@ -54,8 +54,8 @@ def _gang_applies(inputs: InvariantInputs) -> bool:
 
 def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
-    jobs = Jobs.of(inputs.cluster)
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    jobs = session_jobs(inputs)
+    for view in cycles(inputs, result):
         bound = Counter(view.pods[b.task].job_id for b in view.binds if b.task in view.pods)
         if not bound:
             continue
@@ -101,7 +101,7 @@ register(
 def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         by_node: dict[str, list[str]] = {}
         for b in view.binds:
             if b.task in view.pods and b.node in nodes:
@@ -159,7 +159,7 @@ def _predicates_check(inputs: InvariantInputs, result: SimulationResult) -> list
     filters = node_filters(inputs.conf) or list(_ALL_FILTERS)  # requested: judge them all
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     messages: list[str] = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         for b in view.binds:
             pod, node = view.pods.get(b.task), nodes.get(b.node)
             if pod is None or node is None:
@@ -200,9 +200,9 @@ def _capability_applies(inputs: InvariantInputs) -> bool:
 
 def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     queues = {q.meta.name: q for q in inputs.cluster.queues}
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         evicted = {e.task for e in view.evictions}
         bound = {b.task for b in view.binds if b.task in view.pods}
         touched: dict[str, set[str]] = {}
@@ -310,7 +310,7 @@ def _printed_jobs(
 ) -> list[_PrintedJob]:
     members = pods_by_job(view.pods, inputs.conf)
     out = []
-    for uid, pg in Jobs.of(inputs.cluster).pod_groups.items():
+    for uid, pg in session_jobs(inputs).pod_groups.items():
         tasks = {
             p.meta.key: statuses.get(p.meta.key, view.status(p.meta.key).name)
             for p in members.get(uid, [])
@@ -388,14 +388,14 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         lines_by_cycle.setdefault(line.cycle, []).append(line.text)
     actions = inputs.conf.actions
     if actions.count("print") != 1:
-        known = set(Jobs.of(inputs.cluster).pod_groups)
+        known = set(session_jobs(inputs).pod_groups)
         return [
             f"cycle {cycle}: logprint names unknown job {m[1]}/{m[2]}"
             for cycle, lines in lines_by_cycle.items()
             for m in map(_LOGPRINT.match, lines)
             if m is not None and f"{m[1]}/{m[2]}" not in known
         ]
-    views = list(cycles(inputs.cluster, result, inputs.cycles))
+    views = cycles(inputs, result)
     # The lines are exact where the state at print time is known from the outside: print
     # first in the first cycle (the input state), print last in the last cycle (the
     # in-session state the result records).
@@ -535,8 +535,8 @@ def _task_priority(view: CycleView, key: str) -> int:
 
 def _inversion_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
-    jobs = Jobs.of(inputs.cluster)
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    jobs = session_jobs(inputs)
+    for view in cycles(inputs, result):
         victims = [e.task for e in view.evictions if e.reason == "preempt" and e.task in view.pods]
         if not victims:
             continue
@@ -608,7 +608,7 @@ def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     if not result.tasks:
         return []
     unjudged = _unjudged_pipelined(inputs)
-    views = list(cycles(inputs.cluster, result, inputs.cycles))
+    views = cycles(inputs, result)
     last = views[-1]
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     messages: list[str] = []
@@ -678,7 +678,7 @@ register(
 def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
     nodes = {n.meta.name for n in inputs.cluster.nodes}
-    views = list(cycles(inputs.cluster, result, inputs.cycles))
+    views = cycles(inputs, result)
     stray = sorted({b.cycle for b in result.binds} | {e.cycle for e in result.evictions})
     if stray and stray[-1] >= inputs.cycles:
         messages.append(f"binds or evictions recorded for cycle {stray[-1]} of {inputs.cycles}")

@@ -22,6 +22,7 @@ from vspec.invariants.history import (
     allocatable,
     cycles,
     request,
+    session_jobs,
     sole_decider,
 )
 from vspec.invariants.outside import TOLERANCE
@@ -124,13 +125,13 @@ def _slots(pod: Pod) -> int:
 
 
 def _drf_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     total = Resource()
     for node in inputs.cluster.nodes:
         total.add(allocatable(node))
     names = [n for n in ("cpu", "memory") if total.get(n) >= TOLERANCE]
     names += [n for n, v in total.scalars.items() if n != "pods" and v >= TOLERANCE]
-    views = {v.cycle: v for v in cycles(inputs.cluster, result, inputs.cycles)}
+    views = {v.cycle: v for v in cycles(inputs, result)}
     attempts = _attempts(result, views)
     messages = []
     for view in views.values():

@@ -19,7 +19,6 @@ from vspec.invariants.history import (
     FAMILIES,
     HOLDING,
     CycleView,
-    Jobs,
     NodeFilter,
     allocatable,
     cycles,
@@ -28,6 +27,7 @@ from vspec.invariants.history import (
     exceeds,
     node_filters,
     request,
+    session_jobs,
     sole_decider,
 )
 from vspec.invariants.outside import PLACED, best_effort, pod_status, preemptable, task_role
@@ -79,11 +79,11 @@ def _eligibility(
 ) -> list[str]:
     """Each ``reason`` eviction has a pending preemptor ``accept`` allows that could fit
     on the victim's node once it is emptied."""
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     filters = node_filters(inputs.conf)
     messages: list[str] = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         victims = _victims(view, reason)
         if not victims:
             continue
@@ -110,9 +110,9 @@ def _eligibility(
 
 
 def _preempt_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     messages: list[str] = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         bound = {b.task for b in view.binds}
         for key in _victims(view, "preempt"):
             victim = view.pods[key]
@@ -152,10 +152,10 @@ register(
 
 
 def _reclaim_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     queues = {q.meta.name: q for q in inputs.cluster.queues}
     messages: list[str] = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         for key in _victims(view, "reclaim"):
             victim = view.pods[key]
             status = view.status(key)
@@ -216,7 +216,7 @@ def _critical_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     reasons = _protected_reasons(inputs.conf) or list(FAMILIES)
     return [
         f"cycle {view.cycle}: critical pod {key} was evicted ({reason})"
-        for view in cycles(inputs.cluster, result, inputs.cycles)
+        for view in cycles(inputs, result)
         for reason in reasons
         for key in _victims(view, reason)
         if _critical(view.pods[key])
@@ -253,8 +253,8 @@ def _gang_min_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     if not result.tasks:
         return []
     reasons = set(_gang_reasons(inputs.conf) or FAMILIES)
-    jobs = Jobs.of(inputs.cluster)
-    last = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    jobs = session_jobs(inputs)
+    last = cycles(inputs, result)[-1]
     hit = Counter(
         last.pods[e.task].job_id
         for e in last.evictions
@@ -327,8 +327,8 @@ def _expected_phase(
 def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not result.tasks:
         return []
-    jobs = Jobs.of(inputs.cluster)
-    last = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    jobs = session_jobs(inputs)
+    last = cycles(inputs, result)[-1]
     statuses = _session_statuses(result)
     members: dict[str, list[Pod]] = {}
     for key, pod in last.pods.items():
@@ -395,8 +395,8 @@ def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     """Judged on the last cycle, whose in-session task statuses the result records."""
     if not result.tasks:
         return []
-    jobs = Jobs.of(inputs.cluster)
-    last = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    jobs = session_jobs(inputs)
+    last = cycles(inputs, result)[-1]
     statuses = _session_statuses(result)
     evicted = {e.task for e in last.evictions}
     # Tasks evicted later in the session counted as they were: a job keeps its turn's

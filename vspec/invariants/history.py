@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
+from vspec.invariants.base import InvariantInputs
 from vspec.invariants.outside import TOLERANCE, node_allocatable, pod_request, pod_status
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
@@ -62,7 +63,15 @@ def gone_after(view: CycleView) -> set[str]:
     return evicted | {k for k, p in view.pods.items() if p.meta.deletion_timestamp is not None}
 
 
-def cycles(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
+def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
+    """Each cycle's view of ``result``, in order (:func:`replay`), replayed once for all
+    the invariants that check it: the views are shared, so none may change them."""
+    return inputs.derived(
+        "cycles", result, lambda: tuple(replay(inputs.cluster, result, inputs.cycles))
+    )
+
+
+def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
     """Each cycle's view, in order; the pods move on as between two sessions: bound pods
     run on their node, evicted and terminating pods are gone, and the held pods a
     controller created (``result.created``) are there from their cycle on."""
@@ -117,6 +126,12 @@ class Jobs:
 
     def queue(self, uid: str) -> str:
         return self.pod_groups[uid].queue or "default"
+
+
+def session_jobs(inputs: InvariantInputs) -> Jobs:
+    """The jobs of the cluster before the first session, found once for all the
+    invariants that check a run: shared, so none may change them."""
+    return inputs.derived("jobs", inputs, lambda: Jobs.of(inputs.cluster))
 
 
 def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:

@@ -32,6 +32,7 @@ from vspec.invariants.history import (
     placed_by_us,
     plugin_entries,
     request,
+    session_jobs,
     taint_fails,
     unschedulable_fails,
 )
@@ -69,8 +70,8 @@ class FirstCycle:
 
     @classmethod
     def of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
-        view = next(iter(cycles(inputs.cluster, result, inputs.cycles)))
-        jobs = Jobs.of(inputs.cluster)
+        view = cycles(inputs, result)[0]
+        jobs = session_jobs(inputs)
         members: dict[str, list[Pod]] = {}
         for pod in view.pods.values():
             if pod.job_id in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
@@ -619,7 +620,7 @@ def _task_order_check(inputs: InvariantInputs, result: SimulationResult) -> list
     job's binds of tasks that request resources come in TaskOrder."""
     compare = task_compare(inputs.conf)
     messages: list[str] = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         last: dict[str, Pod] = {}
         for bind in view.binds:
             pod = view.pods.get(bind.task)

@@ -68,7 +68,7 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     """Each bind or pipeline passed the filter ``pods on the node < limit`` when it was
     made, and evictions only lower the count: so at the end of a cycle the count is at
     most the limit, or what the node held at the start when that was more."""
-    views = list(cycles(inputs.cluster, result, inputs.cycles))
+    views = cycles(inputs, result)
     pipelined: dict[str, list[str]] = {}
     # Volcano v1.11 quirk: preempt and reclaim pick nodes with PredicateForPreemptAction,
     # which passes a node whose only failures are Unschedulable (resolvable) ones, and the
@@ -478,7 +478,7 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     scorers = _scorers(inputs)
     if not scorers:
         return []
-    view = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    view = cycles(inputs, result)[-1]
     states = {}
     on_nodes = _on_nodes(view)
     for n in inputs.cluster.nodes:

@@ -27,6 +27,7 @@ from vspec.invariants.history import (
     gone_after,
     placed_by_us,
     request,
+    session_jobs,
     sole_decider,
 )
 from vspec.invariants.outside import TOLERANCE, pod_status
@@ -50,7 +51,7 @@ class _Attempt:
 def _attempts(inputs: InvariantInputs, result: SimulationResult) -> Iterable[_Attempt]:
     """Reclaim tries one task on one node at most once per session, so consecutive
     lines naming the same reclaimer and the same victims' node are one attempt."""
-    views = {v.cycle: v for v in cycles(inputs.cluster, result, inputs.cycles)}
+    views = {v.cycle: v for v in cycles(inputs, result)}
     current: _Attempt | None = None
     for line in result.logs:
         if not line.startswith("Try to reclaim Task <"):
@@ -79,7 +80,7 @@ def _covers(got: Resource, need: Resource) -> bool:
 
 
 def _until_covered_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    views = {v.cycle: v for v in cycles(inputs.cluster, result, inputs.cycles)}
+    views = {v.cycle: v for v in cycles(inputs, result)}
     evicted = {(e.cycle, e.task) for e in result.evictions if e.reason == "reclaim"}
     messages = []
     for attempt in _attempts(inputs, result):
@@ -256,14 +257,14 @@ def _within_deserved(
 def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not _shares_judged(inputs.cluster):
         return []
-    jobs = Jobs.of(inputs.cluster)
+    jobs = session_jobs(inputs)
     sum_of = Resource()
     for node in inputs.cluster.nodes:  # an overcommitted node is only logged "out of sync"
         sum_of.add(allocatable(node))
     total = {"cpu": sum_of.milli_cpu, "memory": sum_of.memory, "pods": sum_of.get("pods")}
     weights = {q.meta.name: q.weight for q in inputs.cluster.queues}
     messages = []
-    for view in cycles(inputs.cluster, result, inputs.cycles):
+    for view in cycles(inputs, result):
         taken = [e.task for e in view.evictions if e.reason == "reclaim" and e.task in view.pods]
         if not taken:
             continue
@@ -339,8 +340,8 @@ def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) ->
     """Judged on the last cycle, whose pipelined tasks the result records."""
     if not result.pipelined or not _shares_judged(inputs.cluster):
         return []
-    jobs = Jobs.of(inputs.cluster)
-    last = list(cycles(inputs.cluster, result, inputs.cycles))[-1]
+    jobs = session_jobs(inputs)
+    last = cycles(inputs, result)[-1]
     floor = _deserved_floor(inputs, last.pods, jobs)
     total = Resource()
     for node in inputs.cluster.nodes:

@@ -332,6 +332,9 @@ class FitFirst:
         self.statuses = plugin_statuses + fit_statuses
 
     def at(self, rows: Column) -> Column:
+        if len(rows) == len(self.fit):  # every row: combined first, one gather
+            at: Column = self.codes[rows]
+            return at
         fit = self.fit[rows]
         codes: Column = np.where(fit != 0, fit + self.shift, self.plugins[rows])
         return codes
@@ -339,4 +342,6 @@ class FitFirst:
     @property
     def codes(self) -> Column:
         """The codes of every node."""
-        return self.at(np.arange(len(self.fit)))
+        fit = self.fit
+        codes: Column = np.where(fit != 0, fit + self.shift, self.plugins)
+        return codes

@@ -104,7 +104,8 @@ class Allocate(ErrorCacheAction):
             if job.queue not in jobs_map:
                 jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
                 queues.push(ssn.queues[job.queue])
-            log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
+            if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
+                log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
             jobs_map[job.queue].push(job)
 
     def _allocate_resources(

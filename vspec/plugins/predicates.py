@@ -305,7 +305,9 @@ class PredicatesPlugin(Plugin):
     def _on_allocate(self, event: Event) -> None:
         task, log = event.task, self._ssn.log
         node_name = task.node_name
-        log.v(4, f"predicates, allocate {node_name}")
+        verbose = log.enabled(4)  # klog.V(4): formatted only when kept (twice per bind)
+        if verbose:
+            log.v(4, f"predicates, allocate {node_name}")
         k8s_node = self._ssn.node_map.get(node_name)
         if k8s_node is None:
             log.error(
@@ -317,9 +319,12 @@ class PredicatesPlugin(Plugin):
             log.error(f"Failed to get node {node_name} info from cache")
             return
         k8s_node.add_task(task, self._ssn.pod_info(task.pod))
-        log.v(
-            4, f"predicates, update pod {task.namespace}/{task.name} allocate to node [{node_name}]"
-        )
+        if verbose:
+            log.v(
+                4,
+                f"predicates, update pod {task.namespace}/{task.name} "
+                f"allocate to node [{node_name}]",
+            )
 
     def _on_deallocate(self, event: Event) -> None:
         task, log = event.task, self._ssn.log

@@ -114,12 +114,15 @@ class ProportionPlugin(Plugin):
     def _account_job(self, ssn: Session, job: JobInfo) -> None:
         """Only queues with at least one job in the session get an attribute."""
         log = ssn.log
-        log.v(4, f"Considering Job <{job.namespace}/{job.name}>.")
+        verbose = log.enabled(4)  # klog.V(4): formatted only when kept (once per job)
+        if verbose:
+            log.v(4, f"Considering Job <{job.namespace}/{job.name}>.")
         attr = self.queue_opts.get(job.queue)
         if attr is None:
             attr = QueueAttr(ssn.queues[job.queue], self.total_resource, self.total_guarantee)
             self.queue_opts[job.queue] = attr
-            log.v(4, f"Added Queue <{job.queue}> attributes.")
+            if verbose:
+                log.v(4, f"Added Queue <{job.queue}> attributes.")
         for status, tasks in job.task_status_index.items():
             if allocated_status(status):
                 for task in tasks.values():
@@ -156,11 +159,12 @@ class ProportionPlugin(Plugin):
             old_remaining = remaining.clone()
             increased_total, decreased_total = Resource(), Resource()
             for attr in self.queue_opts.values():
-                log.v(
-                    4,
-                    f"Considering Queue <{attr.name}>: weight <{attr.weight}>, "
-                    f"total weight <{total_weight}>.",
-                )
+                if log.enabled(4):
+                    log.v(
+                        4,
+                        f"Considering Queue <{attr.name}>: weight <{attr.weight}>, "
+                        f"total weight <{total_weight}>.",
+                    )
                 if attr.queue_id in met:
                     continue
                 increased, decreased = self._fill(attr, remaining, total_weight, met, log)

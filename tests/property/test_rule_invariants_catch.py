@@ -52,6 +52,20 @@ def test_liveness(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "job ns/g could have been placed whole on n0" in message
 
 
+def test_liveness_asked_of_a_conf_without_allocate_holds() -> None:
+    """A spec may ask for liveness where allocate never runs: nothing is bound, and
+    that breaks no promise about allocate (it was a ValueError)."""
+    world = cluster(
+        [node("n0", {"cpu": 4, "memory": "8Gi", "pods": 110})],
+        [pod("ns", "g-0", "g", {"cpu": 1})],
+        [pod_group("ns", "g", "q", min_member=1, phase="Inqueue")],
+    )
+    for actions in ("enqueue", "enqueue, backfill"):
+        inputs, result = run(conf(actions, "priority", "gang"), world)
+        assert result.binds == []
+        assert violations("liveness", inputs, result) == []
+
+
 def test_liveness_of_a_job_that_an_untouched_node_takes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Something is bound, but not on n1 nor in queue q2, whose job fits n1 whole."""
 

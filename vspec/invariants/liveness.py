@@ -89,6 +89,8 @@ class FirstCycle:
     def reaches_allocate(self, pg: PodGroup) -> bool | None:
         """Whether the job is past Pending when allocate first runs (None: unknown)."""
         actions = self.inputs.conf.actions
+        if "allocate" not in actions:
+            return False  # a spec may ask for liveness where allocate never runs
         if pg.phase not in ("Pending", ""):
             return True
         if "enqueue" not in actions:

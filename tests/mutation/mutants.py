@@ -52,15 +52,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "job-ready-strict",
         "vspec/api/job_info.py",
-        "return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available",
-        "return self.ready_task_num() + self.pending_best_effort_task_num() > self.min_available",
+        "return self.ready + self.pending_best_effort >= self.min_available",
+        "return self.ready + self.pending_best_effort > self.min_available",
         "a gang with exactly minMember placed tasks is not ready",
     ),
     Mutant(
         "job-ready-no-best-effort",
         "vspec/api/job_info.py",
-        "return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available",
-        "return self.ready_task_num() + 1 >= self.min_available",
+        "return self.ready + self.pending_best_effort >= self.min_available",
+        "return self.ready + 1 >= self.min_available",
         "gang readiness counts one task too many",
     ),
     # -- proportion ---------------------------------------------------------------------------

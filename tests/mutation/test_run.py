@@ -66,3 +66,11 @@ def test_each_exit_status(
         assert outcome.shrunk == (
             "shrunk to 1 node(s), 2 pod(s) (Hypothesis: 3 node(s), 7 pod(s)) in 0.4s"
         )
+
+
+@pytest.mark.parametrize("mutant", run.MUTANTS, ids=lambda m: m.name)
+def test_each_mutant_finds_its_snippet_once(mutant: run.Mutant) -> None:
+    """A refactor that rewrites a mutated line stops the campaign at that mutant."""
+    text = (run.ROOT / mutant.path).read_text(encoding="utf-8")
+    assert text.count(mutant.old) == 1
+    assert mutant.new != mutant.old

@@ -6,6 +6,8 @@ see conftest.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 from hypothesis import given
@@ -16,7 +18,10 @@ from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.scheduler import simulate
 from vspec.fuzz import SEED_CONF, examine
-from vspec.invariants.history import allocatable, dims, request, taint_fails
+from vspec.harness.loader import load_file
+from vspec.invariants.base import InvariantInputs, run_checks
+from vspec.invariants.history import allocatable, cycles, dims, requests, taint_fails
+from vspec.invariants.outside import pod_request
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.spec import Spec
@@ -29,6 +34,7 @@ from vspec.strategies import (
     specs,
 )
 
+REPO = Path(__file__).resolve().parents[2]
 CORE_PLUGINS = (
     "priority",
     "gang",
@@ -54,6 +60,32 @@ def test_core_configurations_keep_every_invariant(case: GeneratedSpec) -> None:
     assert examine(case, get_engine()) == {}
 
 
+# Specs with preemptions for drf-victims-fair to weigh (it sums a preemptor's job's requests).
+SHARED_REQUEST_SPECS = (
+    "specs/preempt/high-priority-gang-preempts-low-priority.yaml",
+    "specs/findings/no-priority-inversion-drf-decides.yaml",
+)
+
+
+@pytest.mark.parametrize("path", SHARED_REQUEST_SPECS)
+def test_no_invariant_changes_the_shared_pod_requests(path: str) -> None:
+    """The invariants share each pod's request (history.requests): one that changed it
+    in place would skew every later check of the evaluation."""
+    engine = get_engine()
+    (spec,) = load_file(REPO / path).specs
+    result = engine.simulate(spec.scheduler, spec.cluster, cycles=spec.cycles, now=spec.now)
+    inputs = InvariantInputs(
+        spec.scheduler, spec.cluster, 0, spec.now, spec.cycles, 3, engine=engine
+    )
+    shared = requests(inputs)
+    pods = [p for view in cycles(inputs, result) for p in view.pods.values()]
+    asked = [shared(p) for p in pods]  # each pod's request in the memo before any check
+    # drf-victims-fair too, which these confs (drf in tier 2) are outside of.
+    run_checks(inputs, result, requested=["drf-victims-fair"], disabled=["deterministic"])
+    assert asked == [pod_request(p) for p in pods]
+    assert all(shared(p) is r for p, r in zip(pods, asked, strict=True))
+
+
 @given(generate_params(max_nodes=20, max_jobs=20), st.integers(0, 1000))
 def test_generator_is_deterministic_and_never_overcommits(params: dict, seed: int) -> None:
     from vspec.generate import generate_cluster
@@ -66,7 +98,7 @@ def test_generator_is_deterministic_and_never_overcommits(params: dict, seed: in
         if pod.node_name:
             assert pod.phase == "Running"
             assert taint_fails(pod, nodes[pod.node_name]) is None
-            used.setdefault(pod.node_name, Resource()).add(request(pod))
+            used.setdefault(pod.node_name, Resource()).add(pod_request(pod))
     for name, total in used.items():
         limit = allocatable(nodes[name])
         assert all(total.get(d) <= limit.get(d) for d in dims(total))

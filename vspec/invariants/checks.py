@@ -28,7 +28,7 @@ from vspec.invariants.history import (
     node_filters,
     plugin_entries,
     pods_by_job,
-    request,
+    requests,
     session_jobs,
     sole_decider,
     taint_fails,
@@ -99,6 +99,7 @@ register(
 
 
 def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    request = requests(inputs)
     messages: list[str] = []
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     for view in cycles(inputs, result):
@@ -199,6 +200,7 @@ def _capability_applies(inputs: InvariantInputs) -> bool:
 
 
 def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    request = requests(inputs)
     messages: list[str] = []
     jobs = session_jobs(inputs)
     queues = {q.meta.name: q for q in inputs.cluster.queues}
@@ -308,6 +310,7 @@ class _PrintedJob:
 def _printed_jobs(
     inputs: InvariantInputs, view: CycleView, statuses: dict[str, str], phases: dict[str, str]
 ) -> list[_PrintedJob]:
+    request = requests(inputs)
     members = pods_by_job(view.pods, inputs.conf)
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
@@ -607,6 +610,7 @@ def _unjudged_pipelined(inputs: InvariantInputs) -> set[str]:
 def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not result.tasks:
         return []
+    request = requests(inputs)
     unjudged = _unjudged_pipelined(inputs)
     views = cycles(inputs, result)
     last = views[-1]

@@ -19,9 +19,10 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     Jobs,
+    Requests,
     allocatable,
     cycles,
-    request,
+    requests,
     session_jobs,
     sole_decider,
 )
@@ -133,6 +134,7 @@ def _drf_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     names += [n for n, v in total.scalars.items() if n != "pods" and v >= TOLERANCE]
     views = {v.cycle: v for v in cycles(inputs, result)}
     attempts = _attempts(result, views)
+    request = requests(inputs)
     messages = []
     for view in views.values():
         # Another action's evictions (reclaim, shuffle) may have lowered the preemptor's
@@ -142,7 +144,7 @@ def _drf_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
         evicted = {e.task for e in view.evictions}
         for attempt in attempts:
             if attempt.cycle == view.cycle:
-                messages += _judge(view, jobs, total, names, attempt, attempts, evicted)
+                messages += _judge(view, jobs, total, names, attempt, attempts, evicted, request)
     return messages
 
 
@@ -154,6 +156,7 @@ def _judge(
     attempt: _Attempt,
     attempts: list[_Attempt],
     evicted: set[str],
+    request: Requests,
 ) -> list[str]:
     who = attempt.preemptor
     preemptor = view.pods.get(who)
@@ -164,7 +167,7 @@ def _judge(
     # plus its tasks pipelined then (drf counts a pipelined task as allocated) and the
     # preemptor.
     lost = _logged_before(attempts, attempt)
-    ours = request(preemptor)
+    ours = request(preemptor).clone()  # the shared request stays as it is
     for pod in view.pods.values():
         key = pod.meta.key
         if pod.job_id != preemptor.job_id or key == who:
@@ -185,7 +188,7 @@ def _judge(
         members = [p for p in view.pods.values() if p.job_id == uid]
         if any(view.status(p.meta.key) is TaskStatus.Pending for p in members):
             continue  # allocate may have added to the victim's job: no upper bound
-        most = _most(view, members, set(victims) | gone, total, names)
+        most = _most(view, members, set(victims) | gone, total, names, request)
         if least > most + SHARE_DELTA:
             keys = ", ".join(victims)
             messages.append(
@@ -198,7 +201,12 @@ def _judge(
 
 
 def _most(
-    view: CycleView, members: list[Pod], without: set[str], total: Resource, names: list[str]
+    view: CycleView,
+    members: list[Pod],
+    without: set[str],
+    total: Resource,
+    names: list[str],
+    request: Requests,
 ) -> float:
     """An upper bound of drf's share of a job with no Pending pod, when the last of one
     answer's victims of it was weighed.

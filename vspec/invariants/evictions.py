@@ -20,13 +20,14 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     NodeFilter,
+    Requests,
     allocatable,
     cycles,
     dims,
     enabled,
     exceeds,
     node_filters,
-    request,
+    requests,
     session_jobs,
     sole_decider,
 )
@@ -43,7 +44,7 @@ def _victims(view: CycleView, reason: str) -> list[str]:
     return [e.task for e in view.evictions if e.reason == reason and e.task in view.pods]
 
 
-def _room(view: CycleView, node: Node) -> Resource:
+def _room(view: CycleView, node: Node, request: Requests) -> Resource:
     """The most a preemptor can get on ``node``: its allocatable, or what its pods held
     at the start of the cycle where that is more (a cluster may start overcommitted;
     reclaim counts only what it evicts)."""
@@ -63,7 +64,9 @@ def _room(view: CycleView, node: Node) -> Resource:
     return limit
 
 
-def _node_fits(pod: Pod, node: Node, room: Resource, filters: list[NodeFilter]) -> bool:
+def _node_fits(
+    pod: Pod, node: Node, room: Resource, filters: list[NodeFilter], request: Requests
+) -> bool:
     """The pod's requests fit ``room``, and the node passes the predicates' filters."""
     r = request(pod)
     if exceeds(r, room, set(dims(r))):
@@ -82,6 +85,7 @@ def _eligibility(
     jobs = session_jobs(inputs)
     nodes = {n.meta.name: n for n in inputs.cluster.nodes}
     filters = node_filters(inputs.conf)
+    request = requests(inputs)
     messages: list[str] = []
     for view in cycles(inputs, result):
         victims = _victims(view, reason)
@@ -97,9 +101,9 @@ def _eligibility(
         for key in victims:
             victim = view.pods[key]
             node = nodes.get(victim.node_name)
-            room = _room(view, node) if node is not None else Resource()
+            room = _room(view, node, request) if node is not None else Resource()
             if not any(
-                accept(p, victim) and (node is None or _node_fits(p, node, room, filters))
+                accept(p, victim) and (node is None or _node_fits(p, node, room, filters, request))
                 for p in pending
             ):
                 messages.append(

@@ -150,8 +150,27 @@ def pods_by_job(pods: Mapping[str, Pod], conf: SchedulerConf) -> dict[str, list[
 # -- resources --------------------------------------------------------------------------------
 
 
-def request(pod: Pod) -> Resource:
-    return pod_request(pod)
+class Requests:
+    """Each pod's request (:func:`pod_request`), worked out once per pod object: the
+    views share the cluster's pods (a bound pod's copy is another object) and about 30
+    invariant checks ask for each pod's request. The value is shared: clone it before
+    changing it."""
+
+    def __init__(self) -> None:
+        # id -> (the pod, its request): holding the pod keeps its id from being reused.
+        self._of: dict[int, tuple[Pod, Resource]] = {}
+
+    def __call__(self, pod: Pod) -> Resource:
+        kept = self._of.get(id(pod))
+        if kept is None:
+            kept = self._of[id(pod)] = (pod, pod_request(pod))
+        return kept[1]
+
+
+def requests(inputs: InvariantInputs) -> Requests:
+    """The pods' requests, shared by every invariant that checks ``inputs`` (the pods of
+    an evaluation do not change)."""
+    return inputs.derived("requests", inputs, Requests)
 
 
 def allocatable(node: Node) -> Resource:

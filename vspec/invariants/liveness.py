@@ -22,6 +22,7 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     Jobs,
+    Requests,
     allocatable,
     cycles,
     dims,
@@ -31,7 +32,7 @@ from vspec.invariants.history import (
     node_filters,
     placed_by_us,
     plugin_entries,
-    request,
+    requests,
     session_jobs,
     taint_fails,
     unschedulable_fails,
@@ -67,6 +68,7 @@ class FirstCycle:
     view: CycleView
     jobs: Jobs
     members: dict[str, list[Pod]]  # job -> its pods placed by us
+    request: Requests
 
     @classmethod
     def of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
@@ -76,7 +78,7 @@ class FirstCycle:
         for pod in view.pods.values():
             if pod.job_id in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
                 members.setdefault(pod.job_id, []).append(pod)
-        return cls(inputs, view, jobs, members)
+        return cls(inputs, view, jobs, members, requests(inputs))
 
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
@@ -126,7 +128,7 @@ class FirstCycle:
             return []
         need = Resource()
         for p in pods:
-            need.add(request(p))
+            need.add(self.request(p))
         return [node for node in self.inputs.cluster.nodes if self._takes(node, pods, need)]
 
     def placeable(self, uid: str) -> list[Pod]:
@@ -156,7 +158,7 @@ class FirstCycle:
         """Every node refuses the pod whatever runs on it: it asks more than the node's
         allocatable in some resource (FutureIdle never exceeds it), or one of the
         configured node filters refuses it."""
-        need = request(pod)
+        need = self.request(pod)
         names = set(dims(need)) - {"pods"}
         filters = node_filters(self.inputs.conf)
         return all(
@@ -176,7 +178,7 @@ class FirstCycle:
                 continue
             slots += pod_slots(pod)
             if self.view.status(key) in HOLDING:
-                held.add(request(pod))
+                held.add(self.request(pod))
         limit = allocatable(node)
         if slots > limit.get("pods"):
             return False
@@ -249,9 +251,9 @@ def _queue_allows(first: FirstCycle, uid: str) -> bool:
                 continue
             if first.jobs.queue(other) != queue.meta.name:
                 return False
-            used.add(request(p))
+            used.add(first.request(p))
     for p in first.placeable(uid):
-        used.add(request(p))
+        used.add(first.request(p))
     total = Resource()
     for node in first.inputs.cluster.nodes:
         total.add(allocatable(node))
@@ -414,7 +416,7 @@ def _drf_shares(first: FirstCycle) -> dict[str, float]:
         held = Resource()
         for p in first.members.get(uid, []):
             if first.view.status(p.meta.key) in (TaskStatus.Running, TaskStatus.Bound):
-                held.add(request(p))
+                held.add(first.request(p))
                 held.scalars["pods"] += pod_slots(p) - 1
         names = ["cpu", "memory", *total.scalars]
         shares[uid] = max((_share(held.get(n), total.get(n)) for n in names), default=0.0)

@@ -23,12 +23,13 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     NodeFilter,
+    Requests,
     allocatable,
     cycles,
     node_filters,
     node_term_matches,
     plugin_entries,
-    request,
+    requests,
     tolerates,
 )
 from vspec.invariants.liveness import allocate_conf_known, complex_pod, pod_slots
@@ -285,8 +286,8 @@ class _Facts:
     requested: dict[str, int]
 
     @classmethod
-    def of(cls, pod: Pod) -> _Facts:
-        need = request(pod)
+    def of(cls, pod: Pod, request: Requests) -> _Facts:
+        need = request(pod).clone()  # the shared request stays as it is
         need.scalars["pods"] = pod_slots(pod)
         return cls(pod, need, _non_zero(pod), _requested(pod))
 
@@ -296,8 +297,9 @@ class _NodeState:
     NodeInfo (``used``, pod ``slots``) and the session's Kubernetes NodeInfo
     (ssn.NodeMap: its pod count, non-zero and actual requests)."""
 
-    def __init__(self, node: Node, pods: Sequence[Pod]) -> None:
+    def __init__(self, node: Node, pods: Sequence[Pod], request: Requests) -> None:
         self.node = node
+        self.request = request
         self.limit = allocatable(node)
         self.used = Resource()
         self.slots = 0
@@ -309,7 +311,7 @@ class _NodeState:
             self.add(pod, tracked=True)
 
     def add(self, pod: Pod, *, tracked: bool) -> None:
-        self.used.add(request(pod))
+        self.used.add(self.request(pod))
         self.slots += pod_slots(pod)
         if not tracked:
             return
@@ -479,11 +481,12 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     if not scorers:
         return []
     view = cycles(inputs, result)[-1]
+    request = requests(inputs)
     states = {}
     on_nodes = _on_nodes(view)
     for n in inputs.cluster.nodes:
         held = [view.pods[k] for k in on_nodes.get(n.meta.name, ()) if view.status(k) in HOLDING]
-        states[n.meta.name] = _NodeState(n, held)
+        states[n.meta.name] = _NodeState(n, held, request)
     # Quirk kept: only the predicates plugin's AllocateFunc (predicates.go:216) adds a
     # task to ssn.NodeMap, so without a predicates entry nodeorder scores every task
     # against the nodes as the session opened them.
@@ -498,7 +501,9 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
         # Allocate's binds (backfill's take no resources), of pods whose filters and
         # scores are all restated here.
         if not best_effort(pod) and not _unrestated(pod, terms):
-            message = _judge(filters, _Facts.of(pod), bind.node, list(states.values()), scorers)
+            message = _judge(
+                filters, _Facts.of(pod, request), bind.node, list(states.values()), scorers
+            )
             if message:
                 messages.append(f"cycle {view.cycle}: {bind.task} bound to {bind.node}: {message}")
         states[bind.node].add(pod, tracked=tracked)

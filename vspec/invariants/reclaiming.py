@@ -20,13 +20,14 @@ from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     Jobs,
+    Requests,
     allocatable,
     cycles,
     enabled,
     exceeds,
     gone_after,
     placed_by_us,
-    request,
+    requests,
     session_jobs,
     sole_decider,
 )
@@ -82,6 +83,7 @@ def _covers(got: Resource, need: Resource) -> bool:
 def _until_covered_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     views = {v.cycle: v for v in cycles(inputs, result)}
     evicted = {(e.cycle, e.task) for e in result.evictions if e.reason == "reclaim"}
+    request = requests(inputs)
     messages = []
     for attempt in _attempts(inputs, result):
         view = views[attempt.cycle]
@@ -143,6 +145,7 @@ def _deserved_floor(
     the same request again, so no queue ends below that first amount. Counting the
     weights of every queue a pod group names (a superset) only lowers the bound."""
     cluster = inputs.cluster
+    request = requests(inputs)
     total = Resource()
     for node in cluster.nodes:  # an overcommitted node is only logged "out of sync"
         total.add(allocatable(node))
@@ -170,7 +173,7 @@ def _deserved_floor(
 _DIMS = ("cpu", "memory", "pods")
 
 
-def _amounts(pod: Pod) -> dict[str, float]:
+def _amounts(pod: Pod, request: Requests) -> dict[str, float]:
     """A task's Resreq in the dimensions judged: milli-cpu, bytes, pod slots (one, plus
     any the pod writes itself)."""
     r = request(pod)
@@ -184,6 +187,7 @@ def _queue_requests(
     """Each queue's request in proportion: the Resreq of its jobs' Pending, Bound and
     Running tasks (the queues that pod groups name, with or without pods)."""
     out = {jobs.queue(uid): dict.fromkeys(_DIMS, 0.0) for uid in jobs.pod_groups}
+    request = requests(inputs)
     for pod in pods.values():
         if pod.job_id not in jobs.pod_groups:
             continue
@@ -193,7 +197,7 @@ def _queue_requests(
         if status is TaskStatus.Pending and not placed_by_us(pod, inputs.conf):
             continue  # not a task of the session
         into = out[jobs.queue(pod.job_id)]
-        for dim, v in _amounts(pod).items():
+        for dim, v in _amounts(pod, request).items():
             into[dim] += v
     return out
 
@@ -258,6 +262,7 @@ def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> 
     if not _shares_judged(inputs.cluster):
         return []
     jobs = session_jobs(inputs)
+    request = requests(inputs)
     sum_of = Resource()
     for node in inputs.cluster.nodes:  # an overcommitted node is only logged "out of sync"
         sum_of.add(allocatable(node))
@@ -268,7 +273,7 @@ def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> 
         taken = [e.task for e in view.evictions if e.reason == "reclaim" and e.task in view.pods]
         if not taken:
             continue
-        requests = _queue_requests(inputs, view.pods, jobs)
+        queue_requests = _queue_requests(inputs, view.pods, jobs)
         # The most a queue can hold when reclaim runs: what it held at the start of the
         # cycle and whatever the cycle bound for it (evictions only lower it).
         most: dict[str, dict[str, float]] = {}
@@ -282,7 +287,7 @@ def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> 
                     continue
                 into = most.setdefault(jobs.queue(pod.job_id), dict.fromkeys(_DIMS, 0.0))
                 if into:
-                    for dim, v in _amounts(pod).items():
+                    for dim, v in _amounts(pod, request).items():
                         into[dim] += v
         for key in taken:
             uid = view.pods[key].job_id
@@ -290,7 +295,7 @@ def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> 
                 continue
             queue = jobs.queue(uid)
             held = most.get(queue, dict.fromkeys(_DIMS, 0.0))
-            if held and _within_deserved(held, queue, requests, total, weights):
+            if held and _within_deserved(held, queue, queue_requests, total, weights):
                 messages.append(
                     f"cycle {view.cycle}: {key} was reclaimed from queue {queue}, which holds "
                     f"at most cpu {held['cpu']:g}m, memory {held['memory']:g}, pods "
@@ -343,6 +348,7 @@ def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) ->
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
     floor = _deserved_floor(inputs, last.pods, jobs)
+    request = requests(inputs)
     total = Resource()
     for node in inputs.cluster.nodes:
         total.add(allocatable(node))

@@ -40,8 +40,8 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
-    best_effort,
     pod_status,
+    requests_nothing,
     resources_of,
     task_priority,
     task_role,
@@ -85,8 +85,11 @@ class FirstCycle:
         return [
             p
             for p in self.members.get(uid, [])
-            if self.view.status(p.meta.key) is TaskStatus.Pending and not best_effort(p)
+            if self.view.status(p.meta.key) is TaskStatus.Pending and not self.best_effort(p)
         ]
+
+    def best_effort(self, pod: Pod) -> bool:
+        return requests_nothing(self.request(pod))
 
     def reaches_allocate(self, pg: PodGroup) -> bool | None:
         """Whether the job is past Pending when allocate first runs (None: unknown)."""
@@ -119,7 +122,7 @@ class FirstCycle:
         if len(members) < pg.min_member or any(complex_pod(p) for p in members):
             return []  # gang's JobValid refuses it, or a filter not restated here may
         pods = self.placeable(uid)
-        if all(best_effort(p) for p in pods):
+        if all(self.best_effort(p) for p in pods):
             return []  # allocate places none of them
         if len(pods) < pg.min_member or any(
             sum(1 for p in pods if task_role(p) == role) < n
@@ -437,7 +440,7 @@ def _ready(first: FirstCycle, uid: str) -> int:
     counted = 0
     for pod in first.members.get(uid, []):
         status = pod_status(pod)
-        if status in PLACED or (status is TaskStatus.Pending and best_effort(pod)):
+        if status in PLACED or (status is TaskStatus.Pending and first.best_effort(pod)):
             counted += 1
     return 1 if counted >= pg.min_member else 0
 
@@ -528,7 +531,7 @@ def _turn_order_messages(first: FirstCycle, jobs_cmp: Compare) -> list[str]:
     firsts: dict[str, list[str]] = {}  # queue -> its jobs in the order of their first bind
     for b in first.view.binds:
         pod = first.view.pods.get(b.task)
-        if pod is None or best_effort(pod) or pod.job_id not in first.jobs.pod_groups:
+        if pod is None or first.best_effort(pod) or pod.job_id not in first.jobs.pod_groups:
             continue
         seen = firsts.setdefault(first.jobs.queue(pod.job_id), [])
         if pod.job_id not in seen:
@@ -550,7 +553,7 @@ def _passed_over_messages(first: FirstCycle, ordered: list[str]) -> list[str]:
     nodes_of: dict[str, set[str]] = {}
     for b in first.view.binds:
         pod = first.view.pods.get(b.task)
-        if pod is not None and not best_effort(pod):  # backfill binds after allocate
+        if pod is not None and not first.best_effort(pod):  # backfill binds after allocate
             nodes_of.setdefault(pod.job_id, set()).add(b.node)
     messages = []
     for i, uid in enumerate(ordered):
@@ -623,12 +626,13 @@ def _task_order_check(inputs: InvariantInputs, result: SimulationResult) -> list
     action and commits a statement's allocations in the order they were made, so a
     job's binds of tasks that request resources come in TaskOrder."""
     compare = task_compare(inputs.conf)
+    request = requests(inputs)
     messages: list[str] = []
     for view in cycles(inputs, result):
         last: dict[str, Pod] = {}
         for bind in view.binds:
             pod = view.pods.get(bind.task)
-            if pod is None or not pod.job_id or best_effort(pod):
+            if pod is None or not pod.job_id or requests_nothing(request(pod)):
                 continue  # backfill binds best-effort pods, in an order of its own
             before = last.get(pod.job_id)
             if before is not None and compare(before, pod) > 0:

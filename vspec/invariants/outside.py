@@ -120,7 +120,11 @@ def pod_request(pod: Pod) -> Resource:
 
 def best_effort(pod: Pod) -> bool:
     """A pod that requests no cpu, memory or other resource (pod slots do not count)."""
-    r = pod_request(pod)
+    return requests_nothing(pod_request(pod))
+
+
+def requests_nothing(r: Resource) -> bool:
+    """A best-effort pod's request: no cpu, memory or other resource (pod slots aside)."""
     return (
         r.milli_cpu < TOLERANCE
         and r.memory < TOLERANCE

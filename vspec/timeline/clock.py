@@ -73,7 +73,7 @@ PENDING_DRIVEN_ACTIONS = frozenset(
 STUCK_SAFE_ACTIONS = frozenset({"enqueue", "allocate", "backfill", "print"})
 CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling", "deviceshare"})
 
-_FINISHED = ("Succeeded", "Failed")
+_FINISHED = ("Succeeded", "Failed")  # pod phases whose requests no longer count
 
 # Called after each session with the cluster it saw and what it did (invariant checks).
 SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
@@ -184,7 +184,7 @@ class Clock:
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
         )
         for pod in self.cluster.pods:
-            if pod.node_name and pod.phase not in ("Succeeded", "Failed"):
+            if pod.node_name and pod.phase not in _FINISHED:
                 self._bound(pod.meta.key, pod.node_name, start)
 
     # -- the loop ---------------------------------------------------------------------------
@@ -283,7 +283,7 @@ class Clock:
             job = pod.job_id or pod.meta.key
             if pod.node_name:
                 placed[job] += 1
-                if pod.phase not in ("Succeeded", "Failed") and pod.node_name in idle:
+                if pod.phase not in _FINISHED and pod.node_name in idle:
                     idle[pod.node_name].sub_without_assert(request)
             elif pod.scheduled_by(self.names) and pod.phase == "Pending":
                 if request.is_empty():
@@ -380,7 +380,7 @@ class Clock:
             gone = [
                 p.meta.key
                 for p in self.cluster.pods
-                if p.node_name == event.node and p.phase not in ("Succeeded", "Failed")
+                if p.node_name == event.node and p.phase not in _FINISHED
             ]
             self.cluster.pods = [p for p in self.cluster.pods if p.meta.key not in set(gone)]
             self._evicted(gone, now)

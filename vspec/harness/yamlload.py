@@ -300,7 +300,17 @@ def _short_tag(tag: str) -> str:
 class _Frame:
     """A mapping or sequence being built."""
 
-    __slots__ = ("anchor", "children", "container", "count0", "is_map", "key", "key_mark", "merges")
+    __slots__ = (
+        "anchor",
+        "children",
+        "container",
+        "count0",
+        "is_map",
+        "key",
+        "key_column",
+        "key_line",
+        "merges",
+    )
 
     def __init__(
         self, container: Any, is_map: bool, children: Any, count0: int, anchor: str | None
@@ -308,9 +318,9 @@ class _Frame:
         self.container = container
         self.is_map = is_map
         self.key: Any = None  # the pending key of a mapping: a str, _MERGE or None
-        self.key_mark: tuple[int, int] = (0, 0)
+        self.key_line = self.key_column = 0  # where the pending key is
         self.children = children
-        self.merges: list[tuple[Any, int, int]] = []
+        self.merges: list[tuple[Any, int, int]] | None = None  # made at the first ``<<``
         self.count0 = count0
         self.anchor = anchor
 
@@ -405,12 +415,15 @@ class _Builder:
 
     def _document(self, get_event: Any, marks: dict[int, _Marks]) -> Any:
         """Build one document's data; consumes events up to its DocumentEndEvent. The
-        loop runs once per YAML value, so scalars, the bulk of any file, stay inline."""
+        loop runs once per YAML value, so an untagged scalar in a collection (the bulk
+        of any file: every key, most values and items) is put in place inline, with no
+        call; the rest goes through :meth:`_add`."""
         state = _DocumentState(marks)
         stack, plain_cache = state.stack, self.plain_cache
         scalar, alias = _SCALAR, _ALIAS
         mapping_start, sequence_start = _MAPPING_START, _SEQUENCE_START
         mapping_end, sequence_end = _MAPPING_END, _SEQUENCE_END
+        frame: _Frame | None = None  # the innermost collection (stack[-1])
         while True:
             event = get_event()
             if event is None:
@@ -422,11 +435,21 @@ class _Builder:
             line, column = mark.line, mark.column
             if kind is scalar:
                 state.count += 1
-                frame = stack[-1] if stack else None
+                if state.count > MAX_NODES:
+                    raise self.error(f"more than {MAX_NODES} values in one document", line, column)
                 if frame is not None and event.tag is None and event.anchor is None:
-                    # Most values: an untagged scalar in a collection (what _scalar does).
                     text = event.value
-                    if frame.is_map and frame.key is None:  # a key, kept as written
+                    key = frame.key
+                    if frame.is_map and key is None:
+                        if (text != "<<" or not event.implicit[0]) and text not in frame.container:
+                            if len(frame.container) >= MAX_ITEMS:
+                                raise self.error(
+                                    f"a mapping of more than {MAX_ITEMS} keys", line, column
+                                )
+                            frame.key = text  # a key, kept as written
+                            frame.key_line, frame.key_column = line, column
+                            continue
+                        # a merge, or a duplicate (which _add reports)
                         value = _MERGE if text == "<<" and event.implicit[0] else text
                     elif not event.implicit[0]:  # quoted or block: a string
                         value = text
@@ -434,15 +457,17 @@ class _Builder:
                         value = plain_cache.get(text, _PENDING)
                         if value is _PENDING:
                             value = self._scalar(event, line, column, stack)
-                    if frame.is_map and frame.key is not None and frame.key is not _MERGE:
-                        # A mapping's value (what _add does).
-                        frame.container[frame.key] = value
-                        frame.children[frame.key] = (*frame.key_mark, line, column)
+                    if not frame.is_map:
+                        items = frame.container
+                        if len(items) >= MAX_ITEMS:
+                            raise self.error(f"a list of more than {MAX_ITEMS} items", line, column)
+                        items.append(value)
+                        frame.children.append((line, column))
+                        continue
+                    if key is not None and key is not _MERGE:
+                        frame.container[key] = value
+                        frame.children[key] = (frame.key_line, frame.key_column, line, column)
                         frame.key = None
-                        if state.count > MAX_NODES:
-                            raise self.error(
-                                f"more than {MAX_NODES} values in one document", line, column
-                            )
                         continue
                 else:
                     value = self._scalar(event, line, column, stack)
@@ -451,21 +476,22 @@ class _Builder:
             elif kind is alias:
                 value = self._alias(state, event.anchor, line, column)
             elif kind is mapping_start or kind is sequence_start:
-                self._open(state, event, kind is mapping_start, line, column)
+                frame = self._open(state, event, kind is mapping_start, line, column)
                 continue
             elif kind is mapping_end or kind is sequence_end:
                 if self._close(state):
                     get_event()  # the DocumentEndEvent
                     return state.root
+                frame = stack[-1]
                 continue
             else:
                 raise self.error(f"unexpected YAML event {kind.__name__}", line, column)
-            if state.count > MAX_NODES:
+            if state.count > MAX_NODES:  # an alias's values
                 raise self.error(f"more than {MAX_NODES} values in one document", line, column)
-            if not state.stack:
+            if frame is None:
                 get_event()  # the DocumentEndEvent of a document that is one scalar
                 return value
-            self._add(state.stack[-1], value, line, column)
+            self._add(frame, value, line, column)
 
     def _alias(self, state: _DocumentState, anchor: str, line: int, column: int) -> Any:
         """The anchored value, shared; what it would expand to counts against the limits,
@@ -489,7 +515,7 @@ class _Builder:
 
     def _open(
         self, state: _DocumentState, event: Any, is_map: bool, line: int, column: int
-    ) -> None:
+    ) -> _Frame:
         state.count += 1
         self._check_collection_tag(event.tag, MAP if is_map else SEQ, line, column)
         if len(state.stack) >= MAX_DEPTH:
@@ -503,7 +529,9 @@ class _Builder:
             state.root = container
         if event.anchor is not None:
             state.anchors[event.anchor] = (_PENDING, 0)
-        state.stack.append(_Frame(container, is_map, children, state.count, event.anchor))
+        frame = _Frame(container, is_map, children, state.count, event.anchor)
+        state.stack.append(frame)
+        return frame
 
     def _close(self, state: _DocumentState) -> bool:
         """End the innermost collection; True when it was the document's root."""
@@ -540,14 +568,16 @@ class _Builder:
             if len(frame.container) >= MAX_ITEMS:
                 raise self.error(f"a mapping of more than {MAX_ITEMS} keys", line, column)
             frame.key = value
-            frame.key_mark = (line, column)
+            frame.key_line, frame.key_column = line, column
             return
         frame.key = None
         if key is _MERGE:
+            if frame.merges is None:
+                frame.merges = []
             frame.merges.append((value, line, column))
             return
         frame.container[key] = value
-        frame.children[key] = (*frame.key_mark, line, column)
+        frame.children[key] = (frame.key_line, frame.key_column, line, column)
 
     def _scalar(self, event: ev.ScalarEvent, line: int, column: int, stack: list[_Frame]) -> Any:
         tag = event.tag
@@ -596,7 +626,7 @@ class _Builder:
         merged mappings over later ones; merged keys come first, as in PyYAML."""
         merged: dict[str, Any] = {}
         positions: dict[str, Any] = {}
-        for value, line, column in frame.merges:
+        for value, line, column in frame.merges or ():
             sources = value if isinstance(value, list) else [value]
             for source in sources:
                 if not isinstance(source, dict):

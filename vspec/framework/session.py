@@ -164,7 +164,7 @@ class Session(SessionPlugins):
             for fn in self._flat("predicate"):
                 fn(task, node)
         except FitError as fe:
-            return fe
+            return fe.with_traceback(None)
         except GoError as exc:  # an error the Go predicate returns; anything else is a bug
             return FitError.of(task, node.name, str(exc))
         return None

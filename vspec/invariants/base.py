@@ -16,6 +16,9 @@ from vspec.registries import Registry
 T = TypeVar("T")
 
 
+_THESE_INPUTS = object()  # InvariantInputs.derived's ``of`` when it is the inputs themselves
+
+
 @dataclass(frozen=True)
 class InvariantInputs:
     """Everything a simulation was run with: enough to judge its result or to re-run it."""
@@ -42,9 +45,10 @@ class InvariantInputs:
         """``derive()``, kept under ``name`` while ``of`` (the result, or these inputs
         for what the result does not change) is the object it was derived for. The
         value is shared by every invariant that asks: none may change it."""
+        mark = _THESE_INPUTS if of is self else of  # not self: no cycle for the collector
         kept = self._derived.get(name)
-        if kept is None or kept[0] is not of:
-            kept = (of, derive())
+        if kept is None or kept[0] is not mark:
+            kept = (mark, derive())
             self._derived[name] = kept
         return cast(T, kept[1])
 

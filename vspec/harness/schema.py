@@ -232,6 +232,13 @@ Keyword = Callable[[Any, Any, Any, Any], "Iterator[ValidationError]"]
 _NEUTRAL = frozenset({"description", "examples", "x-message", "title", "$schema", "$id"})
 # Decided by the check of ``if`` (jsonschema ignores them without an ``if``).
 _BRANCHES = frozenset({"then", "else"})
+# The keywords of the shapes compiled as one check (_FastPaths.check_object, check_array).
+_OBJECT_KEYWORDS = frozenset({"type", "properties", "additionalProperties", "required"})
+_ARRAY_KEYWORDS = frozenset({"type", "items", "maxItems", "minItems"})
+# Keywords whose checks answer True or False, never None (cannot tell).
+_EXACT = frozenset(
+    {"type", "pattern", "minLength", "maxLength", "minimum", "maximum", "maxItems", "minItems"}
+)
 
 
 def _original(keyword: str) -> Keyword:
@@ -348,7 +355,18 @@ class _FastPaths:
         return check
 
     def compile(self, schema: Mapping[str, Any]) -> Check:
-        """An exact check when every keyword of ``schema`` is one of those below."""
+        """An exact check when every keyword of ``schema`` is one of those below. The
+        shapes most values meet (a mapping of known keys, a list of one kind of item)
+        are one check each, which walks the value once."""
+        active = {k for k in schema if k not in _NEUTRAL}
+        if (
+            active <= _OBJECT_KEYWORDS
+            and active - {"type"}
+            and schema.get("type") in (None, "object")
+        ):
+            return self.check_object(schema)
+        if active <= _ARRAY_KEYWORDS and schema.get("type") == "array" and "items" in active:
+            return self.check_array(schema)
         parts: list[Check] = []
         for keyword, arg in schema.items():
             if keyword in _NEUTRAL or (keyword in _BRANCHES and "if" in schema):
@@ -372,7 +390,69 @@ class _FastPaths:
             return _valid
         if len(parts) == 1:
             return parts[0]
+        if len(parts) == 2 and active <= _EXACT:  # a leaf: type and a bound, say
+            first, second = parts
+            return lambda value: first(value) and second(value)
         return lambda value: _every(parts, value)
+
+    def check_object(self, schema: Mapping[str, Any]) -> Check:
+        """``type: object`` (or none), ``properties``, ``additionalProperties`` and
+        ``required`` in one pass over the mapping's keys."""
+        typed = "type" in schema
+        props: Mapping[str, Any] = schema.get("properties", {})
+        extra = (
+            self.check_of(schema["additionalProperties"])
+            if "additionalProperties" in schema
+            else None
+        )
+        required = tuple(schema.get("required", ()))
+        checks: dict[str, Check] = {}  # compiled when a value first has the key (see below)
+
+        def check(value: Any) -> bool | None:
+            if not isinstance(value, dict):
+                return not typed
+            for key in required:
+                if key not in value:
+                    return False
+            verdict: bool | None = True
+            for key, item in value.items():
+                sub = checks.get(key)
+                if sub is None:
+                    if key in props:
+                        sub = checks[key] = self.check_of(props[key])
+                    elif extra is None:
+                        continue
+                    else:
+                        sub = extra  # not kept by key: a label map's keys are the user's
+                result = sub(item)
+                if result is False:
+                    return False
+                if result is None:
+                    verdict = None
+            return verdict
+
+        return check
+
+    def check_array(self, schema: Mapping[str, Any]) -> Check:
+        """``type: array`` with ``items`` and its bounds, in one pass over the list."""
+        items = self.check_of(schema["items"])
+        most, least = schema.get("maxItems"), schema.get("minItems", 0)
+
+        def check(value: Any) -> bool | None:
+            if not isinstance(value, list):
+                return False
+            if len(value) < least or (most is not None and len(value) > most):
+                return False
+            verdict: bool | None = True
+            for item in value:
+                result = items(item)
+                if result is False:
+                    return False
+                if result is None:
+                    verdict = None
+            return verdict
+
+        return check
 
     # -- exact checks of single keywords ------------------------------------------------
     def check_type(self, arg: Any) -> Check:

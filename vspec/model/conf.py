@@ -41,6 +41,11 @@ FLAG_KEYS: dict[str, str] = {
 }
 # ApplyPluginConfDefaults leaves these two unset (nil = disabled).
 NOT_DEFAULTED = frozenset({"hierarchy", "cluster_order"})
+# A plugin entry's flags before its own are applied, with and without those defaults.
+_UNSET_FLAGS: dict[str, bool | None] = dict.fromkeys(FLAG_KEYS.values())
+_DEFAULTED_FLAGS: dict[str, bool | None] = {
+    attr: None if attr in NOT_DEFAULTED else True for attr in FLAG_KEYS.values()
+}
 
 DEFAULT_SCHEDULER_CONF: dict[str, Any] = {
     "actions": "enqueue, allocate, backfill",
@@ -172,12 +177,11 @@ def load_conf(
             name = entry.get("name")
             if not isinstance(name, str) or not name:
                 raise ConfError("a plugin entry needs a name", loc)
-            flags: dict[str, bool | None] = {}
-            for key, attr in FLAG_KEYS.items():
-                value = entry.get(key)
-                flags[attr] = None if value is None else _flag(value, key, partial(where, *at, key))
-                if flags[attr] is None and default_plugin_flags and attr not in NOT_DEFAULTED:
-                    flags[attr] = True
+            flags = dict(_DEFAULTED_FLAGS if default_plugin_flags else _UNSET_FLAGS)
+            for key, value in entry.items():  # the entry's few keys, not the 20 flags
+                attr = FLAG_KEYS.get(key)
+                if attr is not None and value is not None:
+                    flags[attr] = _flag(value, key, partial(where, *at, key))
             arguments = entry.get("arguments") or {}
             if not isinstance(arguments, Mapping):
                 raise ConfError("arguments must be a mapping", loc)

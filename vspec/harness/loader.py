@@ -13,7 +13,6 @@ ties break the same way (pod UID ``<namespace>-<name>``, zero creation times, ..
 
 from __future__ import annotations
 
-import copy
 import errno
 import os
 import re
@@ -40,7 +39,7 @@ from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings
-from vspec.harness.yamlload import At, Document, parse_documents, read_documents
+from vspec.harness.yamlload import At, Document, copied, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
     SchedulerConf,
@@ -213,7 +212,7 @@ def load_cluster_file(
     context = _Context(None)
     doc = context.cluster_document(Path(path), None)
     builder = _ClusterBuilder(context, options or SchedulerOptions(), seed)
-    builder.section(At(doc), (Path(path).resolve(),))
+    builder.section(At(doc))
     return builder.finish(cluster_mode or project_settings(Path(path)).cluster_mode)
 
 
@@ -469,7 +468,7 @@ def _cluster_and_timeline(
         path = Path(root.doc.file).parent / data["workload"]
         source = At(context.single_document(path, root / "workload", "workload file"))
         _check(source.doc, "workload")
-    builder.section(source / "cluster", (Path(source.doc.file).resolve(),))
+    builder.section(source / "cluster")
     cluster = builder.finish(mode)
     if "timeline" not in (source.value or {}):
         return cluster, None
@@ -540,13 +539,15 @@ class _ClusterBuilder:
         self.unqueued: list[tuple[PodGroup, bool]] = []
         self.mode: ClusterMode = "deployed"  # set by finish, for a timeline's arrivals
 
-    def section(self, at: At, chain: tuple[Path, ...]) -> None:
+    def section(self, at: At, includers: tuple[Path, ...] = ()) -> None:
+        """A cluster mapping; ``includers`` are the files that include its file,
+        outermost first (resolved)."""
         raw = at.value or {}
         include = raw.get("include")
         if isinstance(include, str):
-            self.include(at / "include", include, chain)
+            self.include(at / "include", include, includers)
         for i, target in enumerate(include if isinstance(include, list) else ()):
-            self.include(at / "include" / i, target, chain)
+            self.include(at / "include" / i, target, includers)
         if "generate" in raw:
             self.generated(at / "generate")
         self.queues_declared |= "queues" in raw
@@ -602,10 +603,12 @@ class _ClusterBuilder:
         self.define("volcano job", meta, at)
         self.volcano_jobs.append((raw, at))
 
-    def include(self, at: At, target: str, chain: tuple[Path, ...]) -> None:
-        """A cluster file, or a manifest file (``kubectl get -o yaml``), merged here."""
+    def include(self, at: At, target: str, includers: tuple[Path, ...]) -> None:
+        """A cluster file, or a manifest file (``kubectl get -o yaml``), merged here.
+        The including files are resolved only here: most specs include none."""
         path = Path(at.doc.file).parent / target
         key = path.resolve()
+        chain = (*includers, Path(at.doc.file).resolve())
         if key in chain:
             cycle = " -> ".join(p.name for p in (*chain[chain.index(key) :], key))
             raise at.error(f"cyclic include: {cycle}")
@@ -619,7 +622,7 @@ class _ClusterBuilder:
             for raw, place in mf.expand(doc.data, At(doc), None):
                 self.manifest(raw, place)
         else:
-            self.section(At(doc), (*chain, key))
+            self.section(At(doc), chain)
 
     def generated(self, at: At) -> None:
         """Expand ``cluster.generate`` with the spec's seed and take its objects as if
@@ -694,7 +697,7 @@ class _ClusterBuilder:
                 parent=raw.get("parent", ""),
                 state=raw.get("state", "Open"),
                 reclaimable=raw.get("reclaimable"),
-                affinity=None if affinity is None else copy.deepcopy(affinity),
+                affinity=None if affinity is None else copied(affinity),
             )
         self.define("queue", queue.meta, at)
         self.cluster.queues.append(queue)
@@ -772,7 +775,7 @@ class _ClusterBuilder:
         """The objects of one cluster-shaped mapping (a timeline arrival), defined
         against everything so far, pod priorities from the cluster's classes."""
         part = self.part()
-        part.section(at, (Path(at.doc.file).resolve(),))
+        part.section(at)
         part.cluster.queues = self.cluster.queues
         part.cluster.priority_classes = self.cluster.priority_classes
         part.cluster.objects = self.cluster.objects  # namespaces' queue annotations

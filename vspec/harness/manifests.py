@@ -10,7 +10,6 @@ value at its own file:line and key.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -18,7 +17,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from vspec.harness.yamlload import At
+from vspec.harness.yamlload import At, copied
 from vspec.model.corev1 import (
     Condition,
     Container,
@@ -272,7 +271,7 @@ def queue_from_manifest(raw: Mapping[str, Any], at: At) -> Queue:
         parent=str(spec.get("parent") or ""),
         state=str(status.get("state") or "Open"),
         reclaimable=spec.get("reclaimable"),
-        affinity=None if affinity is None else copy.deepcopy(affinity),
+        affinity=None if affinity is None else copied(affinity),
     )
 
 
@@ -300,4 +299,4 @@ def object_from_manifest(raw: Mapping[str, Any], at: At) -> KubeObject:
         ),
         location=at.location(),
     )
-    return KubeObject(str(raw["apiVersion"]), str(raw["kind"]), meta, copy.deepcopy(dict(raw)))
+    return KubeObject(str(raw["apiVersion"]), str(raw["kind"]), meta, copied(dict(raw)))

@@ -117,7 +117,8 @@ SETTINGS: dict[str, tuple[str, Check]] = {
 }
 
 
-# The settings found per directory during one run (:func:`read_once`), or None outside.
+# The settings found per directory and per path asked during one run (:func:`read_once`),
+# or None outside.
 _found: ContextVar[dict[str, ProjectSettings] | None] = ContextVar(
     "vspec_project_settings", default=None
 )
@@ -145,12 +146,16 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
     found = _found.get()
     if found is None:
         return _look_up(start)
-    # By directory: the specs of one directory share one lookup.
-    where = os.path.abspath(start if start is not None else os.curdir)
-    key = where if os.path.isdir(where) else os.path.dirname(where)
-    settings = found.get(key)
+    given = os.fspath(start) if start is not None else os.curdir
+    settings = found.get(given)  # a spec file asks three or four times: no stat again
     if settings is None:
-        settings = found[key] = _look_up(Path(key))
+        # By directory: the specs of one directory share one lookup.
+        where = os.path.abspath(given)
+        key = where if os.path.isdir(where) else os.path.dirname(where)
+        settings = found.get(key)
+        if settings is None:
+            settings = found[key] = _look_up(Path(key))
+        found[given] = settings
     return settings
 
 

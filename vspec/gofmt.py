@@ -229,8 +229,8 @@ def _value(value: Any, spec: _Spec, depth: int) -> str:
 
 def _plain(value: Any, plus: bool, depth: int) -> str:
     """:func:`_value` of a bare ``%v`` (``plus``: ``%+v``), without building a directive
-    per value: the seed's logprint prints each ready job's pod group this way (some sixty
-    values) at V(1). Types it does not know exactly go the general way."""
+    per value: most of the arguments Volcano's lines print are bare ``%v`` of plain
+    values. Types it does not know exactly go the general way."""
     kind = type(value)
     if kind is str:
         return value  # type: ignore[no-any-return]

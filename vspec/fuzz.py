@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.fuzz_cli import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
@@ -42,6 +42,7 @@ from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_nam
 if TYPE_CHECKING:
     from vspec.model.engine import Engine
     from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec
+    from vspec.timeline_fuzz import GeneratedTimelineSpec
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # The share of a finding's shrink time Hypothesis gets; vspec.shrink has the rest. Its
@@ -349,10 +350,11 @@ def examine(
 
     Raises :class:`~vspec.errors.ConfError` for a conf Volcano would reject.
     """
-    from vspec.timeline_fuzz import GeneratedTimelineSpec, examine_timeline
+    timeline = _timeline_case(case)
+    if timeline is not None:
+        from vspec.timeline_fuzz import examine_timeline
 
-    if isinstance(case, GeneratedTimelineSpec):
-        return examine_timeline(case, engine, disabled)
+        return examine_timeline(timeline, engine, disabled)
     try:
         result = engine.simulate(
             case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=case.verbosity
@@ -372,6 +374,16 @@ def examine(
         thorough=True,
     )
     return run_checks(inputs, result, disabled=disabled)
+
+
+def _timeline_case(case: GeneratedSpec) -> GeneratedTimelineSpec | None:
+    """``case`` if it has a timeline. Only a timeline space imports
+    :mod:`vspec.timeline_fuzz` (with the timeline checks it imports, about 30 ms of a
+    run's start-up), so a case can be one of its specs only once it is imported."""
+    module = sys.modules.get("vspec.timeline_fuzz")
+    if module is not None and isinstance(case, module.GeneratedTimelineSpec):
+        return cast("GeneratedTimelineSpec", case)
+    return None
 
 
 def _culprit(exc: VspecError) -> str:
@@ -581,9 +593,8 @@ class Fuzzer:
         failure kind on the same engine and invariants), with its messages, the edits
         kept and a note when time ran out."""
         from vspec.shrink import ShrinkStats, shrink
-        from vspec.timeline_fuzz import GeneratedTimelineSpec
 
-        if isinstance(finding.case, GeneratedTimelineSpec):
+        if _timeline_case(finding.case) is not None:
             return finding.case, finding.messages, 0, ""  # timelines: Hypothesis only
         disabled, kind = self.space.disabled, finding.kind
         last: dict[str, list[str]] = {}

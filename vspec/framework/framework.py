@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import datetime
 
 from vspec.framework.arguments import Arguments
 from vspec.framework.cache import SchedulerCache
+from vspec.framework.interface import Plugin
 from vspec.framework.job_updater import update_all
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import get_plugin
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
+
+
+def plugin_classes(conf: SchedulerConf) -> dict[str, type[Plugin]]:
+    """The registered class of each plugin the conf names (those not registered left
+    out): a scheduler looks them up once, not once per session, as the registry does
+    not change while it runs."""
+    found = {}
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            cls = get_plugin(option.name)
+            if cls is not None:
+                found[option.name] = cls
+    return found
 
 
 def open_session(
@@ -25,8 +40,10 @@ def open_session(
     uid: str,
     state: SchedulerState | None = None,
     recorder: Recorder = NO_RECORDER,
+    classes: Mapping[str, type[Plugin]] | None = None,
 ) -> Session:
-    """Snapshot the cache, then build and open every configured plugin in tier order."""
+    """Snapshot the cache, then build and open every configured plugin in tier order;
+    ``classes`` are the plugins' (:func:`plugin_classes`), looked up if not given."""
     ssn = Session(
         uid,
         cache,
@@ -42,9 +59,11 @@ def open_session(
     # JobValid runs here in Volcano before any plugin registered, so it never filters
     # (quirk kept by omission).
     log.v(3, f"Open Session {ssn.uid} with <{len(ssn.jobs)}> Job and <{len(ssn.queues)}> Queues")
+    if classes is None:
+        classes = plugin_classes(conf)
     for tier in conf.tiers:
         for option in tier.plugins:
-            builder = get_plugin(option.name)
+            builder = classes.get(option.name)
             if builder is None:
                 log.error(f"Failed to get plugin {option.name}.")
                 continue

@@ -19,8 +19,8 @@ from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
 from vspec.errors import ConfError, PluginError, VspecError, culprit
 from vspec.framework.cache import SchedulerCache
-from vspec.framework.framework import close_session, open_session
-from vspec.framework.interface import Action
+from vspec.framework.framework import close_session, open_session, plugin_classes
+from vspec.framework.interface import Action, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import (
@@ -28,7 +28,6 @@ from vspec.framework.registry import (
     action_names,
     conflict,
     get_action,
-    get_plugin,
     plugin_names,
     registered_actions,
     registered_plugins,
@@ -60,21 +59,24 @@ def _unknown(kind: Kind, name: str, known: set[str]) -> str:
     return f"no {kind} {name!r} is registered; is --plugins-dir missing?"
 
 
-def check_conf(conf: SchedulerConf) -> None:
+def check_conf(conf: SchedulerConf) -> dict[str, type[Plugin]]:
     """Every action and plugin the conf names must be registered, once, in the current
-    registry scope (a plugins dir that clashes with a built-in is an error naming both)."""
+    registry scope (a plugins dir that clashes with a built-in is an error naming both);
+    returns the plugins' classes (:func:`plugin_classes`), which a scheduler keeps."""
     for name in conf.actions:
         if get_action(name) is None:
             raise ConfError(_unknown("action", name, action_names()))
         if conflict("action", name):
             raise ConfError(conflict("action", name))
+    classes = plugin_classes(conf)
     for tier in conf.tiers:
         for option in tier.plugins:
-            if get_plugin(option.name) is None:
+            if option.name not in classes:
                 raise ConfError(_unknown("plugin", option.name, plugin_names()), option.location)
             why = conflict("plugin", option.name)
             if why:
                 raise ConfError(why, option.location)
+    return classes
 
 
 def _build_actions(conf: SchedulerConf) -> list[Action]:
@@ -134,7 +136,7 @@ class Scheduler:
         verbosity: int = 3,
         recorder: Recorder = NO_RECORDER,
     ) -> None:
-        check_conf(conf)
+        self.plugin_classes = check_conf(conf)
         self.conf = conf
         self.log = Klog(verbosity)
         self.rng = random.Random(seed)
@@ -160,18 +162,7 @@ class Scheduler:
             self.cache = SchedulerCache(cluster, self.conf.options, log)
         else:
             self.cache.update(cluster)
-        return _run_once(
-            self.conf,
-            self.cache,
-            self.actions,
-            result,
-            self.log,
-            self.rng,
-            now,
-            self.state,
-            self.recorder,
-            last=capture,
-        )
+        return _run_once(self, self.cache, result, now, last=capture)
 
     def skip_session(self) -> None:
         """What a session that changes nothing leaves behind: its uid drawn from the
@@ -218,7 +209,13 @@ def simulate(
             probe_log = Klog(verbosity=0)
             cache = SchedulerCache(cluster, conf.options, probe_log)
             ssn = open_session(
-                cache, conf, log=probe_log, rng=random.Random(seed), now=start, uid="probe"
+                cache,
+                conf,
+                log=probe_log,
+                rng=random.Random(seed),
+                now=start,
+                uid="probe",
+                classes=scheduler.plugin_classes,
             )
             result.probe_failures = evaluate(ssn, probes)
         for cycle in range(cycles):
@@ -231,30 +228,27 @@ def simulate(
 
 
 def _run_once(
-    conf: SchedulerConf,
+    scheduler: Scheduler,
     cache: SchedulerCache,
-    actions: list[Action],
     result: SimulationResult,
-    log: Klog,
-    rng: random.Random,
     now: datetime,
-    state: SchedulerState,
-    recorder: Recorder,
     *,
     last: bool,
 ) -> Cluster:
     cluster = cache.cluster
+    log, rng, recorder = scheduler.log, scheduler.rng, scheduler.recorder
     ssn = open_session(
         cache,
-        conf,
+        scheduler.conf,
         log=log,
         rng=rng,
         now=now,
         uid=_session_uid(rng),
-        state=state,
+        state=scheduler.state,
         recorder=recorder,
+        classes=scheduler.plugin_classes,
     )
-    for action in actions:
+    for action in scheduler.actions:
         trace = action.trace
         if trace is not None:
             log.v(5, trace.enter, trace.enter_at)

@@ -75,6 +75,25 @@ def pod_resource_request(pod: Pod) -> Resource:
     return result
 
 
+class PodRequests:
+    """``pod_resource_request`` by containers list, for pods of no init container and
+    no overhead (whose request is their containers' alone): the replicas of a generated
+    task share one list, so a cache of 11,000 such pods works out 1,100 requests. The
+    values are shared: clone one before changing it."""
+
+    def __init__(self) -> None:
+        # id -> (the list, its request): holding the list keeps its id from being reused.
+        self._of: dict[int, tuple[object, Resource]] = {}
+
+    def __call__(self, pod: Pod) -> Resource:
+        if pod.init_containers or pod.overhead:
+            return pod_resource_request(pod)
+        kept = self._of.get(id(pod.containers))
+        if kept is None:
+            kept = self._of[id(pod.containers)] = (pod.containers, pod_resource_request(pod))
+        return kept[1]
+
+
 def _label_or_annotation(pod: Pod, key: str) -> str | None:
     if key in pod.meta.annotations:
         return pod.meta.annotations[key]
@@ -130,8 +149,10 @@ class TaskInfo:
         "uid",
     )
 
-    def __init__(self, pod: Pod) -> None:
-        init_resreq = pod_resource_request(pod)
+    def __init__(self, pod: Pod, request: Resource | None = None) -> None:
+        """``request``: the pod's ``pod_resource_request`` when the caller has it (a
+        :class:`PodRequests`); it is cloned, not kept."""
+        init_resreq = pod_resource_request(pod) if request is None else request.clone()
         self.uid = pod.meta.uid
         self.job = pod.job_id
         self.name = pod.meta.name

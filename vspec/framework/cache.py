@@ -14,7 +14,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource
-from vspec.api.task_info import TaskInfo
+from vspec.api.task_info import PodRequests, TaskInfo
 from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
 from vspec.framework.log import Klog
@@ -85,9 +85,10 @@ class SchedulerCache:
                 self.jobs[uid] = JobInfo(uid, pg)
             else:
                 job.set_pod_group(pg)
+        request = PodRequests()
         for pod in cluster.pods:
             if pod.scheduled_by(self.names) or pod.node_name:
-                self._add_task(TaskInfo(pod))
+                self._add_task(TaskInfo(pod, request(pod)))
         self._seen = _Seen.of(cluster, self.nodes, self.node_list)
         self._handed: _Handed | None = None
         # The cache's nodes changed (their tasks, or built again) since the last snapshot.

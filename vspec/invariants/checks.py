@@ -55,18 +55,19 @@ def _gang_applies(inputs: InvariantInputs) -> bool:
 def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
     jobs = session_jobs(inputs)
+    request = requests(inputs)
     for view in cycles(inputs, result):
-        bound = Counter(view.pods[b.task].job_id for b in view.binds if b.task in view.pods)
+        bound = Counter(view.job_ids[b.task] for b in view.binds if b.task in view.pods)
         if not bound:
             continue
-        members = pods_by_job(view.pods, inputs.conf)
-        after = {b.task: TaskStatus.Running for b in view.binds}
+        members = pods_by_job(inputs, view)
+        after = {**view.statuses, **{b.task: TaskStatus.Running for b in view.binds}}
         for uid, count in bound.items():
             pg = jobs.pod_groups.get(uid)
             if pg is None:
                 continue
             pods = members.get(uid, [])
-            if gang_ready(pg, pods, after):
+            if gang_ready(pg, pods, after, request):
                 continue
             messages.append(
                 f"cycle {view.cycle}: job {uid} had {count} pod(s) bound but is not ready "
@@ -208,8 +209,9 @@ def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list
         evicted = {e.task for e in view.evictions}
         bound = {b.task for b in view.binds if b.task in view.pods}
         touched: dict[str, set[str]] = {}
+        job_ids, statuses = view.job_ids, view.statuses
         for key in bound:
-            uid = view.pods[key].job_id
+            uid = job_ids[key]
             if uid in jobs.pod_groups:
                 touched.setdefault(jobs.queue(uid), set()).update(dims(request(view.pods[key])))
         for name, requested in touched.items():
@@ -227,10 +229,10 @@ def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list
             }
             used = Resource()
             for key, pod in view.pods.items():
-                uid = pod.job_id
+                uid = job_ids[key]
                 if key in evicted or uid not in jobs.pod_groups or jobs.queue(uid) != name:
                     continue
-                if key in bound or view.status(key) in (
+                if key in bound or statuses[key] in (
                     TaskStatus.Bound,
                     TaskStatus.Binding,
                     TaskStatus.Running,
@@ -311,13 +313,11 @@ def _printed_jobs(
     inputs: InvariantInputs, view: CycleView, statuses: dict[str, str], phases: dict[str, str]
 ) -> list[_PrintedJob]:
     request = requests(inputs)
-    members = pods_by_job(view.pods, inputs.conf)
+    members = pods_by_job(inputs, view)
+    named = {**{key: status.name for key, status in view.statuses.items()}, **statuses}
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
-        tasks = {
-            p.meta.key: statuses.get(p.meta.key, view.status(p.meta.key).name)
-            for p in members.get(uid, [])
-        }
+        tasks = {p.meta.key: named[p.meta.key] for p in members.get(uid, [])}
         ready = sum(s in _READY_STATUSES for s in tasks.values())
         ready += sum(
             tasks[p.meta.key] == "Pending" and _best_effort(request(p))

@@ -20,7 +20,7 @@ from vspec.invariants.history import (
     CycleView,
     Jobs,
     Requests,
-    allocatable,
+    cluster_total,
     cycles,
     requests,
     session_jobs,
@@ -127,9 +127,7 @@ def _slots(pod: Pod) -> int:
 
 def _drf_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     jobs = session_jobs(inputs)
-    total = Resource()
-    for node in inputs.cluster.nodes:
-        total.add(allocatable(node))
+    total = cluster_total(inputs)
     names = [n for n in ("cpu", "memory") if total.get(n) >= TOLERANCE]
     names += [n for n, v in total.scalars.items() if n != "pods" and v >= TOLERANCE]
     views = {v.cycle: v for v in cycles(inputs, result)}

@@ -317,7 +317,7 @@ def _expected_phase(
 ) -> str:
     """The job updater's rule: enough allocated or finished tasks make it Running
     (Completed when all of those finished); else it stays Inqueue or goes Pending."""
-    counted = Counter(statuses.get(p.meta.key, pod_status(p)) for p in pods)
+    counted = Counter(_status(p, statuses) for p in pods)
     finished = counted[TaskStatus.Succeeded] + counted[TaskStatus.Failed]
     allocated = finished + sum(
         counted[s]
@@ -328,6 +328,12 @@ def _expected_phase(
     return "Inqueue" if session_phase == "Inqueue" else "Pending"
 
 
+def _status(pod: Pod, statuses: dict[str, TaskStatus]) -> TaskStatus:
+    """The pod's in-session status, else its own (found only when needed)."""
+    status = statuses.get(pod.meta.key)
+    return pod_status(pod) if status is None else status
+
+
 def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not result.tasks:
         return []
@@ -335,10 +341,11 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     last = cycles(inputs, result)[-1]
     statuses = _session_statuses(result)
     members: dict[str, list[Pod]] = {}
+    job_ids = last.job_ids
     for key, pod in last.pods.items():
-        if key in result.tasks and pod.job_id in jobs.pod_groups:
-            members.setdefault(pod.job_id, []).append(pod)
-    bound = {last.pods[b.task].job_id for b in last.binds if b.task in last.pods}
+        if job_ids[key] in jobs.pod_groups and key in result.tasks:
+            members.setdefault(job_ids[key], []).append(pod)
+    bound = {job_ids[b.task] for b in last.binds if b.task in last.pods}
     messages = []
     for uid, pg_result in result.pod_groups.items():
         pg = jobs.pod_groups.get(uid)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -54,7 +55,19 @@ class CycleView:
     evictions: list[Eviction] = field(default_factory=list)
 
     def status(self, key: str) -> TaskStatus:
-        return pod_status(self.pods[key])
+        return self.statuses[key]
+
+    @cached_property
+    def statuses(self) -> dict[str, TaskStatus]:
+        """Each pod's status (:func:`pod_status`), worked out once for the view: a dozen
+        invariants ask it of every pod, and the view's pods do not change."""
+        return {key: pod_status(pod) for key, pod in self.pods.items()}
+
+    @cached_property
+    def job_ids(self) -> dict[str, str]:
+        """Each pod's job (``Pod.job_id``, "" for none), worked out once for the view,
+        as its statuses are."""
+        return {key: pod.job_id for key, pod in self.pods.items()}
 
 
 def gone_after(view: CycleView) -> set[str]:
@@ -138,12 +151,19 @@ def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:
     return pod.scheduled_by(conf.options.scheduler_names)
 
 
-def pods_by_job(pods: Mapping[str, Pod], conf: SchedulerConf) -> dict[str, list[Pod]]:
-    """The pods of each job as the cache holds them (ours, or already on a node)."""
+def pods_by_job(inputs: InvariantInputs, view: CycleView) -> dict[str, list[Pod]]:
+    """The pods of each job as the cache holds them (ours, or already on a node), found
+    once per view for the invariants that ask: shared, so none may change them."""
+    return inputs.derived(f"pods_by_job {view.cycle}", view, lambda: _by_job(view, inputs.conf))
+
+
+def _by_job(view: CycleView, conf: SchedulerConf) -> dict[str, list[Pod]]:
     out: dict[str, list[Pod]] = {}
-    for pod in pods.values():
-        if pod.job_id and (placed_by_us(pod, conf) or pod.node_name):
-            out.setdefault(pod.job_id, []).append(pod)
+    job_ids = view.job_ids
+    for key, pod in view.pods.items():
+        uid = job_ids[key]
+        if uid and (placed_by_us(pod, conf) or pod.node_name):
+            out.setdefault(uid, []).append(pod)
     return out
 
 
@@ -159,12 +179,24 @@ class Requests:
     def __init__(self) -> None:
         # id -> (the pod, its request): holding the pod keeps its id from being reused.
         self._of: dict[int, tuple[Pod, Resource]] = {}
+        # The same by containers list, for pods of no init container and no overhead,
+        # whose request is their containers' alone: the replicas of a generated task
+        # share one list, so 11,000 pods are 1,100 requests to work out.
+        self._by_containers: dict[int, tuple[object, Resource]] = {}
 
     def __call__(self, pod: Pod) -> Resource:
         kept = self._of.get(id(pod))
         if kept is None:
-            kept = self._of[id(pod)] = (pod, pod_request(pod))
+            kept = self._of[id(pod)] = (pod, self._request(pod))
         return kept[1]
+
+    def _request(self, pod: Pod) -> Resource:
+        if pod.init_containers or pod.overhead:
+            return pod_request(pod)
+        shared = self._by_containers.get(id(pod.containers))
+        if shared is None:
+            shared = self._by_containers[id(pod.containers)] = (pod.containers, pod_request(pod))
+        return shared[1]
 
 
 def requests(inputs: InvariantInputs) -> Requests:
@@ -176,6 +208,20 @@ def requests(inputs: InvariantInputs) -> Requests:
 def allocatable(node: Node) -> Resource:
     """As the session sees it (oversubscription annotations included)."""
     return node_allocatable(node)
+
+
+def cluster_total(inputs: InvariantInputs) -> Resource:
+    """The nodes' allocatable summed (an overcommitted node is only logged "out of sync",
+    so it counts whole), once for the invariants that ask: shared, so clone it before
+    changing it."""
+
+    def total() -> Resource:
+        out = Resource()
+        for node in inputs.cluster.nodes:
+            out.add(allocatable(node))
+        return out
+
+    return inputs.derived("cluster total", inputs, total)
 
 
 def dims(r: Resource) -> dict[str, float]:

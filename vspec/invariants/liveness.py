@@ -11,7 +11,7 @@ Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cmp_to_key
 from itertools import pairwise
 
@@ -24,6 +24,7 @@ from vspec.invariants.history import (
     Jobs,
     Requests,
     allocatable,
+    cluster_total,
     cycles,
     dims,
     enabled,
@@ -69,24 +70,40 @@ class FirstCycle:
     jobs: Jobs
     members: dict[str, list[Pod]]  # job -> its pods placed by us
     request: Requests
+    # What :meth:`pending` and :func:`_ready` found, by job: both invariants ask them
+    # of every job, allocate-order once per comparison.
+    _pending: dict[str, list[Pod]] = field(default_factory=dict, init=False)
+    readiness: dict[str, int] = field(default_factory=dict, init=False)
 
     @classmethod
     def of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
+        """The first cycle of ``result``, found once for both invariants: shared, so
+        neither may change it."""
+        return inputs.derived("first cycle", result, lambda: cls._of(inputs, result))
+
+    @classmethod
+    def _of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
         view = cycles(inputs, result)[0]
         jobs = session_jobs(inputs)
         members: dict[str, list[Pod]] = {}
-        for pod in view.pods.values():
-            if pod.job_id in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
-                members.setdefault(pod.job_id, []).append(pod)
+        job_ids = view.job_ids
+        for key, pod in view.pods.items():
+            uid = job_ids[key]
+            if uid in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
+                members.setdefault(uid, []).append(pod)
         return cls(inputs, view, jobs, members, requests(inputs))
 
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
-        return [
-            p
-            for p in self.members.get(uid, [])
-            if self.view.status(p.meta.key) is TaskStatus.Pending and not self.best_effort(p)
-        ]
+        kept = self._pending.get(uid)
+        if kept is None:
+            statuses = self.view.statuses
+            kept = self._pending[uid] = [
+                p
+                for p in self.members.get(uid, [])
+                if statuses[p.meta.key] is TaskStatus.Pending and not self.best_effort(p)
+            ]
+        return kept
 
     def best_effort(self, pod: Pod) -> bool:
         return requests_nothing(self.request(pod))
@@ -257,9 +274,7 @@ def _queue_allows(first: FirstCycle, uid: str) -> bool:
             used.add(first.request(p))
     for p in first.placeable(uid):
         used.add(first.request(p))
-    total = Resource()
-    for node in first.inputs.cluster.nodes:
-        total.add(allocatable(node))
+    total = cluster_total(first.inputs)
     names = set(dims(used)) - {"pods"}
     if exceeds(used, total, names):
         return False
@@ -312,10 +327,11 @@ def _untouched_messages(first: FirstCycle) -> list[str]:
     found that node as the input left it when the job's turn came, and nothing of the
     queue's share had been taken."""
     busy_nodes = {b.node for b in first.view.binds}
+    job_ids = first.view.job_ids
     busy_queues = {
-        first.jobs.queue(first.view.pods[b.task].job_id)
+        first.jobs.queue(job_ids[b.task])
         for b in first.view.binds
-        if b.task in first.view.pods and first.view.pods[b.task].job_id in first.jobs.pod_groups
+        if job_ids.get(b.task, "") in first.jobs.pod_groups
     }
     messages = []
     for uid, pg in first.jobs.pod_groups.items():
@@ -411,9 +427,7 @@ def _drf_shares(first: FirstCycle) -> dict[str, float]:
     """Each job's dominant share: the largest fraction of the cluster's total (its nodes'
     allocatable) that its Running and Bound pods request in one resource, pod slots
     counted as Volcano counts them (one, plus any a pod requests itself)."""
-    total = Resource()
-    for node in first.inputs.cluster.nodes:
-        total.add(allocatable(node))
+    total = cluster_total(first.inputs)
     shares: dict[str, float] = {}
     for uid in first.jobs.pod_groups:
         held = Resource()
@@ -436,13 +450,15 @@ def _ready(first: FirstCycle, uid: str) -> int:
     """Gang orders jobs by the count rule alone (placed plus pending best-effort tasks
     reach minMember): unlike its JobReady, v1.11's JobOrderFn ignores the per-role
     minimums, so a job short of one role's minimum still sorts as ready."""
-    pg = first.jobs.pod_groups[uid]
-    counted = 0
-    for pod in first.members.get(uid, []):
-        status = pod_status(pod)
-        if status in PLACED or (status is TaskStatus.Pending and first.best_effort(pod)):
-            counted += 1
-    return 1 if counted >= pg.min_member else 0
+    kept = first.readiness.get(uid)
+    if kept is None:
+        counted = 0
+        for pod in first.members.get(uid, []):
+            status = pod_status(pod)
+            if status in PLACED or (status is TaskStatus.Pending and first.best_effort(pod)):
+                counted += 1
+        kept = first.readiness[uid] = 1 if counted >= first.jobs.pod_groups[uid].min_member else 0
+    return kept
 
 
 def _task_compare(first: FirstCycle) -> Callable[[Pod, Pod], int] | None:
@@ -528,14 +544,14 @@ def _turn_order_messages(first: FirstCycle, jobs_cmp: Compare) -> list[str]:
     """Allocate pops each queue's jobs in JobOrder and commits a job's allocations at the
     end of its turn; a job's key changes only once it has had its turn. So within a queue
     the jobs' first binds (of pods that request resources) come in JobOrder."""
-    firsts: dict[str, list[str]] = {}  # queue -> its jobs in the order of their first bind
+    firsts: dict[str, dict[str, None]] = {}  # queue -> its jobs in the order of their first bind
+    job_ids = first.view.job_ids
     for b in first.view.binds:
         pod = first.view.pods.get(b.task)
-        if pod is None or first.best_effort(pod) or pod.job_id not in first.jobs.pod_groups:
+        if pod is None or job_ids[b.task] not in first.jobs.pod_groups or first.best_effort(pod):
             continue
-        seen = firsts.setdefault(first.jobs.queue(pod.job_id), [])
-        if pod.job_id not in seen:
-            seen.append(pod.job_id)
+        uid = job_ids[b.task]
+        firsts.setdefault(first.jobs.queue(uid), {}).setdefault(uid)
     return [
         f"cycle 0: job {later} got its first bind after job {earlier}, which comes after it "
         "in the configured job order"
@@ -630,17 +646,19 @@ def _task_order_check(inputs: InvariantInputs, result: SimulationResult) -> list
     messages: list[str] = []
     for view in cycles(inputs, result):
         last: dict[str, Pod] = {}
+        job_ids = view.job_ids
         for bind in view.binds:
             pod = view.pods.get(bind.task)
-            if pod is None or not pod.job_id or requests_nothing(request(pod)):
+            if pod is None or not job_ids[bind.task] or requests_nothing(request(pod)):
                 continue  # backfill binds best-effort pods, in an order of its own
-            before = last.get(pod.job_id)
+            uid = job_ids[bind.task]
+            before = last.get(uid)
             if before is not None and compare(before, pod) > 0:
                 messages.append(
-                    f"cycle {view.cycle}: job {pod.job_id}: {bind.task} was bound after "
+                    f"cycle {view.cycle}: job {uid}: {bind.task} was bound after "
                     f"{before.meta.key}, which comes later in the configured task order"
                 )
-            last[pod.job_id] = pod
+            last[uid] = pod
     return messages
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 from vspec.api.resource import Resource
@@ -171,16 +171,21 @@ def preemptable(pod: Pod) -> bool:
     return value in ("1", "t", "T", "TRUE", "true", "True")
 
 
-def gang_ready(pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]) -> bool:
+def gang_ready(
+    pg: PodGroup,
+    pods: Sequence[Pod],
+    statuses: Mapping[str, TaskStatus],
+    request: Callable[[Pod], Resource] = pod_request,
+) -> bool:
     """Gang's rule: placed tasks plus pending best-effort ones reach minMember, and, when
     minMember is at least the sum of the per-role minimums, every role reaches its own.
-    ``statuses`` overrides the status a pod's own state gives."""
+    ``statuses``: every pod's status; ``request``: its request (:func:`pod_request`, or
+    a memo of it)."""
     placed = 0
     roles: Counter[str] = Counter()
     for pod in pods:
-        status = statuses.get(pod.meta.key, pod_status(pod))
-        counts = status in PLACED or (status is TaskStatus.Pending and best_effort(pod))
-        if counts:
+        status = statuses[pod.meta.key]
+        if status in PLACED or (status is TaskStatus.Pending and requests_nothing(request(pod))):
             placed += 1
             roles[task_role(pod)] += 1
     if placed < pg.min_member:
@@ -191,4 +196,4 @@ def gang_ready(pg: PodGroup, pods: Sequence[Pod], statuses: Mapping[str, TaskSta
 
 
 def placed_count(pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]) -> int:
-    return sum(1 for p in pods if statuses.get(p.meta.key, pod_status(p)) in PLACED)
+    return sum(1 for p in pods if statuses[p.meta.key] in PLACED)

@@ -19,9 +19,10 @@ from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
+    CycleView,
     Jobs,
     Requests,
-    allocatable,
+    cluster_total,
     cycles,
     enabled,
     exceeds,
@@ -135,7 +136,7 @@ def _shares_judged(cluster: Cluster) -> bool:
 
 
 def _deserved_floor(
-    inputs: InvariantInputs, pods: dict[str, Pod], jobs: Jobs
+    inputs: InvariantInputs, view: CycleView, jobs: Jobs
 ) -> dict[str, tuple[float, float]]:
     """A lower bound on each queue's deserved (cpu, memory) in proportion: its weighted
     share of the cluster, or its whole request where that is less.
@@ -146,27 +147,30 @@ def _deserved_floor(
     weights of every queue a pod group names (a superset) only lowers the bound."""
     cluster = inputs.cluster
     request = requests(inputs)
-    total = Resource()
-    for node in cluster.nodes:  # an overcommitted node is only logged "out of sync"
-        total.add(allocatable(node))
+    total = cluster_total(inputs)
     weights = {q.meta.name: q.weight for q in cluster.queues}
     named = {jobs.queue(uid) for uid in jobs.pod_groups}
     weight_sum = sum(weights.get(q, 0) for q in named)
-    requested: dict[str, Resource] = {q: Resource() for q in named}
-    for pod in pods.values():
-        if pod.job_id in jobs.pod_groups and pod_status(pod) in (
+    # Only cpu and memory are bounded: summed alone, not as whole requests.
+    requested: dict[str, list[float]] = {q: [0.0, 0.0] for q in named}
+    statuses, job_ids = view.statuses, view.job_ids
+    for key, pod in view.pods.items():
+        uid, status = job_ids[key], statuses[key]
+        if uid in jobs.pod_groups and status in (
             TaskStatus.Pending,
             TaskStatus.Running,
             TaskStatus.Bound,
         ):
-            if pod_status(pod) is TaskStatus.Pending and not placed_by_us(pod, inputs.conf):
+            if status is TaskStatus.Pending and not placed_by_us(pod, inputs.conf):
                 continue  # not a task of the session
-            requested[jobs.queue(pod.job_id)].add(request(pod))
+            r, into = request(pod), requested[jobs.queue(uid)]
+            into[0] += r.milli_cpu
+            into[1] += r.memory
     out = {}
     for name in named:
         share = weights.get(name, 0) / weight_sum if weight_sum else 0.0
-        r = requested[name]
-        out[name] = (min(r.milli_cpu, total.milli_cpu * share), min(r.memory, total.memory * share))
+        cpu, memory = requested[name]
+        out[name] = (min(cpu, total.milli_cpu * share), min(memory, total.memory * share))
     return out
 
 
@@ -263,9 +267,7 @@ def _below_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> 
         return []
     jobs = session_jobs(inputs)
     request = requests(inputs)
-    sum_of = Resource()
-    for node in inputs.cluster.nodes:  # an overcommitted node is only logged "out of sync"
-        sum_of.add(allocatable(node))
+    sum_of = cluster_total(inputs)
     total = {"cpu": sum_of.milli_cpu, "memory": sum_of.memory, "pods": sum_of.get("pods")}
     weights = {q.meta.name: q.weight for q in inputs.cluster.queues}
     messages = []
@@ -347,28 +349,28 @@ def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) ->
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
-    floor = _deserved_floor(inputs, last.pods, jobs)
+    floor = _deserved_floor(inputs, last, jobs)
     request = requests(inputs)
-    total = Resource()
-    for node in inputs.cluster.nodes:
-        total.add(allocatable(node))
+    total = cluster_total(inputs)
     gone = gone_after(last)
     bound = {b.task for b in last.binds}
-    held: dict[str, Resource] = {}
+    held: dict[str, list[float]] = {}  # queue -> its cpu and memory, the dimensions judged
+    statuses, job_ids = last.statuses, last.job_ids
     for key, pod in last.pods.items():
-        if pod.job_id not in jobs.pod_groups:
+        uid = job_ids[key]
+        if uid not in jobs.pod_groups:
             continue
-        kept = pod_status(pod) in (TaskStatus.Running, TaskStatus.Bound) and key not in gone
+        kept = statuses[key] in (TaskStatus.Running, TaskStatus.Bound) and key not in gone
         if kept or key in bound:
-            held.setdefault(jobs.queue(pod.job_id), Resource()).add(request(pod))
+            _hold(held, jobs.queue(uid), request(pod))
     promised: dict[str, list[str]] = {}
     for key, _node in (pair for pairs in result.pipelined.values() for pair in pairs):
         promised_pod = last.pods.get(key)
-        if promised_pod is None or promised_pod.job_id not in jobs.pod_groups:
+        if promised_pod is None or job_ids[key] not in jobs.pod_groups:
             continue
-        queue = jobs.queue(promised_pod.job_id)
+        queue = jobs.queue(job_ids[key])
         promised.setdefault(queue, []).append(key)
-        held.setdefault(queue, Resource()).add(request(promised_pod))
+        _hold(held, queue, request(promised_pod))
     messages = []
     for queue, keys in sorted(promised.items()):
         others = [f for q, f in floor.items() if q != queue]
@@ -379,22 +381,28 @@ def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) ->
         asked = Resource()
         for key in keys:
             asked.add(request(last.pods[key]))
-        have = held[queue]
+        cpu, memory = held[queue]
         over = [
             name
             for name, got, limit, wanted in (
-                ("cpu", have.milli_cpu, most[0], asked.milli_cpu),
-                ("memory", have.memory, most[1], asked.memory),
+                ("cpu", cpu, most[0], asked.milli_cpu),
+                ("memory", memory, most[1], asked.memory),
             )
             if wanted >= TOLERANCE and got - limit >= TOLERANCE
         ]
         if over:
             messages.append(
                 f"cycle {last.cycle}: queue {queue} ends with pipelined {', '.join(keys)} "
-                f"and holds cpu {have.milli_cpu:g}m, memory {have.memory:g}, above the most "
+                f"and holds cpu {cpu:g}m, memory {memory:g}, above the most "
                 f"it can deserve in {', '.join(over)} (cpu {most[0]:g}m, memory {most[1]:g})"
             )
     return messages
+
+
+def _hold(held: dict[str, list[float]], queue: str, request: Resource) -> None:
+    into = held.setdefault(queue, [0.0, 0.0])
+    into[0] += request.milli_cpu
+    into[1] += request.memory
 
 
 register(

@@ -86,10 +86,16 @@ class SchedulerCache:
             else:
                 job.set_pod_group(pg)
         request = PodRequests()
-        for pod in cluster.pods:
+        # key -> (position, pod, its job id), as _Seen keeps them: found in the same pass.
+        seen: dict[str, tuple[int, Pod, str]] = {}
+        for i, pod in enumerate(cluster.pods):
             if pod.scheduled_by(self.names) or pod.node_name:
-                self._add_task(TaskInfo(pod, request(pod)))
-        self._seen = _Seen.of(cluster, self.nodes, self.node_list)
+                task = TaskInfo(pod, request(pod))
+                self._add_task(task)
+                seen[pod.meta.key] = (i, pod, task.job)
+            else:
+                seen[pod.meta.key] = (i, pod, pod.job_id)
+        self._seen = _Seen.of(cluster, seen, self.nodes, self.node_list)
         self._handed: _Handed | None = None
         # The cache's nodes changed (their tasks, or built again) since the last snapshot.
         self._stale: set[str] = set()
@@ -382,8 +388,15 @@ class _Seen:
     incremental: bool
 
     @classmethod
-    def of(cls, cluster: Cluster, nodes: dict[str, NodeInfo], node_list: list[str]) -> _Seen:
-        pods = {pod.meta.key: (i, pod, pod.job_id) for i, pod in enumerate(cluster.pods)}
+    def of(
+        cls,
+        cluster: Cluster,
+        pods: dict[str, tuple[int, Pod, str]],
+        nodes: dict[str, NodeInfo],
+        node_list: list[str],
+    ) -> _Seen:
+        """``pods``: each pod of ``cluster`` by key, with its position and job id (the
+        last of a duplicated key)."""
         groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
         unique = len(pods) == len(cluster.pods) and len(groups) == len(cluster.pod_groups)
         return cls(list(cluster.nodes), pods, groups, unique and len(nodes) == len(node_list))

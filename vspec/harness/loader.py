@@ -98,13 +98,16 @@ class FileLoad:
 # -- finding and loading files ---------------------------------------------------------
 
 
-def discover(paths: Sequence[Path], skipped: list[SpecError] | None = None) -> list[Path]:
+def discover(
+    paths: Sequence[Path], skipped: list[SpecError] | None = None, seen: set[str] | None = None
+) -> list[Path]:
     """The files given, plus every ``.yaml``/``.yml`` below the directories given (hidden
     files and directories skipped), each once, in a deterministic order. What is not a
     regular file (a FIFO, a device, a symlink loop) would block or fail a read: it is
-    left out, with the reason appended to ``skipped``."""
+    left out, with the reason appended to ``skipped``. ``seen`` (real paths) is shared
+    by the calls of one run, so a file found twice is left out the second time."""
     found: list[Path] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for raw in paths:
         path = Path(raw)
         if path.is_dir():

@@ -319,17 +319,13 @@ def spec_files(
         path = Path(raw)
         skipped: list[SpecError] = []
         try:
-            found = discover([path], skipped)
+            found = discover([path], skipped, seen)
         except SpecError as exc:
             problems.append(str(exc))
             continue
         problems.extend(str(e) for e in skipped)
         named = not path.is_dir()
-        for file in found:
-            key = os.path.realpath(file)
-            if key not in seen:
-                seen.add(key)
-                files.append((file, named))
+        files.extend((file, named) for file in found)
     return files
 
 

@@ -387,7 +387,9 @@ class _Builder:
         return SpecError(message, Location(self.file, line + 1, column + 1))
 
     def documents(self) -> list[Document]:
-        parser = yaml.CSafeLoader(self.text)
+        # libyaml's parser alone: CSafeLoader would also set up a constructor and a
+        # resolver per file, which the builder replaces.
+        parser = _libyaml.CParser(self.text)
         try:
             return list(self._documents(parser))
         except yaml.MarkedYAMLError as exc:
@@ -413,7 +415,7 @@ class _Builder:
         finally:
             parser.dispose()
 
-    def _documents(self, parser: yaml.CSafeLoader) -> Iterator[Document]:
+    def _documents(self, parser: _libyaml.CParser) -> Iterator[Document]:
         get_event = parser.get_event
         index = 0
         while True:

@@ -545,16 +545,24 @@ class _Builder:
         self, state: _DocumentState, event: Any, is_map: bool, line: int, column: int
     ) -> _Frame:
         state.count += 1
-        self._check_collection_tag(event.tag, MAP if is_map else SEQ, line, column)
-        if len(state.stack) >= MAX_DEPTH:
+        if event.tag is not None:
+            self._check_collection_tag(event.tag, MAP if is_map else SEQ, line, column)
+        stack = state.stack
+        if len(stack) >= MAX_DEPTH:
             raise self.error(f"nesting deeper than {MAX_DEPTH} levels", line, column)
         container: Any = {} if is_map else []
         children: Any = {} if is_map else []
         state.marks[id(container)] = (line, column, children)
-        if state.stack:
-            self._add(state.stack[-1], container, line, column)
-        else:
+        parent = stack[-1] if stack else None
+        if parent is None:
             state.root = container
+        elif parent.is_map and parent.key is not None and parent.key is not _MERGE:
+            # A mapping's value, as _add puts it (the usual case: no call).
+            parent.container[parent.key] = container
+            parent.children[parent.key] = (parent.key_line, parent.key_column, line, column)
+            parent.key = None
+        else:
+            self._add(parent, container, line, column)
         if event.anchor is not None:
             state.anchors[event.anchor] = (_PENDING, 0)
         frame = _Frame(container, is_map, children, state.count, event.anchor)

@@ -232,9 +232,11 @@ Keyword = Callable[[Any, Any, Any, Any], "Iterator[ValidationError]"]
 _NEUTRAL = frozenset({"description", "examples", "x-message", "title", "$schema", "$id"})
 # Decided by the check of ``if`` (jsonschema ignores them without an ``if``).
 _BRANCHES = frozenset({"then", "else"})
-# The keywords of the shapes compiled as one check (_FastPaths.check_object, check_array).
+# The keywords of the shapes compiled as one check (_FastPaths.check_object, check_array,
+# check_map).
 _OBJECT_KEYWORDS = frozenset({"type", "properties", "additionalProperties", "required"})
 _ARRAY_KEYWORDS = frozenset({"type", "items", "maxItems", "minItems"})
+_MAP_KEYWORDS = frozenset({"type", "propertyNames", "additionalProperties", "maxProperties"})
 # Keywords whose checks answer True or False, never None (cannot tell).
 _EXACT = frozenset(
     {"type", "pattern", "minLength", "maxLength", "minimum", "maximum", "maxItems", "minItems"}
@@ -308,6 +310,19 @@ def _every(checks: Sequence[Check], value: Any) -> bool | None:
     return verdict
 
 
+def _conjunction(parts: Sequence[Check]) -> Check:
+    """Two to four checks that each answer True or False: ``and``-ed in one expression,
+    which decides a leaf (a name: its type, lengths and pattern) in one call."""
+    if len(parts) == 2:
+        a, b = parts
+        return lambda value: a(value) and b(value)
+    if len(parts) == 3:
+        a, b, c = parts
+        return lambda value: a(value) and b(value) and c(value)
+    a, b, c, d = parts
+    return lambda value: a(value) and b(value) and c(value) and d(value)
+
+
 _TYPES: Mapping[str, Check] = {
     "string": lambda value: isinstance(value, str),
     "object": lambda value: isinstance(value, dict),
@@ -367,6 +382,8 @@ class _FastPaths:
             return self.check_object(schema)
         if active <= _ARRAY_KEYWORDS and schema.get("type") == "array" and "items" in active:
             return self.check_array(schema)
+        if active <= _MAP_KEYWORDS and schema.get("type") == "object" and "propertyNames" in active:
+            return self.check_map(schema)
         parts: list[Check] = []
         for keyword, arg in schema.items():
             if keyword in _NEUTRAL or (keyword in _BRANCHES and "if" in schema):
@@ -390,9 +407,8 @@ class _FastPaths:
             return _valid
         if len(parts) == 1:
             return parts[0]
-        if len(parts) == 2 and active <= _EXACT:  # a leaf: type and a bound, say
-            first, second = parts
-            return lambda value: first(value) and second(value)
+        if active <= _EXACT and len(parts) <= 4:  # a leaf: a type and its bounds
+            return _conjunction(parts)
         return lambda value: _every(parts, value)
 
     def check_object(self, schema: Mapping[str, Any]) -> Check:
@@ -429,6 +445,29 @@ class _FastPaths:
                     return False
                 if result is None:
                     verdict = None
+            return verdict
+
+        return check
+
+    def check_map(self, schema: Mapping[str, Any]) -> Check:
+        """A mapping of the user's keys (labels, a resource list): ``propertyNames``,
+        ``additionalProperties`` and ``maxProperties`` in one pass over its entries."""
+        names = self.check_of(schema["propertyNames"])
+        values = self.check_of(schema.get("additionalProperties", True))
+        most = schema.get("maxProperties")
+
+        def check(value: Any) -> bool | None:
+            if not isinstance(value, dict):
+                return False
+            if most is not None and len(value) > most:
+                return False
+            verdict: bool | None = True
+            for key, item in value.items():
+                for result in (names(key), values(item)):
+                    if result is False:
+                        return False
+                    if result is None:
+                        verdict = None
             return verdict
 
         return check
@@ -497,16 +536,23 @@ class _FastPaths:
         return lambda value: len(value) <= n if isinstance(value, dict) else True
 
     def check_required(self, keys: list[str]) -> Check:
+        if len(keys) == 1:  # most: an if's condition (a manifest names its apiVersion)
+            key = keys[0]
+            return lambda value: key in value if isinstance(value, dict) else True
         return lambda value: all(k in value for k in keys) if isinstance(value, dict) else True
 
     def check_anyOf(self, subs: list[Any]) -> Check:
         checks = [self.check_of(sub) for sub in subs]
 
         def check(value: Any) -> bool | None:
-            verdicts = [c(value) for c in checks]
-            if True in verdicts:
-                return True
-            return False if all(v is False for v in verdicts) else None
+            verdict: bool | None = False
+            for sub in checks:
+                result = sub(value)
+                if result is True:
+                    return True
+                if result is None:
+                    verdict = None
+            return verdict
 
         return check
 

@@ -12,7 +12,7 @@ from tests.builders import node_info, snapshot
 from tests.builders import pod as k8s_pod
 from vspec.golang import go_div, go_round
 from vspec.k8s.nodeinfo import image_state_summaries
-from vspec.k8s.podinfo import PodInfo
+from vspec.k8s.podinfo import PodInfo, normalized_image_name, pod_images
 from vspec.k8s.scores import (
     balanced_allocation,
     default_normalize_score,
@@ -23,8 +23,6 @@ from vspec.k8s.scores import (
     least_allocated,
     min_max_normalize,
     most_allocated,
-    normalized_image_name,
-    pod_images,
     pod_topology_spread_pre_score,
     prefer_no_schedule_tolerations,
 )

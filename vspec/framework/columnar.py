@@ -136,8 +136,12 @@ def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
         dims, nodes = answers.dims, cols.nodes
         for row in stale:
             node = nodes[row]
-            short = request.less_equal_with_resources_name(node.future_idle_view(), ZERO)
-            answers.codes[row] = dims.index(short[0]) + 1 if short else 0
+            future_idle = node.future_idle_view()
+            code = 0  # the cheaper check first: most rows asked again still fit
+            if not request.less_equal(future_idle, ZERO):
+                short = request.less_equal_with_resources_name(future_idle, ZERO)
+                code = dims.index(short[0]) + 1
+            answers.codes[row] = code
             answers.fits_idle[row] = request.less_equal(node.idle, ZERO)
     elif len(stale) == cols.size:
         answers.codes[:] = cols.fit(request, cols.future_idle)

@@ -48,15 +48,18 @@ T = TypeVar("T")
 
 
 class _Column:
-    """One column, the function that computes it (this session's) and the rows to
-    compute again before it is read."""
+    """One column, the function that computes it (this session's) and what to compute
+    again before it is read: the rows synced this session from ``seen`` on (an index
+    into ``NodeColumns._changes``, read there rather than handed to every column at each
+    sync), and those a former session left pending."""
 
-    __slots__ = ("array", "pending", "session", "value")
+    __slots__ = ("array", "pending", "seen", "session", "value")
 
-    def __init__(self, value: NodeValue, array: Column, session: int) -> None:
+    def __init__(self, value: NodeValue, array: Column, session: int, seen: int) -> None:
         self.value = value
         self.array = array
         self.session = session
+        self.seen = seen
         self.pending: set[int] = set()
 
 
@@ -119,7 +122,12 @@ class NodeColumns:
         self._session += 1
         self._memos.clear()
         self._kept.clear()
-        self._changes.clear()
+        self._sync()
+        changes = self._changes
+        for entry in self._columns.values():
+            entry.pending.update(changes[entry.seen :])
+            entry.seen = 0
+        changes.clear()
         dirty = self._dirty
         old_companions = self._companions
         for row, node in enumerate(nodes):
@@ -159,19 +167,23 @@ class NodeColumns:
             array: Column = np.fromiter(
                 (value(n) for n in self.nodes), dtype=dtype, count=self.size
             )
-            self._columns[key] = _Column(value, array, self._session)
+            self._columns[key] = _Column(value, array, self._session, len(self._changes))
             return array
         if entry.session != self._session:
             entry.value, entry.session = value, self._session
-        if entry.pending:
+        changes = self._changes
+        if entry.seen < len(changes) or entry.pending:
+            pending = entry.pending
+            pending.update(changes[entry.seen :])
             nodes, array, value = self.nodes, entry.array, entry.value
-            for row in entry.pending:
+            for row in pending:
                 array[row] = value(nodes[row])
-            entry.pending.clear()
+            pending.clear()
+            entry.seen = len(changes)
         return entry.array
 
     def _sync(self) -> None:
-        """Hand the reported rows to every column, each to compute when next read."""
+        """Take in the reported rows: each column computes them when next read."""
         dirty = self._dirty
         if not dirty:
             return
@@ -181,8 +193,6 @@ class NodeColumns:
         for row in rows:
             changed[row] = self._epoch
         self._changes.extend(rows)
-        for entry in self._columns.values():
-            entry.pending.update(rows)
         dirty.clear()
 
     def memo(

@@ -8,12 +8,19 @@ ports) and the pods with (anti-)affinity, so filters and scores never rescan all
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from operator import is_not
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
-from vspec.k8s.podinfo import CPU, DEFAULT_BIND_ALL_HOST_IP, HostPort, PodInfo
+from vspec.k8s.podinfo import (
+    CPU,
+    DEFAULT_BIND_ALL_HOST_IP,
+    ContainerFacts,
+    HostPort,
+    PodInfo,
+    containers_key,
+)
 from vspec.model.objects import Cluster, Node, Pod
 from vspec.model.quantity import milli_value, value
 
@@ -176,6 +183,7 @@ class K8sMemo:
     def __init__(self) -> None:
         self._nodes: dict[int, tuple[Node, dict[str, int]]] = {}
         self._pods: dict[int, tuple[Pod, PodInfo]] = {}
+        self._containers: dict[Hashable, ContainerFacts] = {}
         self._last: _Views | None = None  # the views the last node map was made of
         self._replaced: set[str] | None = None  # the nodes handed out anew since (None: all)
         self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
@@ -189,8 +197,15 @@ class K8sMemo:
     def pod_info(self, pod: Pod) -> PodInfo:
         found = self._pods.get(id(pod))
         if found is None or found[0] is not pod:
-            found = self._pods[id(pod)] = (pod, PodInfo(pod))
+            found = self._pods[id(pod)] = (pod, PodInfo(pod, self._container_facts(pod)))
         return found[1]
+
+    def _container_facts(self, pod: Pod) -> ContainerFacts:
+        key = containers_key(pod)
+        facts = self._containers.get(key)
+        if facts is None:
+            facts = self._containers[key] = ContainerFacts(pod)
+        return facts
 
     def nodes_replaced(self, names: set[str] | None) -> None:
         """The cache handed out new session nodes under ``names`` (None: every node, or

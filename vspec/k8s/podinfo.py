@@ -6,7 +6,7 @@ computed once per pod and then read for every node the pod is compared with.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from fractions import Fraction
 
 from vspec.k8s.labels import (
@@ -174,6 +174,52 @@ def host_ports(pod: Pod) -> tuple[HostPort, ...]:
     )
 
 
+def normalized_image_name(name: str) -> str:
+    """A name without a tag gets ``:latest``."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def pod_images(pod: Pod) -> tuple[list[str], int]:
+    """The normalized image of every init container and container, and how many there are."""
+    images = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
+    return images, len(images)
+
+
+def containers_key(pod: Pod) -> Hashable:
+    """The content of the pod fields :class:`ContainerFacts` reads (images, requests in
+    their order, ports, sidecar policies, overhead): pods of one template share it."""
+    return (
+        tuple(
+            (c.restart_policy, tuple(c.requests.items()), tuple(c.ports))
+            for c in pod.init_containers
+        ),
+        tuple((tuple(c.requests.items()), tuple(c.ports)) for c in pod.containers),
+        tuple(pod.overhead.items()),
+    )
+
+
+class ContainerFacts:
+    """What Kubernetes derives from a pod's containers and overhead alone. The tasks of
+    a job share one pod template, so this is derived once per distinct
+    :func:`containers_key` (and shared, never changed) rather than once per pod."""
+
+    __slots__ = ("host_ports", "images", "non0_cpu", "non0_mem", "num_containers", "requested")
+
+    def __init__(self, pod: Pod) -> None:
+        self.requested = {
+            name: milli_value(q) if name == CPU else value(q)
+            for name, q in pod_requests(pod, non_missing=False).items()
+        }
+        non0 = pod_requests(pod, non_missing=True)
+        self.non0_cpu = milli_value(non0.get(CPU, Fraction(0)))
+        self.non0_mem = value(non0.get(MEMORY, Fraction(0)))
+        self.host_ports = host_ports(pod)
+        images, self.num_containers = pod_images(pod)
+        self.images = tuple(images)
+
+
 class PodInfo:
     """A pod as a Kubernetes ``NodeInfo`` holds it (and as the incoming pod of a filter)."""
 
@@ -181,11 +227,13 @@ class PodInfo:
         "deleting",
         "has_affinity",
         "host_ports",
+        "images",
         "key",
         "labels",
         "namespace",
         "non0_cpu",
         "non0_mem",
+        "num_containers",
         "parse_error",
         "pod",
         "preferred_affinity_terms",
@@ -195,20 +243,19 @@ class PodInfo:
         "required_anti_affinity_terms",
     )
 
-    def __init__(self, pod: Pod) -> None:
+    def __init__(self, pod: Pod, containers: ContainerFacts | None = None) -> None:
+        """``containers``: the pod's, when already derived (for another pod alike)."""
         self.pod = pod
         self.namespace = pod.meta.namespace
         self.key = f"{self.namespace}/{pod.meta.name}"
         self.labels = pod.meta.labels
         self.deleting = pod.meta.deletion_timestamp is not None
-        self.requested = {
-            name: milli_value(q) if name == CPU else value(q)
-            for name, q in pod_requests(pod, non_missing=False).items()
-        }
-        non0 = pod_requests(pod, non_missing=True)
-        self.non0_cpu = milli_value(non0.get(CPU, Fraction(0)))
-        self.non0_mem = value(non0.get(MEMORY, Fraction(0)))
-        self.host_ports = host_ports(pod)
+        facts = ContainerFacts(pod) if containers is None else containers
+        self.requested = facts.requested
+        self.non0_cpu = facts.non0_cpu
+        self.non0_mem = facts.non0_mem
+        self.host_ports = facts.host_ports
+        self.images, self.num_containers = facts.images, facts.num_containers
         self.required_affinity_terms: tuple[AffinityTerm, ...] = ()
         self.required_anti_affinity_terms: tuple[AffinityTerm, ...] = ()
         self.preferred_affinity_terms: tuple[WeightedAffinityTerm, ...] = ()

@@ -109,19 +109,6 @@ def balanced_allocation(pod: PodInfo, node: K8sNodeInfo) -> int:
 # -- ImageLocality ---------------------------------------------------------------------------
 
 
-def normalized_image_name(name: str) -> str:
-    """A name without a tag gets ``:latest``."""
-    if name.rfind(":") <= name.rfind("/"):
-        return name + ":latest"
-    return name
-
-
-def pod_images(pod: Pod) -> tuple[list[str], int]:
-    """The normalized image of every init container and container, and how many there are."""
-    images = [normalized_image_name(c.image) for c in (*pod.init_containers, *pod.containers)]
-    return images, len(images)
-
-
 def image_locality(
     images: Sequence[str], num_containers: int, node: K8sNodeInfo, total_nodes: int
 ) -> int:

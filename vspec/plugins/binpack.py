@@ -73,20 +73,41 @@ class PriorityWeight:
         return ", ".join(parts)
 
 
+# A resource binpack weighs for a task: its name, the task's request and its weight.
+Term = tuple[str, float, int]
+
+
+def _weighed_requests(task: TaskInfo, weight: PriorityWeight) -> list[Term]:
+    """The task's requested resources that binpack weighs (a zero request or a resource
+    without a weight is left out), in ``resource_names`` order: the same for every node,
+    so worked out once when several nodes are scored."""
+    terms: list[Term] = []
+    requested = task.resreq
+    for resource in requested.resource_names():
+        request = requested.get(resource)
+        resource_weight = weight.resources.get(resource)
+        if request != 0 and resource_weight is not None:
+            terms.append((resource, request, resource_weight))
+    return terms
+
+
 def binpacking_score(task: TaskInfo, node: NodeInfo, weight: PriorityWeight, log: Klog) -> float:
     """Weighted mean of (used + request) / allocatable over the task's weighted resources,
     times 100 * binpack.weight; 0 on a node where any of them would not fit.
 
     A resource the node has none of scores 0 but its weight still counts.
     """
+    return _weighed_score(task, node, _weighed_requests(task, weight), weight, log)
+
+
+def _weighed_score(
+    task: TaskInfo, node: NodeInfo, terms: list[Term], weight: PriorityWeight, log: Klog
+) -> float:
+    """:func:`binpacking_score` with the task's :func:`_weighed_requests` at hand."""
     score = 0.0
     weight_sum = 0
-    requested, allocatable, used = task.resreq, node.allocatable, node.used
-    for resource in requested.resource_names():
-        request = requested.get(resource)
-        resource_weight = weight.resources.get(resource)
-        if request == 0 or resource_weight is None:
-            continue
+    allocatable, used = node.allocatable, node.used
+    for resource, request, resource_weight in terms:
         capacity = allocatable.get(resource)
         node_used = used.get(resource)
         resource_score = 0.0
@@ -126,12 +147,7 @@ def binpacking_scores(
     score = np.zeros(len(rows), dtype=np.float64)
     overflow = np.zeros(len(rows), dtype=np.bool_)
     weight_sum = 0
-    requested = task.resreq
-    for resource in requested.resource_names():
-        request = requested.get(resource)
-        resource_weight = weight.resources.get(resource)
-        if request == 0 or resource_weight is None:
-            continue
+    for resource, request, resource_weight in _weighed_requests(task, weight):
         if resource_weight != 0:
             capacity = cols.allocatable(resource)[rows]
             has = capacity != 0
@@ -213,14 +229,21 @@ class BinpackPlugin(Plugin):
             unless its V(4)/V(5) lines are kept."""
             return None if log.enabled(4) else task.resreq.signature()
 
+        # Per request, its weighed resources (the tasks of a job share one request).
+        weighed: dict[Hashable, list[Term]] = {}
+
         def columnar(task: TaskInfo, cols: NodeColumns, rows: Column) -> Column:
             import numpy as np
 
             from vspec.framework.columns import FEW_ROWS
 
             if len(rows) <= FEW_ROWS:  # row by row is cheaper (no log line below V(4))
+                signature = task.resreq.signature()
+                terms = weighed.get(signature)
+                if terms is None:
+                    terms = weighed[signature] = _weighed_requests(task, weight)
                 nodes = cols.nodes
-                return np.array([binpacking_score(task, nodes[r], weight, log) for r in rows])
+                return np.array([_weighed_score(task, nodes[r], terms, weight, log) for r in rows])
             return binpacking_scores(task, cols, rows, weight)
 
         if weight.weight != 0:

@@ -36,7 +36,6 @@ from vspec.k8s.scores import (
     least_allocated,
     min_max_normalize,
     most_allocated,
-    pod_images,
     pod_topology_spread_pre_score,
     prefer_no_schedule_tolerations,
 )
@@ -119,7 +118,7 @@ class ScoreFacts:
     ) -> None:
         pod = task.pod
         self.pod = pod_info
-        self.images, self.num_containers = pod_images(pod)
+        self.images, self.num_containers = pod_info.images, pod_info.num_containers
         na = pod.affinity.node_affinity if pod.affinity else None
         preferred = na.preferred if na else ()
         self.preferred_node_affinity = PreferredSchedulingTerms(preferred)
@@ -129,7 +128,7 @@ class ScoreFacts:
             self.pod.non0_cpu,
             self.pod.non0_mem,
             tuple(sorted(self.pod.requested.items())),
-            tuple(self.images),
+            self.images,
             preferred,
         )
         self.score_key = score_keys.setdefault(key, key)
@@ -236,6 +235,9 @@ class NodeOrderPlugin(Plugin):
         # The columnar variant's scores of node-fixed scorers: (label, pod key) -> per row.
         self._fixed_scores: dict[tuple[str, Hashable], Column] = {}
         self._k8s_reads: dict[tuple[str, str], Callable[[NodeInfo], float]] = {}
+        self._labels: frozenset[str] = frozenset()  # the log labels of _node_scorers
+        self._fixed_lists: dict[tuple[str, Hashable], list[int]] = {}  # _fixed_scores as lists
+        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int] | None]]] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -247,6 +249,7 @@ class NodeOrderPlugin(Plugin):
             if ni.node.taints and any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
         )
         self._node_scorers = self._scorers()
+        self._labels = frozenset(label for _, label, _, _ in self._node_scorers)
         ssn.add_node_order_fn(
             self.name, self.node_order, node_local=self.node_local_key, columnar=self.node_scores
         )
@@ -322,14 +325,14 @@ class NodeOrderPlugin(Plugin):
         preferred term) or has no columnar form (the GPU's balanced allocation)."""
         import numpy as np
 
+        from vspec.framework.columns import FEW_ROWS
+
+        facts = self._task_facts(task)
+        if len(rows) <= FEW_ROWS:
+            return self._few_scores(facts, cols, rows)
         known = cols.column(("nodeorder", "known"), self._known, np.bool_)
         if not known[rows].all():
             return None
-        facts = self._task_facts(task)
-        from vspec.framework.columns import FEW_ROWS
-
-        if len(rows) <= FEW_ROWS:
-            return self._few_scores(facts, cols, rows)
         k8s = self._k8s_columns(cols)
         total = np.zeros(len(rows), dtype=np.float64)
         for weight, label, _, scorer in self._node_scorers:
@@ -343,24 +346,66 @@ class NodeOrderPlugin(Plugin):
         return node.name in self._ssn.node_map
 
     def _few_scores(self, facts: ScoreFacts, cols: NodeColumns, rows: Column) -> Column | None:
-        """:meth:`node_scores` of a few known rows by the per-node scorers, summed as
-        there; None where the columnar form declines (see :meth:`_column_scores`)."""
+        """:meth:`node_scores` of a few rows by the per-node scorers, summed as there;
+        None where a row has no node map entry or the columnar form declines (see
+        :meth:`_column_scores`)."""
         import numpy as np
 
-        for _, label, _, _ in self._node_scorers:
-            if label == "Balanced Request" and facts.pod.requested.get(GPU):
-                return None
-            if label == "Node Affinity" and facts.preferred_node_affinity.error is not None:
-                return None
+        if self._declines(facts):
+            return None
         node_map, names = self._ssn.node_map, cols.names
+        plan = self._row_plan(facts, cols)
         totals = []
         for row in rows:
-            k8s_node = node_map[names[row]]
+            k8s_node = node_map.get(names[row])
+            if k8s_node is None:
+                return None
             total = 0.0
-            for weight, _, _, scorer in self._node_scorers:
-                total = total + float(scorer(facts, k8s_node)) * float(weight)
+            for weight, scorer, fixed in plan:
+                score = scorer(facts, k8s_node) if fixed is None else fixed[row]
+                total = total + float(score) * weight
             totals.append(total)
         return np.array(totals, dtype=np.float64)
+
+    def _row_plan(
+        self, facts: ScoreFacts, cols: NodeColumns
+    ) -> list[tuple[float, Scorer, list[int] | None]]:
+        """Per scorer, its weight and, for a scorer fixed for the session whose scores
+        of every node are cheap to have (image locality, once per image set; node
+        affinity without preferred terms: 0), those scores per row; once per score key
+        (which holds the images and the preferred terms)."""
+        plan = self._plans.get(facts.score_key)
+        if plan is not None:
+            return plan
+        plan = self._plans[facts.score_key] = []
+        for weight, label, _, scorer in self._node_scorers:
+            fixed: list[int] | None = None
+            if label == "Image Locality":
+                key = (facts.images, facts.num_containers)
+                fixed = self._fixed_rows(label, key, scorer, facts, cols)
+            elif label == "Node Affinity" and not facts.preferred_node_affinity.terms:
+                fixed = self._fixed_rows(label, (), scorer, facts, cols)
+            plan.append((float(weight), scorer, fixed))
+        return plan
+
+    def _fixed_rows(
+        self, label: str, key: Hashable, scorer: Scorer, facts: ScoreFacts, cols: NodeColumns
+    ) -> list[int]:
+        found = self._fixed_lists.get((label, key))
+        if found is None:
+            found = self._fixed_lists[(label, key)] = [
+                int(s) for s in self._fixed(label, key, scorer, facts, cols)
+            ]
+        return found
+
+    def _declines(self, facts: ScoreFacts) -> bool:
+        """Whether a scorer of this session has no columnar form for the task: balanced
+        allocation with a GPU request, node affinity with a bad preferred term."""
+        labels = self._labels
+        return bool(
+            ("Balanced Request" in labels and facts.pod.requested.get(GPU))
+            or ("Node Affinity" in labels and facts.preferred_node_affinity.error is not None)
+        )
 
     def _column_scores(
         self,
@@ -389,7 +434,7 @@ class NodeOrderPlugin(Plugin):
                 return np.zeros(len(rows), dtype=np.int64)
             key: Hashable = facts.score_key
         else:  # Image Locality
-            key = (tuple(facts.images), facts.num_containers)
+            key = (facts.images, facts.num_containers)
         return self._fixed(label, key, scorer, facts, cols)[rows]
 
     def _fixed(

@@ -286,6 +286,7 @@ class PredicatesPlugin(Plugin):
         self._cache: dict[str, dict[str, bool]] = {}
         # The columnar variant's per-session tables: per stable key, a code per node row.
         self._stable_columns: dict[StableKey, tuple[Column, list[Status]]] = {}
+        self._stable_rows: dict[str, int] = {}  # node name -> its row in those tables
 
     def on_session_open(self, ssn: Session) -> None:
         self.enable = PredicateEnable.from_arguments(self.arguments)
@@ -458,15 +459,24 @@ class PredicatesPlugin(Plugin):
             status = None if k8s_node is None else self._stable_filters(facts, k8s_node)
             if status is not None:
                 codes[row] = table.setdefault(status, len(table) + 1)
+        if not self._stable_rows:
+            self._stable_rows = {name: row for row, name in enumerate(cols.names)}
         known = self._stable_columns[facts.stable_key] = (codes, list(table))
         return known
 
     def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
-        """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably."""
+        """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably. Read
+        from the columnar variant's table when it has one for the pod spec: allocate
+        asks the per-node predicate of the rows that changed since a key's last use."""
         name = k8s_node.name
         last = self._stable_last.get(name)
         if last is not None and last[0] is facts.stable_key:
             return last[1]
+        known = self._stable_columns.get(facts.stable_key)
+        row = self._stable_rows.get(name)
+        if known is not None and row is not None:
+            code = int(known[0][row])
+            return known[1][code - 1] if code else None
         node = k8s_node.node
         status = node_unschedulable(facts.tolerations, node) if node.unschedulable else None
         if status is None and self.enable.node_affinity and facts.node_affinity is not None:

@@ -149,7 +149,7 @@ class PredicateHelper:
                 from_cache = cached_codes != 0
                 shift = len(cached[1])
                 codes = np.where(from_cache, cached_codes, np.where(fresh != 0, fresh + shift, 0))
-            passing = np.flatnonzero(codes == 0)
+            passing = (codes == 0).nonzero()[0]
             if len(passing) > to_find or look == total:
                 break
             look = total
@@ -159,7 +159,7 @@ class PredicateHelper:
             passing = passing[:to_find]
         self.processed = processed
         state.last_processed_node_index = (offset + processed) % total
-        failing = np.flatnonzero(codes[:processed] != 0)
+        failing = (codes[:processed] != 0).nonzero()[0]
         new = failing if from_cache is None else failing[~from_cache[failing]]
         if len(new):
             new_rows, new_codes = order[new], fresh[new]
@@ -223,10 +223,11 @@ def _log_failures(
     codes: Column,
     statuses: list[list[Status]],
 ) -> None:
-    """``Predicates failed: <err>`` for each new failure, as one block of lines."""
+    """``Predicates failed: <err>`` for each new failure, as one block of lines. The
+    arrays are the caller's fresh gathers, never written afterwards: kept, not copied."""
     namespace, name = task.namespace, task.name
-    at: Any = rows.copy()
-    why: Any = codes.copy()
+    at: Any = rows
+    why: Any = codes
 
     def render(i: int) -> str:
         return fit_error_text(namespace, name, names[at[i]], statuses[why[i] - 1])

@@ -396,7 +396,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
     _check(doc, "spec")
     data: dict[str, Any] = doc.data
     root = At(doc)
-    settings = project_settings(Path(doc.file))
+    settings = project_settings(doc.file)
     load_project_plugins(settings, everywhere=False)
     own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
     if own_dirs:

@@ -164,7 +164,7 @@ def _run_and_check(
     The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
     disables. A project that names its engine (``[tool.vspec] engine``) runs on no other.
     A spec with a timeline runs it (:mod:`vspec.harness.timeline_check`)."""
-    settings = project_settings(Path(spec.location.file))
+    settings = project_settings(spec.location.file)
     wanted = settings.table.get("engine")
     if wanted is not None and wanted != engine.name:
         raise SpecError(

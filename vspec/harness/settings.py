@@ -138,14 +138,14 @@ def read_once() -> Iterator[None]:
         _found.reset(token)
 
 
-def project_settings(start: Path | None = None) -> ProjectSettings:
+def project_settings(start: str | os.PathLike[str] | None = None) -> ProjectSettings:
     """The settings of the nearest ``pyproject.toml`` holding a ``[tool.vspec]`` table
     above ``start``: a spec file, or a directory (default: the current directory, for the
     commands that read no spec). None found is the defaults. Raises :class:`SpecError` at
     the pyproject for an unreadable file, an unknown key or a bad value."""
     found = _found.get()
     if found is None:
-        return _look_up(start)
+        return _look_up(None if start is None else Path(start))
     given = os.fspath(start) if start is not None else os.curdir
     settings = found.get(given)  # a spec file asks three or four times: no stat again
     if settings is None:

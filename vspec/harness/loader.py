@@ -20,6 +20,7 @@ import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -832,24 +833,41 @@ def _check_api_rules(kind: str, meta: ObjectMeta, at: At) -> None:
     """apimachinery's rules for the name, namespace and labels of an object defined at
     ``at`` (a manifest, a compact entry, or what a job or ``generate`` made); apiVersions
     are :mod:`vspec.harness.kinds`' to check."""
-    base = at / "metadata" if mf.is_manifest(at.value) else at
-    written = base.value if isinstance(base.value, Mapping) else {}
-    problem = subdomain_problem(meta.name)
+    problem = _name_problem(meta.name)
     if problem is not None:
+        base, written = _metadata(at)
         where = base / "name" if written.get("name") == meta.name else at
         raise where.error(f"{kind} name {meta.name!r}: {problem}")
-    problem = label_problem(meta.namespace) if meta.namespace else None
+    problem = _namespace_problem(meta.namespace) if meta.namespace else None
     if problem is not None:
+        base, written = _metadata(at)
         where = base / "namespace" if "namespace" in written else at
         raise where.error(f"namespace {meta.namespace!r}: {problem}")
     for key, value in meta.labels.items():
-        problem = label_key_problem(key)
-        if problem is None:
-            problem = label_value_problem(value)
+        problem = _label_problem(key, value)
         if problem is not None:
+            base, written = _metadata(at)
             labels = written.get("labels")
             where = base / "labels" / key if isinstance(labels, Mapping) and key in labels else at
             raise where.error(f"label {key}={value!r}: {problem}")
+
+
+def _metadata(at: At) -> tuple[At, Mapping[str, Any]]:
+    """Where an object's name, namespace and labels are written (a manifest's
+    ``metadata``, else the entry itself), looked at only to place an error."""
+    base = at / "metadata" if mf.is_manifest(at.value) else at
+    return base, base.value if isinstance(base.value, Mapping) else {}
+
+
+# The rules per text, kept: every spec names its nodes, pods and namespaces anew, and
+# a suite's specs reuse the same few names (n1, p1, default).
+_name_problem = lru_cache(maxsize=4096)(subdomain_problem)
+_namespace_problem = lru_cache(maxsize=1024)(label_problem)
+
+
+@lru_cache(maxsize=4096)
+def _label_problem(key: str, value: str) -> str | None:
+    return label_key_problem(key) or label_value_problem(value)
 
 
 def _where(location: Location) -> str:

@@ -57,7 +57,7 @@ def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     jobs = session_jobs(inputs)
     request = requests(inputs)
     for view in cycles(inputs, result):
-        bound = Counter(view.job_ids[b.task] for b in view.binds if b.task in view.pods)
+        bound = Counter([view.job_ids[b.task] for b in view.binds if b.task in view.pods])
         if not bound:
             continue
         members = pods_by_job(inputs, view)
@@ -67,7 +67,7 @@ def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
             if pg is None:
                 continue
             pods = members.get(uid, [])
-            if gang_ready(pg, pods, after, request):
+            if gang_ready(pg, pods, after, request.nothing):
                 continue
             messages.append(
                 f"cycle {view.cycle}: job {uid} had {count} pod(s) bound but is not ready "
@@ -309,12 +309,15 @@ class _PrintedJob:
     tasks: dict[str, str]  # task ns/name -> status
 
 
+_NAMES = {status: status.name for status in TaskStatus}
+
+
 def _printed_jobs(
     inputs: InvariantInputs, view: CycleView, statuses: dict[str, str], phases: dict[str, str]
 ) -> list[_PrintedJob]:
     request = requests(inputs)
     members = pods_by_job(inputs, view)
-    named = {**{key: status.name for key, status in view.statuses.items()}, **statuses}
+    named = {**{key: _NAMES[status] for key, status in view.statuses.items()}, **statuses}
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
         tasks = {p.meta.key: named[p.meta.key] for p in members.get(uid, [])}

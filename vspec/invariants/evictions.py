@@ -287,8 +287,11 @@ def _gang_min_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     return messages
 
 
+_BY_NAME = dict(TaskStatus.__members__)  # a plain dict: the enum's lookup is a call per task
+
+
 def _session_statuses(result: SimulationResult) -> dict[str, TaskStatus]:
-    return {k: TaskStatus[t.status] for k, t in result.tasks.items()}
+    return {k: _BY_NAME[t.status] for k, t in result.tasks.items()}
 
 
 register(

@@ -15,7 +15,13 @@ from functools import cached_property
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import InvariantInputs
-from vspec.invariants.outside import TOLERANCE, node_allocatable, pod_request, pod_status
+from vspec.invariants.outside import (
+    TOLERANCE,
+    node_allocatable,
+    pod_request,
+    pod_status,
+    requests_nothing,
+)
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.model.objects import Cluster, Node, Pod, PodGroup
@@ -179,6 +185,8 @@ class Requests:
     def __init__(self) -> None:
         # id -> (the pod, its request): holding the pod keeps its id from being reused.
         self._of: dict[int, tuple[Pod, Resource]] = {}
+        # id -> (the pod, whether its request is nothing, :func:`requests_nothing`).
+        self._nothing: dict[int, tuple[Pod, bool]] = {}
         # The same by containers list, for pods of no init container and no overhead,
         # whose request is their containers' alone: the replicas of a generated task
         # share one list, so 11,000 pods are 1,100 requests to work out.
@@ -188,6 +196,15 @@ class Requests:
         kept = self._of.get(id(pod))
         if kept is None:
             kept = self._of[id(pod)] = (pod, self._request(pod))
+        return kept[1]
+
+    def nothing(self, pod: Pod) -> bool:
+        """Whether the pod requests nothing (:func:`requests_nothing` of its request),
+        kept as its request is: gang, logprint and allocate's order ask it of every
+        Pending pod."""
+        kept = self._nothing.get(id(pod))
+        if kept is None:
+            kept = self._nothing[id(pod)] = (pod, requests_nothing(self(pod)))
         return kept[1]
 
     def _request(self, pod: Pod) -> Resource:

@@ -41,8 +41,6 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
-    pod_status,
-    requests_nothing,
     resources_of,
     task_priority,
     task_role,
@@ -106,7 +104,7 @@ class FirstCycle:
         return kept
 
     def best_effort(self, pod: Pod) -> bool:
-        return requests_nothing(self.request(pod))
+        return self.request.nothing(pod)
 
     def reaches_allocate(self, pg: PodGroup) -> bool | None:
         """Whether the job is past Pending when allocate first runs (None: unknown)."""
@@ -453,8 +451,9 @@ def _ready(first: FirstCycle, uid: str) -> int:
     kept = first.readiness.get(uid)
     if kept is None:
         counted = 0
+        statuses = first.view.statuses
         for pod in first.members.get(uid, []):
-            status = pod_status(pod)
+            status = statuses[pod.meta.key]
             if status in PLACED or (status is TaskStatus.Pending and first.best_effort(pod)):
                 counted += 1
         kept = first.readiness[uid] = 1 if counted >= first.jobs.pod_groups[uid].min_member else 0
@@ -649,7 +648,7 @@ def _task_order_check(inputs: InvariantInputs, result: SimulationResult) -> list
         job_ids = view.job_ids
         for bind in view.binds:
             pod = view.pods.get(bind.task)
-            if pod is None or not job_ids[bind.task] or requests_nothing(request(pod)):
+            if pod is None or not job_ids[bind.task] or request.nothing(pod):
                 continue  # backfill binds best-effort pods, in an order of its own
             uid = job_ids[bind.task]
             before = last.get(uid)

@@ -175,17 +175,17 @@ def gang_ready(
     pg: PodGroup,
     pods: Sequence[Pod],
     statuses: Mapping[str, TaskStatus],
-    request: Callable[[Pod], Resource] = pod_request,
+    nothing: Callable[[Pod], bool] = best_effort,
 ) -> bool:
     """Gang's rule: placed tasks plus pending best-effort ones reach minMember, and, when
     minMember is at least the sum of the per-role minimums, every role reaches its own.
-    ``statuses``: every pod's status; ``request``: its request (:func:`pod_request`, or
-    a memo of it)."""
+    ``statuses``: every pod's status; ``nothing``: whether a pod is best-effort
+    (:func:`best_effort`, or a memo of it)."""
     placed = 0
     roles: Counter[str] = Counter()
     for pod in pods:
         status = statuses[pod.meta.key]
-        if status in PLACED or (status is TaskStatus.Pending and requests_nothing(request(pod))):
+        if status in PLACED or (status is TaskStatus.Pending and nothing(pod)):
             placed += 1
             roles[task_role(pod)] += 1
     if placed < pg.min_member:

@@ -214,11 +214,16 @@ class LogRecords(Sequence[LogLine]):
         return self._line(index)
 
     def starting_with(self, prefix: str) -> Iterator[LogLine]:
-        """The lines whose text starts with ``prefix``, in order."""
+        """The lines whose text starts with ``prefix``, in order. A line already
+        formatted is tested in place, without a call (a session of 50,000 pods logs
+        hundreds of thousands of lines, and logprint-correct scans them all)."""
         for record in self._records:
             if isinstance(record, LogBlock):
                 if record.may_start_with(prefix):
                     yield from (line for line in record.lines() if line.startswith(prefix))
+            elif record._render is None:
+                if record._message.startswith(prefix):
+                    yield record
             elif record.startswith(prefix):
                 yield record
 

@@ -474,10 +474,21 @@ def task_compare(conf: SchedulerConf) -> Callable[[Pod, Pod], int]:
             if option.name == "priority" and option.enabled("task_order"):
                 by_priority = True  # the only known plugin with a TaskOrder
 
+    # id -> (the pod, its task priority, its replica index), found once per pod: a
+    # check compares each bound pod with the one before and the one after it.
+    keys: dict[int, tuple[Pod, int, int | None]] = {}
+
+    def key(pod: Pod) -> tuple[Pod, int, int | None]:
+        kept = keys.get(id(pod))
+        if kept is None:
+            kept = keys[id(pod)] = (pod, task_priority(pod), _index(pod.meta.name))
+        return kept
+
     def compare(a: Pod, b: Pod) -> int:
-        if by_priority and task_priority(a) != task_priority(b):
-            return task_priority(b) - task_priority(a)
-        ia, ib = _index(a.meta.name), _index(b.meta.name)
+        _, pa, ia = key(a)
+        _, pb, ib = key(b)
+        if by_priority and pa != pb:
+            return pb - pa
         if ia is not None and ib is not None and ia != ib:
             return ia - ib
         ta, tb = a.meta.creation_timestamp, b.meta.creation_timestamp

@@ -21,6 +21,7 @@ from vspec.k8s.podinfo import (
     PodInfo,
     containers_key,
 )
+from vspec.model.corev1 import Container
 from vspec.model.objects import Cluster, Node, Pod
 from vspec.model.quantity import milli_value, value
 
@@ -184,6 +185,7 @@ class K8sMemo:
         self._nodes: dict[int, tuple[Node, dict[str, int]]] = {}
         self._pods: dict[int, tuple[Pod, PodInfo]] = {}
         self._containers: dict[Hashable, ContainerFacts] = {}
+        self._by_list: dict[int, tuple[list[Container], ContainerFacts]] = {}
         self._last: _Views | None = None  # the views the last node map was made of
         self._replaced: set[str] | None = None  # the nodes handed out anew since (None: all)
         self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
@@ -201,10 +203,21 @@ class K8sMemo:
         return found[1]
 
     def _container_facts(self, pod: Pod) -> ContainerFacts:
+        """The pods of a generated job share one containers list: a pod without init
+        containers or overhead is found by that list (kept here, so its id stays its
+        own), others by the content of :func:`containers_key`."""
+        containers = pod.containers
+        plain = not pod.init_containers and not pod.overhead
+        if plain:
+            shared = self._by_list.get(id(containers))
+            if shared is not None and shared[0] is containers:
+                return shared[1]
         key = containers_key(pod)
         facts = self._containers.get(key)
         if facts is None:
             facts = self._containers[key] = ContainerFacts(pod)
+        if plain:
+            self._by_list[id(containers)] = (containers, facts)
         return facts
 
     def nodes_replaced(self, names: set[str] | None) -> None:

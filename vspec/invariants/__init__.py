@@ -79,7 +79,19 @@ def evaluate_invariants(
     An unknown name in ``requested``, ``disabled`` or ``warn_only`` is itself a violation.
     """
     inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
-    requested, disabled, soft = list(requested), list(disabled), set(warn_only)
+    try:
+        return _evaluate(inputs, result, list(requested), list(disabled), set(warn_only))
+    finally:
+        inputs.forget()
+
+
+def _evaluate(
+    inputs: InvariantInputs,
+    result: SimulationResult,
+    requested: list[str],
+    disabled: list[str],
+    soft: set[str],
+) -> InvariantReport:
     among = selected(inputs, requested=requested, disabled=disabled)
     found = run_checks(inputs, result, requested=requested, disabled=disabled, among=among)
     for name in unknown_names(soft):

@@ -52,6 +52,12 @@ class InvariantInputs:
             self._derived[name] = kept
         return cast(T, kept[1])
 
+    def forget(self) -> None:
+        """Drop what was derived: a derived value may hold these inputs (the first cycle
+        does), a cycle that would leave the spec's whole object graph to the cyclic
+        collector instead of freeing it once the result is judged."""
+        self._derived.clear()
+
     def rerun(self) -> SimulationResult:
         return self.engine.simulate(
             self.conf,

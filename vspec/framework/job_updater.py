@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from dataclasses import fields
 from operator import attrgetter
-from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.types import TaskStatus, allocated_status, completed_status
+from vspec.framework.session import PodGroupStatus, Session, pod_group_status
 from vspec.model.corev1 import Condition
-
-if TYPE_CHECKING:
-    from vspec.framework.session import PodGroupStatus, Session
 
 # A condition's fields but its stamps, which the updater does not count as a change (read
 # with one attrgetter: every session compares every pod group's conditions).
@@ -64,8 +61,6 @@ def _changed(new: PodGroupStatus, old: PodGroupStatus | None) -> bool:
 
 def update_all(ssn: Session) -> dict[str, bool]:
     """Write every job's status into its session PodGroup; returns job -> written."""
-    from vspec.framework.session import pod_group_status
-
     written = {}
     for job in ssn.jobs.values():
         pg = job.pod_group

@@ -7,7 +7,6 @@ leave, pod group statuses are those written at close), producing a new model.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import random
 import traceback
@@ -289,12 +288,13 @@ def _run_once(
 def _running(pod: Pod, node: str, patched: dict[str, str] | None) -> Pod:
     """``pod`` bound to ``node`` and running, with the annotations patched while placing
     it (device shares), which the next session's device pools read back; the input pod
-    is untouched."""
-    pod = copy.copy(pod)
+    is untouched (copied as :func:`shallow_copy` copies, at a third of ``copy.copy``'s
+    cost: every bind of every session)."""
+    pod = shallow_copy(pod)
     pod.node_name = node
     pod.phase = "Running"
     if patched:
-        pod.meta = copy.copy(pod.meta)
+        pod.meta = shallow_copy(pod.meta)
         pod.meta.annotations = {**pod.meta.annotations, **patched}
     return pod
 

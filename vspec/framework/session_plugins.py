@@ -143,7 +143,9 @@ class SessionPlugins:
     def clear(self) -> None:
         """No function registered: what a session starts with, and what Volcano's
         ``closeSession`` leaves (the functions hold the session they were built for)."""
-        self._fns: dict[Kind, dict[str, Any]] = {kind: {} for kind in POINTS}
+        # A kind's table is made when a plugin first registers one (a session registers
+        # some twenty of the kinds; it is cleared twice per session).
+        self._fns: dict[Kind, dict[str, Any]] = {}
         self._chains: dict[Kind, list[list[tuple[str, Any]]]] = {}
         self._flats: dict[Kind, list[Any]] = {}
         self._node_local: dict[Kind, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
@@ -162,7 +164,7 @@ class SessionPlugins:
         node_local: NodeLocalKeyFn | None = None,
         columnar: Any | None = None,
     ) -> None:
-        self._fns[kind][name] = fn
+        self._fns.setdefault(kind, {})[name] = fn
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
         if kind in self._columnar:
@@ -298,7 +300,7 @@ class SessionPlugins:
         node-local declaration by ``node_local(declared)``: how a recorder watches the
         plugins (its wrappers must call ``fn`` exactly as given) without a hook in
         every dispatcher."""
-        fns = self._fns[kind]
+        fns = self._fns.get(kind, {})
         for name, fn in fns.items():
             fns[name] = wrap(name, fn)
         self._chains.pop(kind, None)
@@ -324,7 +326,7 @@ class SessionPlugins:
 
     def registered(self, kind: Kind, name: str) -> Any | None:
         """The function ``name`` registered for ``kind`` (probes use it)."""
-        return self._fns[kind].get(name)
+        return self._fns.get(kind, {}).get(name)
 
     # -- dispatch helpers -------------------------------------------------------------------
     def chain(self, kind: Kind) -> list[list[tuple[str, Any]]]:
@@ -333,7 +335,7 @@ class SessionPlugins:
         if cached is not None:
             return cached
         gate = POINTS[kind].gate
-        fns = self._fns[kind]
+        fns = self._fns.get(kind, {})
         tiers = []
         for tier in self.tiers:
             entries = []

@@ -421,20 +421,27 @@ def _by_share(shares: dict[str, float]) -> Compare:
     return compare
 
 
+_HELD = (TaskStatus.Running, TaskStatus.Bound)  # the statuses drf's share counts here
+
+
 def _drf_shares(first: FirstCycle) -> dict[str, float]:
     """Each job's dominant share: the largest fraction of the cluster's total (its nodes'
     allocatable) that its Running and Bound pods request in one resource, pod slots
     counted as Volcano counts them (one, plus any a pod requests itself)."""
     total = cluster_total(first.inputs)
+    names = ["cpu", "memory", *total.scalars]
+    statuses = first.view.statuses
     shares: dict[str, float] = {}
     for uid in first.jobs.pod_groups:
-        held = Resource()
-        for p in first.members.get(uid, []):
-            if first.view.status(p.meta.key) in (TaskStatus.Running, TaskStatus.Bound):
-                held.add(first.request(p))
-                held.scalars["pods"] += pod_slots(p) - 1
-        names = ["cpu", "memory", *total.scalars]
-        shares[uid] = max((_share(held.get(n), total.get(n)) for n in names), default=0.0)
+        held = [p for p in first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
+        if not held:
+            shares[uid] = 0.0  # nothing held is no share of any total, zero or not
+            continue
+        used = Resource()
+        for p in held:
+            used.add(first.request(p))
+            used.scalars["pods"] += pod_slots(p) - 1
+        shares[uid] = max((_share(used.get(n), total.get(n)) for n in names), default=0.0)
     return shares
 
 

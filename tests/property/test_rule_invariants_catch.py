@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import cluster, node, pod, pod_group, run, violations
+from tests.builders import cluster, node, pod, pod_group, queue, run, violations
 from vspec.actions import preempt as preempt_action
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
@@ -177,6 +177,32 @@ def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [b.task for b in result.binds] == ["ns/lo-p", "ns/hi-p"]
     turns, _ = violations("allocate-order", inputs, result)
     assert "job ns/hi got its first bind after job ns/lo, which comes after it" in turns
+
+
+def test_allocate_order_counts_what_earlier_jobs_took_of_the_capability() -> None:
+    """Found by the seed-configuration property test: hi-b is refused because hi-a took
+    half of the queue's 1Gi capability, and lo's one byte still fits after it. A job
+    passed over for the capability the jobs before it took was not passed over."""
+    half = 512 * 2**20 + 1
+    world = cluster(
+        [node(f"n{i}", {"cpu": 2, "memory": "4Gi", "pods": 110}) for i in range(2)],
+        [
+            pod("ns", "hi-a-0", "hi-a", {"memory": half}),
+            pod("ns", "hi-b-0", "hi-b", {"memory": half}),
+            pod("ns", "lo-0", "lo", {"memory": 1}),
+        ],
+        [
+            pod_group("ns", "hi-a", "q", min_member=1, priority_class="high"),
+            pod_group("ns", "hi-b", "q", min_member=1, priority_class="high"),
+            pod_group("ns", "lo", "q", min_member=1, priority_class="low"),
+        ],
+        queues=[queue("q", capability={"cpu": 1, "memory": "1Gi"})],
+        classes=CLASSES,
+    )
+    settings = conf("enqueue, allocate", "priority", "gang", "proportion")
+    inputs, result = run(settings, world)
+    assert sorted(b.task for b in result.binds) == ["ns/hi-a-0", "ns/lo-0"]
+    assert violations("allocate-order", inputs, result) == []
 
 
 def test_allocate_order_puts_gangs_that_are_not_ready_first(

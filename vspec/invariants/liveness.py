@@ -251,18 +251,19 @@ def _demanding_queues(first: FirstCycle) -> set[str]:
     return {first.jobs.queue(uid) for uid in first.jobs.pod_groups if first.pending(uid)}
 
 
-def _queue_allows(first: FirstCycle, uid: str) -> bool:
+def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) -> bool:
     """Proportion's deserved share covers the job: its queue is the only one whose jobs
     have Pending pods that request resources or pods on a node (the others then deserve
     nothing and the queue gets the whole cluster), and the cluster's total and the
-    queue's capability take what its pods hold plus the job."""
+    queue's capability take what its pods hold plus the job, plus ``taken`` (what jobs
+    whose turn came before it were given in the cycle)."""
     conf = first.inputs.conf
     if not any(plugin_entries(conf, p) for p in _QUEUE_VETO):
         return True
     queue = first._queue(uid)
     if queue is None or _demanding_queues(first) != {queue.meta.name}:
         return False
-    used = Resource()
+    used = Resource() if taken is None else taken.clone()
     for other, pods in first.members.items():
         for p in pods:
             if first.view.status(p.meta.key) not in HOLDING:
@@ -582,12 +583,15 @@ def _passed_over_messages(first: FirstCycle, ordered: list[str]) -> list[str]:
     """A job that got no bind though a job after it in the order did, while it fits whole
     on a node that only jobs after it got binds on. Allocate pops the queue's jobs in
     JobOrder (a job's key changes only once it has had its turn), so that node was as
-    the input left it when the job's turn came."""
+    the input left it when the job's turn came; the queue's capability, though, had
+    lost what the jobs before it were given."""
     nodes_of: dict[str, set[str]] = {}
+    given: dict[str, Resource] = {}
     for b in first.view.binds:
         pod = first.view.pods.get(b.task)
         if pod is not None and not first.best_effort(pod):  # backfill binds after allocate
             nodes_of.setdefault(pod.job_id, set()).add(b.node)
+            given.setdefault(pod.job_id, Resource()).add(first.request(pod))
     messages = []
     for i, uid in enumerate(ordered):
         later = set(ordered[i + 1 :])
@@ -597,7 +601,11 @@ def _passed_over_messages(first: FirstCycle, ordered: list[str]) -> list[str]:
             continue
         earlier = {n for job, nodes in nodes_of.items() if job not in later for n in nodes}
         free = [n.meta.name for n in first.takers(uid) if n.meta.name not in earlier]
-        if free and _queue_allows(first, uid):
+        taken = Resource()
+        for job, got in given.items():
+            if job not in later:
+                taken.add(got)
+        if free and _queue_allows(first, uid, taken):
             after = ", ".join(sorted(later & set(nodes_of)))
             messages.append(
                 f"cycle 0: job {uid} got no bind though it fits whole on {free[0]}, where "

@@ -11,7 +11,7 @@ from tests.builders import node as k8s_node
 from tests.builders import node_info, snapshot
 from tests.builders import pod as k8s_pod
 from vspec.golang import go_div, go_round
-from vspec.k8s.nodeinfo import image_state_summaries
+from vspec.k8s.nodeinfo import K8sMemo, image_state_summaries
 from vspec.k8s.podinfo import PodInfo, normalized_image_name, pod_images
 from vspec.k8s.scores import (
     balanced_allocation,
@@ -26,6 +26,7 @@ from vspec.k8s.scores import (
     pod_topology_spread_pre_score,
     prefer_no_schedule_tolerations,
 )
+from vspec.model.corev1 import parse_container
 
 NODE = {"cpu": 4, "memory": "8Gi", "nvidia.com/gpu": 4, "pods": 110}
 
@@ -78,6 +79,25 @@ def test_image_locality() -> None:
     # 500MB spread over 1 of 2 nodes = 250MB; (250-23)*100/(1000-23) = 23.
     assert image_locality(images, count, n1, 2) == 23
     assert image_locality(images, count, n2, 2) == 0
+
+
+def test_pods_alike_but_for_their_images_keep_their_own_images() -> None:
+    """The memo shares what a pod's containers give among pods of one template: the
+    image is part of the template (it was left out of the key, so a pod took the
+    images of the first pod with its requests and ports, and image locality scored
+    the wrong image)."""
+    memo = K8sMemo()
+    pods = [
+        k8s_pod("ns", name, containers=[{"name": "c", "image": image, "requests": {"cpu": 1}}])
+        for name, image in (("a", "big:1"), ("b", "small:2"), ("c", "big:1"))
+    ]
+    assert [memo.pod_info(p).images for p in pods] == [("big:1",), ("small:2",), ("big:1",)]
+    with_init = []
+    for name, tool in (("d", "tool:3"), ("e", "tool:4")):
+        pod = k8s_pod("ns", name, containers=[{"name": "c", "image": "big:1"}])
+        pod.init_containers = [parse_container({"name": "i", "image": tool})]
+        with_init.append(memo.pod_info(pod).images)
+    assert with_init == [("tool:3", "big:1"), ("tool:4", "big:1")]
 
 
 def test_normalized_image_name() -> None:

@@ -192,10 +192,10 @@ def containers_key(pod: Pod) -> Hashable:
     their order, ports, sidecar policies, overhead): pods of one template share it."""
     return (
         tuple(
-            (c.restart_policy, tuple(c.requests.items()), tuple(c.ports))
+            (c.image, c.restart_policy, tuple(c.requests.items()), tuple(c.ports))
             for c in pod.init_containers
         ),
-        tuple((tuple(c.requests.items()), tuple(c.ports)) for c in pod.containers),
+        tuple((c.image, tuple(c.requests.items()), tuple(c.ports)) for c in pod.containers),
         tuple(pod.overhead.items()),
     )
 

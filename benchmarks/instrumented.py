@@ -16,6 +16,7 @@ from typing import Any
 from benchmarks.bench import instrument
 from vspec import cli
 from vspec.framework import scheduler
+from vspec.util.collector import exit_process
 
 
 def main(report: str, paths: list[str]) -> int:
@@ -35,4 +36,4 @@ def main(report: str, paths: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]))
+    exit_process(main(sys.argv[1], sys.argv[2:]))  # as the `vspec` process ends

@@ -17,9 +17,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
-from vspec.util.collector import tuned_collector
+from vspec.util.collector import exit_process, tuned_collector
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -41,6 +41,11 @@ _PROGRESS_CHAR = {
     "xfailed": "x",
     "xpassed": "X",
 }
+
+
+def entry() -> NoReturn:
+    """The ``vspec`` console script and ``python -m vspec``: :func:`main` as a process."""
+    exit_process(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -44,7 +44,14 @@ _PROGRESS_CHAR = {
 
 
 def entry() -> NoReturn:
-    """The ``vspec`` console script and ``python -m vspec``: :func:`main` as a process."""
+    """The ``vspec`` console script and ``python -m vspec``: :func:`main` as a process.
+
+    numpy's OpenBLAS starts a thread per core when numpy is imported, and those threads
+    spin while it sets them up: half of the 0.15 CPU-s the import cost here, for
+    element-wise arithmetic that never calls BLAS. The process is vspec's own, so one
+    thread is the default; a user's setting is kept.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     exit_process(main())
 
 

@@ -392,3 +392,42 @@ def test_python_m_vspec_reports_bad_input_without_traceback(tmp_path: Path) -> N
     assert proc.returncode == 2
     assert "missing: no such file or directory" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_vspec_process_ends_with_its_status_its_atexit_handlers_run_and_its_heap_frozen(
+    tmp_path: Path,
+) -> None:
+    """``exit_process`` keeps what a normal exit does (the status, atexit handlers, the
+    streams flushed) and only hides the heap from the collector's exit passes."""
+    program = (
+        "import atexit, gc, sys\n"
+        "from vspec.util.collector import exit_process\n"
+        "atexit.register(lambda: print('atexit saw', gc.get_freeze_count() > 0))\n"
+        "sys.stdout.write('buffered, not yet flushed')\n"
+        "exit_process(3)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert proc.returncode == 3
+    assert proc.stdout == "buffered, not yet flushedatexit saw True\n"
+
+
+def test_python_m_vspec_keeps_the_exit_status_of_a_failing_spec(tmp_path: Path) -> None:
+    spec = tmp_path / "failing.yaml"
+    spec.write_text(
+        "name: nothing fits\n"
+        "scheduler: {actions: 'enqueue, allocate', tiers: [{plugins: [{name: gang}]}]}\n"
+        "cluster:\n"
+        "  nodes: [{name: n1, allocatable: {cpu: 1, memory: 1Gi}}]\n"
+        "  queues: [{name: default}]\n"
+        "  podGroups: [{name: pg, queue: default, minMember: 1}]\n"
+        "  pods: [{name: p1, podGroup: pg, requests: {cpu: 2}}]\n"
+        "expect:\n"
+        "  binds: {default/p1: n1}\n",
+        encoding="utf-8",
+    )
+    args: list[Any] = [sys.executable, "-m", "vspec", "run", str(spec)]
+    proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed" in proc.stdout

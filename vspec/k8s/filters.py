@@ -237,6 +237,12 @@ class InterPodAffinityState:
 def inter_pod_affinity_pre_filter(pod: PodInfo, snapshot: Snapshot) -> InterPodAffinityState | None:
     if pod.parse_error is not None:
         raise PreFilterError(f"parsing pod: {pod.parse_error}")
+    if (
+        not pod.required_affinity_terms
+        and not pod.required_anti_affinity_terms
+        and not snapshot.have_pods_with_required_anti_affinity
+    ):
+        return None  # the state would count nothing and be skipped: most pods, every task
     state = InterPodAffinityState(pod, snapshot)
     return None if state.skip else state
 

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from vspec.model.spec import Spec
     from vspec.report.page import HtmlReport
 
+    _Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+
 T = TypeVar("T")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -44,7 +46,8 @@ _PROGRESS_CHAR = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -93,7 +96,11 @@ class _Escaping(io.TextIOBase):
         return True
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line. With ``command`` one of :data:`_COMMANDS`, only that command's
+    arguments are declared: it is the only one the line can be parsed as, and declaring
+    the others (and importing the modules that declare them) cost a tenth of a one-spec
+    ``vspec run``'s start-up. Anything else (help, a bad command) gets them all."""
     from vspec import __version__
 
     parser = argparse.ArgumentParser(
@@ -101,7 +108,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"vspec {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command in _COMMANDS:
+        _COMMANDS[command](commands)
+        return parser
+    for add in _COMMANDS.values():
+        add(commands)
+    _add_fuzz(commands)
+    _add_compare(commands)
+    return parser
 
+
+def _add_run(commands: _Commands) -> None:
     run = commands.add_parser("run", help="run the specs in files and directories")
     run.add_argument("paths", nargs="+", metavar="PATH", help="spec files or directories")
     run.add_argument("-k", dest="keyword", metavar="EXPR", help="select specs by name and tags")
@@ -120,6 +137,8 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(run)
     run.set_defaults(handler=_run)
 
+
+def _add_explain(commands: _Commands) -> None:
     explain = commands.add_parser("explain", help="say why each task of a spec ended where it did")
     explain.add_argument("spec", type=Path, metavar="SPEC", help="a spec file")
     explain.add_argument("--task", metavar="NS/NAME", help="explain this task only")
@@ -133,11 +152,15 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(explain)
     explain.set_defaults(handler=_explain)
 
+
+def _add_validate(commands: _Commands) -> None:
     validate = commands.add_parser("validate", help="check specs without running them")
     validate.add_argument("paths", nargs="+", metavar="PATH")
     _plugins_dir_option(validate)
     validate.set_defaults(handler=_validate)
 
+
+def _add_schema(commands: _Commands) -> None:
     schema = commands.add_parser(
         "schema", help="print the JSON Schema of spec, cluster or scheduler conf files"
     )
@@ -150,10 +173,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema.set_defaults(handler=_schema)
 
+
+def _add_plugins(commands: _Commands) -> None:
     plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
     _plugins_dir_option(plugins)
     plugins.set_defaults(handler=_plugins)
 
+
+# vspec's own commands, in the order help lists them (fuzz, invariants, compare follow).
+_COMMANDS: dict[str, Callable[[_Commands], None]] = {
+    "run": _add_run,
+    "explain": _add_explain,
+    "validate": _add_validate,
+    "schema": _add_schema,
+    "plugins": _add_plugins,
+}
+
+
+def _add_fuzz(commands: _Commands) -> None:
     from vspec.fuzz_cli import add_cli  # `vspec fuzz` and `vspec invariants`
 
     add_cli(commands)
@@ -161,13 +198,14 @@ def _parser() -> argparse.ArgumentParser:
     _plugins_dir_option(fuzz)
     fuzz.set_defaults(handler=_with_plugins(fuzz.get_default("handler")))
 
+
+def _add_compare(commands: _Commands) -> None:
     from vspec.compare_cli import add_cli as add_compare  # `vspec compare`
 
     add_compare(commands)
     compare = commands.choices["compare"]
     _plugins_dir_option(compare)
     compare.set_defaults(handler=_with_plugins(compare.get_default("handler")))
-    return parser
 
 
 def _seconds(text: str) -> float:

@@ -13,6 +13,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
@@ -34,7 +35,6 @@ from vspec.framework.registry import (
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup, shallow_copy
-from vspec.model.probes import Probe
 from vspec.model.result import (
     Bind,
     Eviction,
@@ -44,6 +44,9 @@ from vspec.model.result import (
     SimulationResult,
     TaskResult,
 )
+
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
 _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
-from vspec.harness import kinds, vcjob
+from vspec.harness import kinds
 from vspec.harness import manifests as mf
 from vspec.harness.apirules import (
     label_key_problem,
@@ -63,7 +63,6 @@ from vspec.model.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.spec import (
     ClusterMode,
     Expect,
@@ -75,6 +74,7 @@ from vspec.model.spec import (
 )
 
 if TYPE_CHECKING:
+    from vspec.model.probes import Probe
     from vspec.model.timeline import Timeline
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -785,8 +785,7 @@ class _ClusterBuilder:
         part.cluster.objects = self.cluster.objects  # namespaces' queue annotations
         if self.mode == "deployed":
             default_queues(part.cluster, part.unqueued)
-        for raw, place in part.volcano_jobs:
-            vcjob.admit_and_create(raw, place, part.cluster, self.options, self.mode)
+        _create_volcano_jobs(part.volcano_jobs, part.cluster, self.options, self.mode)
         if self.mode == "deployed":
             admit_pods(part.cluster, self.options)
         _resolve_pod_priorities(part.cluster)
@@ -821,8 +820,7 @@ class _ClusterBuilder:
             deploy_queues(self.cluster, self.options)
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
-        for raw, at in self.volcano_jobs:
-            vcjob.admit_and_create(raw, at, self.cluster, self.options, mode)
+        _create_volcano_jobs(self.volcano_jobs, self.cluster, self.options, mode)
         if mode == "deployed":
             admit_pods(self.cluster, self.options)
         _resolve_pod_priorities(self.cluster)
@@ -875,6 +873,22 @@ def _where(location: Location) -> str:
     if location.line:
         text += f":{location.line}"
     return f"{text} ({location.key})" if location.key else text
+
+
+def _create_volcano_jobs(
+    jobs: list[tuple[Mapping[str, Any], At]],
+    cluster: Cluster,
+    options: SchedulerOptions,
+    mode: ClusterMode,
+) -> None:
+    """Admit each Volcano Job and add what its controller makes. vspec.harness.vcjob is
+    imported only for a spec that has Jobs: most have none."""
+    if not jobs:
+        return
+    from vspec.harness import vcjob
+
+    for raw, at in jobs:
+        vcjob.admit_and_create(raw, at, cluster, options, mode)
 
 
 def _resolve_pod_priorities(cluster: Cluster) -> None:
@@ -1104,6 +1118,9 @@ def _expect_locations(at: At, raw: Mapping[str, Any]) -> Iterable[tuple[str, Loc
 
 
 def _probe(at: At) -> Probe:
+    # Imported here: most specs have no probes, and the module is five data classes.
+    from vspec.model.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
+
     raw: dict[str, Any] = at.value
     location = at.location()
     if "task" in raw:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -178,7 +177,10 @@ def _look_up(start: Path | None) -> ProjectSettings:
 @lru_cache(maxsize=256)
 def _read(path: Path, _mtime_ns: int, _size: int) -> ProjectSettings | None:
     """The settings of one pyproject (None: it has no ``[tool.vspec]``). Cached while the
-    file is unchanged: every spec of a suite asks, and most share one pyproject."""
+    file is unchanged: every spec of a suite asks, and most share one pyproject. (tomllib
+    is imported here: a spec outside any project reads none.)"""
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

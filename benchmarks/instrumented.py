@@ -35,4 +35,4 @@ def main(report: str, paths: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2:]))
+    cli.end(main(sys.argv[1], sys.argv[2:]))  # as the vspec command ends

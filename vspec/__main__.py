@@ -1,7 +1,5 @@
 """``python -m vspec``: the ``vspec`` command."""
 
-import sys
+from vspec.cli import command
 
-from vspec.cli import main
-
-sys.exit(main())
+command()

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TextIO, TypeVar
 
 from vspec.util.collector import tuned_collector
 
@@ -43,6 +44,20 @@ _PROGRESS_CHAR = {
     "xfailed": "x",
     "xpassed": "X",
 }
+
+
+def command() -> NoReturn:
+    """The ``vspec`` command (its console script, ``python -m vspec``)."""
+    end(main())
+
+
+def end(code: int) -> NoReturn:
+    """End the process with status ``code``. What is alive then is frozen out of the
+    cyclic collector first: the interpreter's exit would have it pass over, and free,
+    every object the run kept, memory the process's end frees anyway. That pass was 8%
+    of the CPU of a one-spec ``vspec run`` and of a 1,100-pod one."""
+    gc.freeze()
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

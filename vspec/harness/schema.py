@@ -21,7 +21,6 @@ when a document has an error to report, or a check cannot decide.
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import re
 import reprlib
@@ -728,6 +727,8 @@ def _translate(doc: Document, base: tuple[Key, ...], error: ValidationError) -> 
 
 
 def _did_you_mean(value: Any, choices: Iterable[Any]) -> str:
+    import difflib  # for an error only, as jsonschema is
+
     hint = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
     return f" (did you mean {hint[0]!r}?)" if hint else ""
 
@@ -744,6 +745,8 @@ def _show(value: Any) -> str:
 def _unknown_keys(
     doc: Document, path: tuple[Key, ...], instance: Any, schema: Mapping[str, Any]
 ) -> Iterable[SpecError]:
+    import difflib
+
     known = list(schema.get("properties", {}))
     for key in instance:
         if key in known:

@@ -13,7 +13,6 @@ default.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -94,6 +93,8 @@ def _invariants(raw: Any, _pyproject: Path) -> InvariantSettings:
             raise ValueError(f"{key} must be a list of invariant names")
         for name in names:
             if name not in known:
+                import difflib
+
                 hint = difflib.get_close_matches(name, known, n=1)
                 more = f"did you mean {hint[0]!r}?" if hint else f"known: {', '.join(known)}"
                 raise ValueError(f"{key}: unknown invariant {name!r} ({more})")
@@ -207,6 +208,8 @@ def _settings(table: dict[str, Any], path: Path) -> ProjectSettings:
 
 
 def _unknown(key: str) -> str:
+    import difflib
+
     hint = difflib.get_close_matches(key, list(SETTINGS), n=1)
     more = f" (did you mean {hint[0]!r}?)" if hint else f" (known: {', '.join(SETTINGS)})"
     return f"unknown setting {key!r}{more}"

@@ -637,17 +637,18 @@ class _ClusterBuilder:
             raise at.error(f"cluster.generate is given twice; first at {_where(first)}")
         self.generate_at = at
         # Validated with the spec: its schema embeds generate_schema().
-        cluster = generate_cluster(at.value, self.seed, location=at.location(), validated=True)
+        where = at.location()
+        cluster = generate_cluster(at.value, self.seed, location=where, validated=True)
         for pc in cluster.priority_classes:
-            self.define("priority class", pc.meta, at)
+            self.define("priority class", pc.meta, at, where)
         for queue in cluster.queues:
-            self.define("queue", queue.meta, at)
+            self.define("queue", queue.meta, at, where)
         for node in cluster.nodes:
-            self.define("node", node.meta, at)
+            self.define("node", node.meta, at, where)
         for pg in cluster.pod_groups:
-            self.define("pod group", pg.meta, at)
+            self.define("pod group", pg.meta, at, where)
         for pod in cluster.pods:
-            self.define("pod", pod.meta, at)
+            self.define("pod", pod.meta, at, where)
         self.queues_declared |= bool(cluster.queues)
         self.cluster.priority_classes.extend(cluster.priority_classes)
         self.cluster.queues.extend(cluster.queues)
@@ -664,13 +665,18 @@ class _ClusterBuilder:
                 else:
                     convert(raw, place)
 
-    def define(self, kind: str, meta: ObjectMeta, at: At) -> None:
-        """Record where an object is defined; the second definition is an error. The
-        object must be one the API server would take (:mod:`vspec.harness.apirules`)."""
+    def define(self, kind: str, meta: ObjectMeta, at: At, where: Location | None = None) -> None:
+        """Record where an object is defined (its own location, else ``where``, else
+        ``at``'s, which ``generate`` finds once for thousands of objects); a second
+        definition is an error, unless it is the same object's, at its own location,
+        met again. The object must be one the API server would take
+        (:mod:`vspec.harness.apirules`)."""
         _check_api_rules(kind, meta, at)
-        location = meta.location or at.location()
-        first = self.defined.setdefault((kind, meta.key), location)
-        if first is not location:
+        key = (kind, meta.key)
+        first = self.defined.get(key)
+        if first is None:
+            self.defined[key] = meta.location or where or at.location()
+        elif meta.location is None or first is not meta.location:
             raise at.error(f"{kind} {meta.key!r} is defined twice; first at {_where(first)}")
 
     def priority_class(self, raw: Mapping[str, Any], at: At) -> None:

@@ -114,8 +114,8 @@ class _Escaping(io.TextIOBase):
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line. With ``command`` one of :data:`_COMMANDS`, only that command's
     arguments are declared: it is the only one the line can be parsed as, and declaring
-    the others (and importing the modules that declare them) cost a tenth of a one-spec
-    ``vspec run``'s start-up. Anything else (help, a bad command) gets them all."""
+    the others (and importing the modules that declare them) was 1% of a one-spec
+    ``vspec run``. Anything else (help, a bad command) gets them all."""
     from vspec import __version__
 
     parser = argparse.ArgumentParser(

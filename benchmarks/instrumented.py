@@ -35,4 +35,4 @@ def main(report: str, paths: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    cli.end(main(sys.argv[1], sys.argv[2:]))  # as the vspec command ends
+    cli.end(lambda: main(sys.argv[1], sys.argv[2:]))  # as the vspec command ends

@@ -16,7 +16,6 @@ from typing import Any
 from benchmarks.bench import instrument
 from vspec import cli
 from vspec.framework import scheduler
-from vspec.util.collector import exit_process
 
 
 def main(report: str, paths: list[str]) -> int:
@@ -36,4 +35,4 @@ def main(report: str, paths: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    exit_process(main(sys.argv[1], sys.argv[2:]))  # as the `vspec` process ends
+    cli.end(lambda: main(sys.argv[1], sys.argv[2:]))  # as the vspec command ends

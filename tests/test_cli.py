@@ -397,14 +397,13 @@ def test_python_m_vspec_reports_bad_input_without_traceback(tmp_path: Path) -> N
 def test_the_vspec_process_ends_with_its_status_its_atexit_handlers_run_and_its_heap_frozen(
     tmp_path: Path,
 ) -> None:
-    """``exit_process`` keeps what a normal exit does (the status, atexit handlers, the
+    """``cli.end`` keeps what a normal exit does (the status, atexit handlers, the
     streams flushed) and only hides the heap from the collector's exit passes."""
     program = (
         "import atexit, gc, sys\n"
-        "from vspec.util.collector import exit_process\n"
+        "from vspec.cli import end\n"
         "atexit.register(lambda: print('atexit saw', gc.get_freeze_count() > 0))\n"
-        "sys.stdout.write('buffered, not yet flushed')\n"
-        "exit_process(3)\n"
+        "end(lambda: sys.stdout.write('buffered, not yet flushed') and 3)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, cwd=REPO, timeout=60

@@ -76,3 +76,39 @@ def test_every_module_imports_alone_and_the_front_ends_import_lazily() -> None:
             timeout=120,
         )
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+# What a run of a plain spec (no probes, no Volcano Job, no error, outside any project)
+# never needs: each was a millisecond or more of every `vspec run`'s start-up.
+NOT_FOR_A_PLAIN_SPEC = (
+    "vspec.fuzz_cli",
+    "vspec.compare_cli",
+    "vspec.model.probes",
+    "vspec.harness.vcjob",
+    "vspec.gofmt",
+    "jsonschema",
+    "tomllib",
+    "difflib",
+    "traceback",
+)
+RUN_AND_LIST = textwrap.dedent(
+    """
+    import sys
+    from vspec.cli import main
+    code = main(["run", sys.argv[1]])
+    print(code, ",".join(m for m in sys.argv[2].split(",") if m in sys.modules))
+    """
+)
+
+
+def test_a_plain_spec_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    spec = tmp_path / "plain.yaml"
+    spec.write_text((PACKAGE.parent / "specs/priority/high-priority-job-first.yaml").read_text())
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST, str(spec), ",".join(NOT_FOR_A_PLAIN_SPEC)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.stdout.splitlines()[-1] == "0 ", done.stdout + done.stderr

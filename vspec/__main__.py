@@ -1,5 +1,5 @@
 """``python -m vspec``: the ``vspec`` command."""
 
-from vspec.cli import entry
+from vspec.cli import command
 
-entry()
+command()

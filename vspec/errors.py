@@ -13,7 +13,6 @@ plugin or action code is a bug, and the run names the code that raised it
 
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass
 
 # Where actions and plugins live: the built-in packages and the modules of a plugins dir.
@@ -116,6 +115,8 @@ def culprit(exc: BaseException) -> Culprit | None:
     The ``_``-prefixed helper modules of actions/ and plugins/ are passed over, so a
     helper's line is blamed on the plugin that called it.
     """
+    import traceback  # errors only: kept out of every run's start-up
+
     frames = [
         (frame, line)
         for frame, line in traceback.walk_tb(exc.__traceback__)

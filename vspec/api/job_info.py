@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timedelta
 
-from vspec.api.pod_group_info import pod_group_text
 from vspec.api.resource import Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
@@ -417,6 +416,8 @@ class JobInfo:
         # Every verb here prints its value plainly (``%v``/``%+v`` of strings and a bool,
         # ``%d`` of an int32), so the line is an f-string: logprint prints it for every
         # ready job at V(1), where fmt's general rendering cost a small session a tenth.
+        from vspec.api.pod_group_info import pod_group_text  # only logprint prints jobs
+
         tasks = "".join(f"\n\t {i}: {task}" for i, task in enumerate(self.tasks.values()))
         pod_group = pod_group_text(self.pod_group) if self.pod_group else "<nil>"
         min_available, max_unavailable = self.budget

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from vspec.framework import scheduler
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
-from vspec.model.probes import Probe
 from vspec.model.result import SimulationResult
+
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
 
 
 @dataclass(frozen=True)

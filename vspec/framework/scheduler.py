@@ -7,12 +7,11 @@ leave, pod group statuses are those written at close), producing a new model.
 
 from __future__ import annotations
 
-import difflib
 import random
-import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
@@ -34,7 +33,6 @@ from vspec.framework.registry import (
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup, shallow_copy
-from vspec.model.probes import Probe
 from vspec.model.result import (
     Bind,
     Eviction,
@@ -45,6 +43,9 @@ from vspec.model.result import (
     TaskResult,
 )
 
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
+
 SCHEDULE_PERIOD = timedelta(seconds=1)
 _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
 
@@ -52,6 +53,8 @@ _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipel
 def _unknown(kind: Kind, name: str, known: set[str]) -> str:
     """Said plainly: a did-you-mean only for a near-certain typo (one letter off or two
     swapped), never a far-fetched guess at a name that is simply not loaded."""
+    import difflib
+
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
     if close:
         return f"unknown {kind} {name!r} (did you mean {close[0]!r}?)"
@@ -94,6 +97,8 @@ def plugin_error(exc: Exception) -> PluginError:
     found = culprit(exc)
     text = f"{type(exc).__name__}: {exc}"
     if found is None:
+        import traceback
+
         frames = traceback.extract_tb(exc.__traceback__)
         where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
         return PluginError("engine", text + where)

@@ -8,7 +8,6 @@ did-you-mean from the names the cluster does declare.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +30,8 @@ class _Names:
     def check(self, name: Any, at: At, out: list[SpecError], *, key: bool = False) -> None:
         if not self.missing(name):
             return
+        import difflib  # for an error only
+
         hint = difflib.get_close_matches(name, sorted(self.known), n=1, cutoff=0.6)
         more = f"; did you mean {hint[0]!r}?" if hint else ""
         out.append(at.error(f"no {self.what} {name!r} in the cluster{more}", key=key))

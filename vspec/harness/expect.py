@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from vspec.model.probes import JobProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
 
 
 def check(spec: Spec, result: SimulationResult) -> list[str]:
@@ -213,6 +216,8 @@ def _probe_failures(probes: list[Probe], result: SimulationResult) -> list[str]:
 
 def _probe_subject(probe: Probe) -> str:
     """`` (task c1/p1)``: which object a probe is about, so the index need not be counted."""
+    from vspec.model.probes import JobProbe, TaskProbe, VictimProbe, VictimTasksProbe
+
     if isinstance(probe, TaskProbe):
         return f" (task {probe.task})"
     if isinstance(probe, JobProbe):

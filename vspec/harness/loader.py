@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import ConfError, InvalidFile, Location, SpecError
 from vspec.generate import generate_cluster
-from vspec.harness import kinds, vcjob
+from vspec.harness import kinds
 from vspec.harness import manifests as mf
 from vspec.harness.apirules import (
     label_key_problem,
@@ -63,7 +63,6 @@ from vspec.model.objects import (
     PriorityClass,
     Queue,
 )
-from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.spec import (
     ClusterMode,
     Expect,
@@ -75,6 +74,7 @@ from vspec.model.spec import (
 )
 
 if TYPE_CHECKING:
+    from vspec.model.probes import Probe
     from vspec.model.timeline import Timeline
 
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -637,17 +637,18 @@ class _ClusterBuilder:
             raise at.error(f"cluster.generate is given twice; first at {_where(first)}")
         self.generate_at = at
         # Validated with the spec: its schema embeds generate_schema().
-        cluster = generate_cluster(at.value, self.seed, location=at.location(), validated=True)
+        where = at.location()
+        cluster = generate_cluster(at.value, self.seed, location=where, validated=True)
         for pc in cluster.priority_classes:
-            self.define("priority class", pc.meta, at)
+            self.define("priority class", pc.meta, at, where)
         for queue in cluster.queues:
-            self.define("queue", queue.meta, at)
+            self.define("queue", queue.meta, at, where)
         for node in cluster.nodes:
-            self.define("node", node.meta, at)
+            self.define("node", node.meta, at, where)
         for pg in cluster.pod_groups:
-            self.define("pod group", pg.meta, at)
+            self.define("pod group", pg.meta, at, where)
         for pod in cluster.pods:
-            self.define("pod", pod.meta, at)
+            self.define("pod", pod.meta, at, where)
         self.queues_declared |= bool(cluster.queues)
         self.cluster.priority_classes.extend(cluster.priority_classes)
         self.cluster.queues.extend(cluster.queues)
@@ -664,13 +665,18 @@ class _ClusterBuilder:
                 else:
                     convert(raw, place)
 
-    def define(self, kind: str, meta: ObjectMeta, at: At) -> None:
-        """Record where an object is defined; the second definition is an error. The
-        object must be one the API server would take (:mod:`vspec.harness.apirules`)."""
+    def define(self, kind: str, meta: ObjectMeta, at: At, where: Location | None = None) -> None:
+        """Record where an object is defined (its own location, else ``where``, else
+        ``at``'s, which ``generate`` finds once for thousands of objects); a second
+        definition is an error, unless it is the same object's, at its own location,
+        met again. The object must be one the API server would take
+        (:mod:`vspec.harness.apirules`)."""
         _check_api_rules(kind, meta, at)
-        location = meta.location or at.location()
-        first = self.defined.setdefault((kind, meta.key), location)
-        if first is not location:
+        key = (kind, meta.key)
+        first = self.defined.get(key)
+        if first is None:
+            self.defined[key] = meta.location or where or at.location()
+        elif meta.location is None or first is not meta.location:
             raise at.error(f"{kind} {meta.key!r} is defined twice; first at {_where(first)}")
 
     def priority_class(self, raw: Mapping[str, Any], at: At) -> None:
@@ -785,8 +791,7 @@ class _ClusterBuilder:
         part.cluster.objects = self.cluster.objects  # namespaces' queue annotations
         if self.mode == "deployed":
             default_queues(part.cluster, part.unqueued)
-        for raw, place in part.volcano_jobs:
-            vcjob.admit_and_create(raw, place, part.cluster, self.options, self.mode)
+        _create_volcano_jobs(part.volcano_jobs, part.cluster, self.options, self.mode)
         if self.mode == "deployed":
             admit_pods(part.cluster, self.options)
         _resolve_pod_priorities(part.cluster)
@@ -821,8 +826,7 @@ class _ClusterBuilder:
             deploy_queues(self.cluster, self.options)
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
-        for raw, at in self.volcano_jobs:
-            vcjob.admit_and_create(raw, at, self.cluster, self.options, mode)
+        _create_volcano_jobs(self.volcano_jobs, self.cluster, self.options, mode)
         if mode == "deployed":
             admit_pods(self.cluster, self.options)
         _resolve_pod_priorities(self.cluster)
@@ -875,6 +879,22 @@ def _where(location: Location) -> str:
     if location.line:
         text += f":{location.line}"
     return f"{text} ({location.key})" if location.key else text
+
+
+def _create_volcano_jobs(
+    jobs: list[tuple[Mapping[str, Any], At]],
+    cluster: Cluster,
+    options: SchedulerOptions,
+    mode: ClusterMode,
+) -> None:
+    """Admit each Volcano Job and add what its controller makes. vspec.harness.vcjob is
+    imported only for a spec that has Jobs: most have none."""
+    if not jobs:
+        return
+    from vspec.harness import vcjob
+
+    for raw, at in jobs:
+        vcjob.admit_and_create(raw, at, cluster, options, mode)
 
 
 def _resolve_pod_priorities(cluster: Cluster) -> None:
@@ -1104,6 +1124,9 @@ def _expect_locations(at: At, raw: Mapping[str, Any]) -> Iterable[tuple[str, Loc
 
 
 def _probe(at: At) -> Probe:
+    # Imported here: most specs have no probes, and the module is five data classes.
+    from vspec.model.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
+
     raw: dict[str, Any] = at.value
     location = at.location()
     if "task" in raw:

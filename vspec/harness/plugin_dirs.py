@@ -12,7 +12,6 @@ line it failed on, never as a traceback.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -69,6 +68,8 @@ def _explain(exc: SpecError, directory: Path) -> str:
     if isinstance(cause, SyntaxError) and cause.filename:
         where = f"{cause.filename}:{cause.lineno}"
         return f"plugin module {where} failed to import: {type(cause).__name__}: {cause.msg}"
+    import traceback
+
     frames = [
         f
         for f in traceback.extract_tb(cause.__traceback__)

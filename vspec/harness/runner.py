@@ -11,7 +11,6 @@ import os
 import signal
 import threading
 import time
-import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -125,12 +124,12 @@ def execute(
         if _is_users(exc):
             raise
         _crashed(outcome, exc, invalid=False)
-        outcome.traceback = traceback.format_exc()
+        outcome.traceback = _traceback_text()
     except VspecError as exc:
         _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
     except BaseException as exc:  # an engine bug, a plugin's sys.exit: this spec's error
         _crashed(outcome, exc, invalid=False)
-        outcome.traceback = traceback.format_exc()
+        outcome.traceback = _traceback_text()
     else:
         if messages:
             outcome.status = Verdict.FAILED
@@ -355,7 +354,7 @@ def load_specs(
 
 def _load_crash(exc: BaseException, path: Path) -> SpecOutcome:
     outcome = invalid_outcome(VspecError(f"cannot load: {type(exc).__name__}: {exc}"), path)
-    outcome.traceback = traceback.format_exc()
+    outcome.traceback = _traceback_text()
     return outcome
 
 
@@ -395,8 +394,17 @@ def _crashed(outcome: SpecOutcome, exc: BaseException, *, invalid: bool) -> None
     outcome.messages = [text]
 
 
+def _traceback_text() -> str:
+    """The exception being handled, as Python prints it (for ``-v``)."""
+    import traceback
+
+    return traceback.format_exc()
+
+
 def _where(exc: BaseException) -> str:
     """`` (at vspec/plugins/drf.py:120)``: where the engine was when it raised."""
+    import traceback
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 

@@ -21,7 +21,6 @@ when a document has an error to report, or a check cannot decide.
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import re
 import reprlib
@@ -161,7 +160,7 @@ def validate(doc: Document, kind: Kind, path: tuple[Key, ...] = ()) -> list[Spec
     """The errors of the value at ``path`` of ``doc`` against the definition ``kind``,
     sorted by position; at most :data:`MAX_ERRORS` of them (plus one that counts the rest)."""
     instance = doc.get(path)
-    if _fast_paths().quick(_inlined(kind), instance) is True:
+    if _fast_paths().quick(_raw_schema()["$defs"][kind], instance) is True:
         return []
     errors: list[SpecError] = []
     for error in _validator(kind).iter_errors(instance):
@@ -179,6 +178,8 @@ def validate(doc: Document, kind: Kind, path: tuple[Key, ...] = ()) -> list[Spec
 
 @cache
 def _inlined(kind: Kind) -> Any:
+    """The definition ``kind`` with every ``$ref`` replaced, for jsonschema (which only
+    an invalid document meets)."""
     return _Inliner(_raw_schema()["$defs"]).definition(kind)
 
 
@@ -219,10 +220,15 @@ class _Inliner:
         out = {key: self.inline(value) for key, value in node.items() if key != "$ref"}
         if "$ref" not in node:
             return out
-        target = self.definition(node["$ref"].removeprefix("#/$defs/"))
-        if not out or all(key in ("description", "examples") for key in out):
-            return target
-        return {**out, "allOf": [target, *out.get("allOf", [])]}
+        return _joined(out, self.definition(node["$ref"].removeprefix("#/$defs/")))
+
+
+def _joined(siblings: dict[str, Any], target: Any) -> Any:
+    """What a ``$ref`` to ``target`` beside the keywords ``siblings`` means: the target
+    itself when they only describe it, else both."""
+    if not siblings or all(key in ("description", "examples") for key in siblings):
+        return target
+    return {**siblings, "allOf": [target, *siblings.get("allOf", [])]}
 
 
 # -- fast paths ------------------------------------------------------------------------
@@ -336,11 +342,14 @@ class _FastPaths:
     """jsonschema keyword implementations that skip descending into values whose schema
     :meth:`quick` decides to be valid; anything else goes through jsonschema.
 
-    A schema's check is compiled once, with the checks of its subschemas (the inlined
-    schema has no cycles), so checking a value is a few calls per value."""
+    A schema's check is compiled once, with the checks of its subschemas (the schema
+    has no cycles), so checking a value is a few calls per value. A ``$ref`` is followed
+    when its check is first wanted: inlining the whole schema first cost every run a
+    millisecond or two, for the small part of it that its files use."""
 
     def __init__(self) -> None:
         self.checks: dict[int, Check] = {}  # id(schema) -> check; the schema outlives self
+        self.defs: Mapping[str, Any] = _raw_schema()["$defs"]
 
     def validator_class(self) -> type[Validator]:
         from jsonschema import Draft202012Validator
@@ -366,8 +375,16 @@ class _FastPaths:
             return _undecided
         check = self.checks.get(id(schema))
         if check is None:
-            check = self.checks[id(schema)] = self.compile(schema)
+            check = self.checks[id(schema)] = self.followed(schema)
         return check
+
+    def followed(self, schema: dict[str, Any]) -> Check:
+        """:meth:`compile` of ``schema`` as :class:`_Inliner` inlines it, one level deep."""
+        if "$ref" not in schema:
+            return self.compile(schema)
+        target = self.defs[schema["$ref"].removeprefix("#/$defs/")]
+        joined = _joined({k: v for k, v in schema.items() if k != "$ref"}, target)
+        return self.check_of(target) if joined is target else self.compile(joined)
 
     def compile(self, schema: Mapping[str, Any]) -> Check:
         """An exact check when every keyword of ``schema`` is one of those below. The
@@ -728,6 +745,8 @@ def _translate(doc: Document, base: tuple[Key, ...], error: ValidationError) -> 
 
 
 def _did_you_mean(value: Any, choices: Iterable[Any]) -> str:
+    import difflib  # for an error only, as jsonschema is
+
     hint = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
     return f" (did you mean {hint[0]!r}?)" if hint else ""
 
@@ -744,6 +763,8 @@ def _show(value: Any) -> str:
 def _unknown_keys(
     doc: Document, path: tuple[Key, ...], instance: Any, schema: Mapping[str, Any]
 ) -> Iterable[SpecError]:
+    import difflib
+
     known = list(schema.get("properties", {}))
     for key in instance:
         if key in known:

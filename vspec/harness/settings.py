@@ -13,9 +13,7 @@ default.
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -95,6 +93,8 @@ def _invariants(raw: Any, _pyproject: Path) -> InvariantSettings:
             raise ValueError(f"{key} must be a list of invariant names")
         for name in names:
             if name not in known:
+                import difflib
+
                 hint = difflib.get_close_matches(name, known, n=1)
                 more = f"did you mean {hint[0]!r}?" if hint else f"known: {', '.join(known)}"
                 raise ValueError(f"{key}: unknown invariant {name!r} ({more})")
@@ -178,7 +178,10 @@ def _look_up(start: Path | None) -> ProjectSettings:
 @lru_cache(maxsize=256)
 def _read(path: Path, _mtime_ns: int, _size: int) -> ProjectSettings | None:
     """The settings of one pyproject (None: it has no ``[tool.vspec]``). Cached while the
-    file is unchanged: every spec of a suite asks, and most share one pyproject."""
+    file is unchanged: every spec of a suite asks, and most share one pyproject. (tomllib
+    is imported here: a spec outside any project reads none.)"""
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -205,6 +208,8 @@ def _settings(table: dict[str, Any], path: Path) -> ProjectSettings:
 
 
 def _unknown(key: str) -> str:
+    import difflib
+
     hint = difflib.get_close_matches(key, list(SETTINGS), n=1)
     more = f" (did you mean {hint[0]!r}?)" if hint else f" (known: {', '.join(SETTINGS)})"
     return f"unknown setting {key!r}{more}"

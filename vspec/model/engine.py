@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
-from vspec.model.probes import Probe
 from vspec.model.result import LogRecords, SimulationResult
+
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
 
 # The engines a spec may ask for (``[tool.vspec] engine``); vspec.engines makes them.
 ENGINE_NAMES = ("python",)

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Literal
 from vspec.errors import Location
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster
-from vspec.model.probes import Probe
 
 if TYPE_CHECKING:
+    from vspec.model.probes import Probe
     from vspec.model.timeline import Timeline
 
 # What the scheduler sees besides the declared objects (vspec.harness.deployment).

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import gc
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
 
 # Python's (700, 10, 10) suit small heaps; a spec of thousands of pods keeps millions of
 # objects alive and allocates as many per session, so the default ran the collector
@@ -29,17 +27,3 @@ def tuned_collector() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*thresholds)
-
-
-def exit_process(code: int) -> NoReturn:
-    """End the ``vspec`` process with ``code``, the heap frozen out of the collector's way.
-
-    At exit CPython's finalisation passes the cyclic collector over every object still
-    alive, more than once, only to free memory the kernel takes back anyway: after a
-    5,000-node ``vspec run`` that was 7 of 26 CPU-s, after a 1,000-node one 1.2 of 4.3.
-    Frozen objects are not walked; the rest of a normal exit (atexit handlers, flushing
-    the streams) still happens. Only for the process itself: a caller that goes on
-    (a test calling :func:`vspec.cli.main`) must never freeze its heap.
-    """
-    gc.freeze()
-    sys.exit(code)

@@ -376,7 +376,10 @@ def examine(
         engine=engine,
         thorough=True,
     )
-    return run_checks(inputs, result, disabled=disabled)
+    try:
+        return run_checks(inputs, result, disabled=disabled)
+    finally:
+        inputs.forget()  # else each example's objects wait for the cyclic collector
 
 
 def _timeline_case(case: GeneratedSpec) -> GeneratedTimelineSpec | None:

@@ -187,6 +187,8 @@ class Requests:
         self._of: dict[int, tuple[Pod, Resource]] = {}
         # id -> (the pod, whether its request is nothing, :func:`requests_nothing`).
         self._nothing: dict[int, tuple[Pod, bool]] = {}
+        # id -> (the pod, the dimensions its request is not zero in, :func:`dims`).
+        self._dims: dict[int, tuple[Pod, frozenset[str]]] = {}
         # The same by containers list, for pods of no init container and no overhead,
         # whose request is their containers' alone: the replicas of a generated task
         # share one list, so 11,000 pods are 1,100 requests to work out.
@@ -205,6 +207,14 @@ class Requests:
         kept = self._nothing.get(id(pod))
         if kept is None:
             kept = self._nothing[id(pod)] = (pod, requests_nothing(self(pod)))
+        return kept[1]
+
+    def dims(self, pod: Pod) -> frozenset[str]:
+        """The names of :func:`dims` of the pod's request, kept as its request is: the
+        overcommit and capability checks ask it of every bound pod."""
+        kept = self._dims.get(id(pod))
+        if kept is None:
+            kept = self._dims[id(pod)] = (pod, frozenset(dims(self(pod))))
         return kept[1]
 
     def _request(self, pod: Pod) -> Resource:

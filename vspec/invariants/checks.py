@@ -321,10 +321,16 @@ def _printed_jobs(
 ) -> list[_PrintedJob]:
     request = requests(inputs)
     members = pods_by_job(inputs, view)
-    named = {**{key: _NAMES[status] for key, status in view.statuses.items()}, **statuses}
+    at_start = view.statuses
+
+    def named(key: str) -> str:
+        """The status ``statuses`` gives, else the task's at the cycle's start."""
+        status = statuses.get(key)
+        return _NAMES[at_start[key]] if status is None else status
+
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
-        tasks = {p.meta.key: named[p.meta.key] for p in members.get(uid, [])}
+        tasks = {p.meta.key: named(p.meta.key) for p in members.get(uid, [])}
         ready = sum(s in _READY_STATUSES for s in tasks.values())
         ready += sum(
             tasks[p.meta.key] == "Pending" and _best_effort(request(p))

@@ -27,10 +27,12 @@ that a run starts fast; the command line is :mod:`vspec.fuzz_cli`'s, so that bui
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -38,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.fuzz_cli import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
+from vspec.util.collector import COLLECTOR_THRESHOLDS
 
 if TYPE_CHECKING:
     from vspec.model.engine import Engine
@@ -373,7 +376,10 @@ def examine(
         engine=engine,
         thorough=True,
     )
-    return run_checks(inputs, result, disabled=disabled)
+    try:
+        return run_checks(inputs, result, disabled=disabled)
+    finally:
+        inputs.forget()  # else each example's objects wait for the cyclic collector
 
 
 def _timeline_case(case: GeneratedSpec) -> GeneratedTimelineSpec | None:
@@ -446,6 +452,10 @@ class Fuzzer:
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
         """Batches of examples until ``examples`` ran or ``seconds`` passed (the first);
         shrinking ends by ``seconds + shrink_seconds``."""
+        with _small_heap_collector():
+            return self._run(seconds=seconds, examples=examples, seed_value=seed_value)
+
+    def _run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
         start = time.perf_counter()
         deadline = start + seconds if seconds is not None else float("inf")
         budget = examples if examples is not None else sys.maxsize
@@ -615,6 +625,29 @@ class Fuzzer:
         if case is finding.case:
             return case, finding.messages, 0, note
         return case, last["messages"], stats.kept, note
+
+
+# A young generation that stays in the CPU's caches: an example's objects are few and
+# short-lived, and collecting them a tenth as many at a time as vspec run does (its
+# thresholds are sized for big specs) halves the fuzzer's collector time. Derived, not
+# a literal: Hypothesis draws the integer literals of vspec's source now and then, so
+# a new one would change which examples a seed explores.
+FUZZ_COLLECTOR_THRESHOLDS = (COLLECTOR_THRESHOLDS[0] // 10, 10, 10)
+
+
+@contextmanager
+def _small_heap_collector() -> Iterator[None]:
+    """The fuzzer's collector: what is alive when the run starts (modules, strategies)
+    outlives it, so it is kept out of the full passes (Hypothesis forces one at the
+    first example: 20-40 ms), and the young generation is small."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*FUZZ_COLLECTOR_THRESHOLDS)
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def reproduces(path: Path, engine: Engine) -> bool:

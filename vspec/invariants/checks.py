@@ -117,9 +117,8 @@ def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list
             for pod in held.get(name, ()):
                 used.add(request(pod))
             for key in bound:
-                r = request(view.pods[key])
-                used.add(r)
-                names |= set(dims(r))
+                used.add(request(view.pods[key]))
+                names |= request.dims(view.pods[key])
             limit = allocatable(nodes[name])
             over = exceeds(used, limit, names)
             if over:
@@ -200,11 +199,17 @@ def _capability_applies(inputs: InvariantInputs) -> bool:
     return enabled(conf, "proportion", "allocatable") or enabled(conf, "capacity", "allocatable")
 
 
+_ALLOCATED = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running)
+
+
 def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     request = requests(inputs)
     messages: list[str] = []
     jobs = session_jobs(inputs)
-    queues = {q.meta.name: q for q in inputs.cluster.queues}
+    named = {q.meta.name: q for q in inputs.cluster.queues}
+    queues = {name: q for name, q in named.items() if q.capability}
+    if not queues:
+        return []  # no capability, nothing to exceed
     for view in cycles(inputs, result):
         evicted = {e.task for e in view.evictions}
         bound = {b.task for b in view.binds if b.task in view.pods}
@@ -213,31 +218,30 @@ def _capability_check(inputs: InvariantInputs, result: SimulationResult) -> list
         for key in bound:
             uid = job_ids[key]
             if uid in jobs.pod_groups:
-                touched.setdefault(jobs.queue(uid), set()).update(dims(request(view.pods[key])))
-        for name, requested in touched.items():
-            queue = queues.get(name)
-            if queue is None or not queue.capability:
+                touched.setdefault(jobs.queue(uid), set()).update(request.dims(view.pods[key]))
+        limited = {name: queues[name] for name in touched if name in queues}
+        if not limited:
+            continue
+        # Each limited queue's allocated pods, summed in one pass over the pods.
+        allocated = {name: Resource() for name in limited}
+        for key, pod in view.pods.items():
+            uid = job_ids[key]
+            if key in evicted or uid not in jobs.pod_groups:
                 continue
+            used = allocated.get(jobs.queue(uid))
+            if used is not None and (key in bound or statuses[key] in _ALLOCATED):
+                used.add(request(pod))
+        for name, queue in limited.items():
             capability = resources_of([queue.capability])
             guarantee = resources_of([queue.guarantee])
             # Judged: dimensions the capability limits (a zero cpu/memory means unlimited
             # to proportion), the binds request, and the guarantee does not exceed.
             names = {
                 n
-                for n in set(dims(capability)) & requested
+                for n in set(dims(capability)) & touched[name]
                 if n != "pods" and guarantee.get(n) <= capability.get(n)
             }
-            used = Resource()
-            for key, pod in view.pods.items():
-                uid = job_ids[key]
-                if key in evicted or uid not in jobs.pod_groups or jobs.queue(uid) != name:
-                    continue
-                if key in bound or statuses[key] in (
-                    TaskStatus.Bound,
-                    TaskStatus.Binding,
-                    TaskStatus.Running,
-                ):
-                    used.add(request(pod))
+            used = allocated[name]
             over = exceeds(used, capability, names)
             if over:
                 messages.append(
@@ -317,10 +321,16 @@ def _printed_jobs(
 ) -> list[_PrintedJob]:
     request = requests(inputs)
     members = pods_by_job(inputs, view)
-    named = {**{key: _NAMES[status] for key, status in view.statuses.items()}, **statuses}
+    at_start = view.statuses
+
+    def named(key: str) -> str:
+        """The status ``statuses`` gives, else the task's at the cycle's start."""
+        status = statuses.get(key)
+        return _NAMES[at_start[key]] if status is None else status
+
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
-        tasks = {p.meta.key: named[p.meta.key] for p in members.get(uid, [])}
+        tasks = {p.meta.key: named(p.meta.key) for p in members.get(uid, [])}
         ready = sum(s in _READY_STATUSES for s in tasks.values())
         ready += sum(
             tasks[p.meta.key] == "Pending" and _best_effort(request(p))

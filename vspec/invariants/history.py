@@ -187,10 +187,15 @@ class Requests:
         self._of: dict[int, tuple[Pod, Resource]] = {}
         # id -> (the pod, whether its request is nothing, :func:`requests_nothing`).
         self._nothing: dict[int, tuple[Pod, bool]] = {}
+        # id -> (the pod, the dimensions its request is not zero in, :func:`dims`).
+        self._dims: dict[int, tuple[Pod, frozenset[str]]] = {}
         # The same by containers list, for pods of no init container and no overhead,
         # whose request is their containers' alone: the replicas of a generated task
         # share one list, so 11,000 pods are 1,100 requests to work out.
         self._by_containers: dict[int, tuple[object, Resource]] = {}
+        # id of a request -> (it, whether it is nothing, its dimensions): what the two
+        # above say of it, worked out once per request object, not once per replica.
+        self._facts: dict[int, tuple[Resource, bool, frozenset[str]]] = {}
 
     def __call__(self, pod: Pod) -> Resource:
         kept = self._of.get(id(pod))
@@ -204,8 +209,23 @@ class Requests:
         Pending pod."""
         kept = self._nothing.get(id(pod))
         if kept is None:
-            kept = self._nothing[id(pod)] = (pod, requests_nothing(self(pod)))
+            kept = self._nothing[id(pod)] = (pod, self._facts_of(self(pod))[1])
         return kept[1]
+
+    def dims(self, pod: Pod) -> frozenset[str]:
+        """The names of :func:`dims` of the pod's request, kept as its request is: the
+        overcommit and capability checks ask it of every bound pod."""
+        kept = self._dims.get(id(pod))
+        if kept is None:
+            kept = self._dims[id(pod)] = (pod, self._facts_of(self(pod))[2])
+        return kept[1]
+
+    def _facts_of(self, request: Resource) -> tuple[Resource, bool, frozenset[str]]:
+        kept = self._facts.get(id(request))
+        if kept is None:
+            kept = (request, requests_nothing(request), frozenset(dims(request)))
+            self._facts[id(request)] = kept
+        return kept
 
     def _request(self, pod: Pod) -> Resource:
         if pod.init_containers or pod.overhead:

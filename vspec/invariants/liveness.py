@@ -31,8 +31,8 @@ from vspec.invariants.history import (
     exceeds,
     node_affinity_fails,
     node_filters,
-    placed_by_us,
     plugin_entries,
+    pods_by_job,
     requests,
     session_jobs,
     taint_fails,
@@ -83,12 +83,9 @@ class FirstCycle:
     def _of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
         view = cycles(inputs, result)[0]
         jobs = session_jobs(inputs)
-        members: dict[str, list[Pod]] = {}
-        job_ids = view.job_ids
-        for key, pod in view.pods.items():
-            uid = job_ids[key]
-            if uid in jobs.pod_groups and (placed_by_us(pod, inputs.conf) or pod.node_name):
-                members.setdefault(uid, []).append(pod)
+        members = {
+            uid: pods for uid, pods in pods_by_job(inputs, view).items() if uid in jobs.pod_groups
+        }
         return cls(inputs, view, jobs, members, requests(inputs))
 
     def pending(self, uid: str) -> list[Pod]:

@@ -181,18 +181,19 @@ def gang_ready(
     minMember is at least the sum of the per-role minimums, every role reaches its own.
     ``statuses``: every pod's status; ``nothing``: whether a pod is best-effort
     (:func:`best_effort`, or a memo of it)."""
+    # The roles are counted only where their minimums are judged.
+    by_role = bool(pg.min_task_member) and pg.min_member >= sum(pg.min_task_member.values())
     placed = 0
     roles: Counter[str] = Counter()
     for pod in pods:
         status = statuses[pod.meta.key]
         if status in PLACED or (status is TaskStatus.Pending and nothing(pod)):
             placed += 1
-            roles[task_role(pod)] += 1
+            if by_role:
+                roles[task_role(pod)] += 1
     if placed < pg.min_member:
         return False
-    if pg.min_member < sum(pg.min_task_member.values()):
-        return True
-    return all(roles[role] >= n for role, n in pg.min_task_member.items())
+    return not by_role or all(roles[role] >= n for role, n in pg.min_task_member.items())
 
 
 def placed_count(pods: Sequence[Pod], statuses: Mapping[str, TaskStatus]) -> int:

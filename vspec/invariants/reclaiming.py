@@ -345,7 +345,7 @@ def _allocatable_bound(conf: SchedulerConf) -> bool:
 
 def _within_deserved_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     """Judged on the last cycle, whose pipelined tasks the result records."""
-    if not result.pipelined or not _shares_judged(inputs.cluster):
+    if not any(result.pipelined.values()) or not _shares_judged(inputs.cluster):
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]

@@ -303,8 +303,9 @@ class Resolutions:
         while True:
             if state != self._state:
                 self._state, self._found = state, {}
-            if key in self._found:
-                return cast(T, self._found[key])
+            kept = self._found.get(key, self)  # self: nothing kept
+            if kept is not self:
+                return cast(T, kept)
             found = check()
             after = _state()
             if after == state:
@@ -319,6 +320,8 @@ RESOLUTIONS = Resolutions()  # the registries' own: dropped whenever one of them
 def _state() -> Hashable:
     """What a lookup's answer depends on: every registry's stamp in the scope."""
     scope = _scope.get()
+    if not scope.dirs and not _process_dirs:
+        return PLUGINS.stamp, ACTIONS.stamp  # no plugins dir: what it replaces is moot
     dirs = tuple(_in_scope())
     return (
         PLUGINS.stamp,

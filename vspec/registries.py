@@ -7,23 +7,34 @@ whose registrations are undone afterwards, instead of clearing private dicts by 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 T = TypeVar("T")
 
 
 class Registry(Generic[T]):
     """Entries by name in registration order; registering a name again replaces the
-    entry in place (a user plugin may replace a built-in of its name)."""
+    entry in place (a user plugin may replace a built-in of its name).
+
+    Every change takes a new :attr:`stamp`, unique among all registries, so that what
+    was derived from their entries can be kept until one of them changes."""
+
+    _stamps: ClassVar[Iterator[int]] = itertools.count(1)
 
     def __init__(self, kind: str) -> None:
         self.kind = kind  # "action", "plugin", "invariant": how messages call an entry
         self._entries: dict[str, T] = {}
+        self.stamp = next(Registry._stamps)
+
+    def _changed(self) -> None:
+        self.stamp = next(Registry._stamps)
 
     def register(self, name: str, entry: T) -> T:
         self._entries[name] = entry
+        self._changed()
         return entry
 
     def get(self, name: str, default: T | None = None) -> T | None:
@@ -53,10 +64,11 @@ class Registry(Generic[T]):
         return self._entries[name]
 
     def __setitem__(self, name: str, entry: T) -> None:
-        self._entries[name] = entry
+        self.register(name, entry)
 
     def __delitem__(self, name: str) -> None:
         del self._entries[name]
+        self._changed()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
@@ -70,3 +82,4 @@ class Registry(Generic[T]):
         finally:
             self._entries.clear()
             self._entries.update(saved)
+            self._changed()

@@ -49,3 +49,21 @@ def test_a_module_that_failed_to_import_is_not_kept(tmp_path: Path) -> None:
         getattr(m, "__file__", None) == str(tmp_path / "broken.py")
         for m in list(sys.modules.values())
     )
+
+
+@pytest.mark.usefixtures("isolated_registry")
+def test_a_checked_conf_sees_what_registers_after_it(tmp_path: Path) -> None:
+    """The check of a conf is kept only while the registries stay the same: a plugin
+    registered later is found, and a conf naming a missing one fails every time."""
+    from vspec.errors import ConfError
+    from vspec.framework.scheduler import check_conf
+    from vspec.model.conf import PluginOption, SchedulerConf, Tier
+
+    conf = SchedulerConf(["allocate"], [Tier([PluginOption("late")])])
+    for _ in range(2):
+        with pytest.raises(ConfError, match="late"):
+            check_conf(conf)
+    (tmp_path / "late.py").write_text(PLUGIN.format(name="late"))
+    load_plugins_dir(tmp_path)
+    assert check_conf(conf).plugins["late"] is get_plugin("late")
+    assert check_conf(conf) is check_conf(conf)

@@ -84,7 +84,7 @@ def record_job_status_event(ssn: Session, job: JobInfo, update_pg: bool) -> None
     if pg.phase in ("Unknown", "Pending", "Inqueue"):
         message = (
             f"{job.count(TaskStatus.Pending)}/{len(job.tasks)} tasks in gang unschedulable: "
-            f"{job.fit_error()}"
+            f"{ssn.closing_fit_error(job)}"
         )
         ssn.record_pod_group_event(job, "Warning", "Unschedulable", message)
     elif update_pg:

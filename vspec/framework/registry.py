@@ -25,13 +25,13 @@ import importlib
 import importlib.util
 import pkgutil
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, cast
 
 from vspec.errors import SpecError, VspecError
 from vspec.framework.interface import Action, ArgumentSpec, Plugin
@@ -284,6 +284,53 @@ def _module_name(path: Path) -> str:
 
 
 T = TypeVar("T")
+
+
+class Resolutions:
+    """What lookups of a configuration's names found and checked, kept while the
+    registries and the scope stay as they were: a directory of specs, or a fuzz run,
+    names the same few confs, each checked by the loader and by every scheduler (some
+    thirty lookups), when one check per distinct conf is enough."""
+
+    def __init__(self) -> None:
+        self._state: Hashable = None
+        self._found: dict[Hashable, object] = {}
+
+    def get(self, key: Hashable, check: Callable[[], T]) -> T:
+        """``check()``'s answer for ``key`` in this state; asked again whenever the state
+        moved, as a check may import the built-in modules it names, which register."""
+        state = _state()
+        while True:
+            if state != self._state:
+                self._state, self._found = state, {}
+            kept = self._found.get(key, self)  # self: nothing kept
+            if kept is not self:
+                return cast(T, kept)
+            found = check()
+            after = _state()
+            if after == state:
+                self._found[key] = found
+                return found
+            state = after
+
+
+RESOLUTIONS = Resolutions()  # the registries' own: dropped whenever one of them changes
+
+
+def _state() -> Hashable:
+    """What a lookup's answer depends on: every registry's stamp in the scope."""
+    scope = _scope.get()
+    if not scope.dirs and not _process_dirs:
+        return PLUGINS.stamp, ACTIONS.stamp  # no plugins dir: what it replaces is moot
+    dirs = tuple(_in_scope())
+    return (
+        PLUGINS.stamp,
+        ACTIONS.stamp,
+        scope.replaces,
+        dirs,
+        tuple(None if d not in _DIR_PLUGINS else _DIR_PLUGINS[d].stamp for d in dirs),
+        tuple(None if d not in _DIR_ACTIONS else _DIR_ACTIONS[d].stamp for d in dirs),
+    )
 
 
 def _lookup(

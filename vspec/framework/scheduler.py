@@ -8,8 +8,9 @@ leave, pod group statuses are those written at close), producing a new model.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from vspec.framework.interface import Action, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import (
+    RESOLUTIONS,
     Kind,
     action_names,
     conflict,
@@ -61,15 +63,33 @@ def _unknown(kind: Kind, name: str, known: set[str]) -> str:
     return f"no {kind} {name!r} is registered; is --plugins-dir missing?"
 
 
-def check_conf(conf: SchedulerConf) -> dict[str, type[Plugin]]:
+@dataclass(frozen=True)
+class Resolved:
+    """The classes of a checked conf's actions (in order) and plugins (by name)."""
+
+    actions: tuple[type[Action], ...]
+    plugins: Mapping[str, type[Plugin]]
+
+
+def check_conf(conf: SchedulerConf) -> Resolved:
     """Every action and plugin the conf names must be registered, once, in the current
     registry scope (a plugins dir that clashes with a built-in is an error naming both);
-    returns the plugins' classes (:func:`plugin_classes`), which a scheduler keeps."""
+    returns their classes, which a scheduler keeps. Checked once per distinct list of
+    names while the registries stay the same (:class:`~vspec.framework.registry.Resolutions`):
+    only a conf that fails is checked every time, to be told where."""
+    names = (tuple(conf.actions), tuple(conf.plugin_names()))
+    return RESOLUTIONS.get(names, lambda: _check_conf(conf))
+
+
+def _check_conf(conf: SchedulerConf) -> Resolved:
+    actions = []
     for name in conf.actions:
-        if get_action(name) is None:
+        cls = get_action(name)
+        if cls is None:
             raise ConfError(_unknown("action", name, action_names()))
         if conflict("action", name):
             raise ConfError(conflict("action", name))
+        actions.append(cls)
     classes = plugin_classes(conf)
     for tier in conf.tiers:
         for option in tier.plugins:
@@ -78,16 +98,7 @@ def check_conf(conf: SchedulerConf) -> dict[str, type[Plugin]]:
             why = conflict("plugin", option.name)
             if why:
                 raise ConfError(why, option.location)
-    return classes
-
-
-def _build_actions(conf: SchedulerConf) -> list[Action]:
-    actions = []
-    for name in conf.actions:
-        cls = get_action(name)
-        assert cls is not None
-        actions.append(cls())
-    return actions
+    return Resolved(tuple(actions), classes)
 
 
 def plugin_error(exc: Exception) -> PluginError:
@@ -140,11 +151,12 @@ class Scheduler:
         verbosity: int = 3,
         recorder: Recorder = NO_RECORDER,
     ) -> None:
-        self.plugin_classes = check_conf(conf)
+        resolved = check_conf(conf)
+        self.plugin_classes = resolved.plugins
         self.conf = conf
         self.log = Klog(verbosity)
         self.rng = random.Random(seed)
-        self.actions = _build_actions(conf)
+        self.actions = [cls() for cls in resolved.actions]
         self.state = SchedulerState()
         self.recorder = recorder
         # Volcano's cache lives as long as the process, fed the cluster's changes.

@@ -125,6 +125,7 @@ class Session(SessionPlugins):
         self.score_memo: NodeMemo[float] = NodeMemo()
         # The nodes as columns, once an action asked (vspec.framework.columnar).
         self.columns: NodeColumns | None = None
+        self._closing_fit_errors: dict[str, str] = {}
 
     def release(self) -> None:
         """What Volcano's ``closeSession`` sets to nil (jobs, nodes, plugins, event
@@ -138,6 +139,16 @@ class Session(SessionPlugins):
         self.plugins = {}
         self.event_handlers = []
         self.clear()
+
+    def closing_fit_error(self, job: JobInfo) -> str:
+        """``job.FitError()`` once the actions are done: gang's condition and the job
+        updater's event both print it at close, and nothing in between changes a job's
+        tasks or fit errors, so it is worked out once (it was a fortieth of a small spec's
+        engine time)."""
+        found = self._closing_fit_errors.get(job.uid)
+        if found is None:
+            found = self._closing_fit_errors[job.uid] = job.fit_error()
+        return found
 
     def pod_info(self, pod: Pod) -> PodInfo:
         """What Kubernetes derives from ``pod`` alone, derived once for every plugin (and

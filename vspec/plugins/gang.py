@@ -151,11 +151,12 @@ class GangPlugin(Plugin):
                 last_transition_time=ssn.now,
             )
         unready = job.min_available - schedulable_task_num(job)
+        why = ssn.closing_fit_error(job)
         return Condition(
             type=UNSCHEDULABLE,
             status="True",
             reason=NOT_ENOUGH_RESOURCES,
-            message=f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job.fit_error()}",
+            message=f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {why}",
             transition_id=ssn.uid,
             last_transition_time=ssn.now,
         )

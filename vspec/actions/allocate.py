@@ -23,7 +23,7 @@ from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.util.node_memo import NodeMemo
+from vspec.util.node_memo import NodeMemo, NodeTable
 from vspec.util.predicate_helper import PredicateFn, PredicateHelper, Verdict
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
@@ -200,9 +200,9 @@ class Allocate(ErrorCacheAction):
                 )
                 found = len(rows) > 0
             else:
-                fn = self._predicate_fn(ssn, task)
+                fn, memo = self._predicate_fn(ssn, task)
                 nodes, fit_errors = helper.predicate_nodes(
-                    ssn, task, all_nodes, fn, self.enable_predicate_error_cache
+                    ssn, task, all_nodes, fn, self.enable_predicate_error_cache, memo
                 )
                 found = bool(nodes)
             if not found:
@@ -223,12 +223,15 @@ class Allocate(ErrorCacheAction):
         elif not ssn.job_pipelined(job):
             stmt.discard()
 
-    def _predicate_fn(self, ssn: Session, task: TaskInfo) -> PredicateFn:
+    def _predicate_fn(
+        self, ssn: Session, task: TaskInfo
+    ) -> tuple[PredicateFn, NodeTable[list[Status] | None] | None]:
         """The resource check, then the plugins' predicates; memoised per node when every
-        predicate is node-local for the task (asked after its PrePredicate ran)."""
+        predicate is node-local for the task (asked after its PrePredicate ran), with
+        the memo's table."""
         plugins_key = ssn.node_local_key("predicate", task)
         if plugins_key is None:
-            return lambda task, node: predicate(ssn, task, node)
+            return (lambda task, node: predicate(ssn, task, node)), None
         table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
 
         def memoised(task: TaskInfo, node: NodeInfo) -> Verdict:
@@ -240,7 +243,7 @@ class Allocate(ErrorCacheAction):
             table[node.name] = (node.version, None if fe is None else fe.statuses)
             return fe
 
-        return memoised
+        return memoised, table
 
     @staticmethod
     def _best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:

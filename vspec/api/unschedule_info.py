@@ -133,11 +133,18 @@ class FitErrors:
         if isinstance(err, list):
             self._entries[node_name] = err
             self._unbuilt = True
-        elif isinstance(err, FitError):
-            err.node_name = node_name
-            self._entries[node_name] = err
         else:
-            self._entries[node_name] = FitError("", "", node_name, [Status(Code.Error, str(err))])
+            self._entries[node_name] = _fit_error(node_name, err)
+
+    def set_node_errors(self, errors: list[tuple[str, Exception | list[Status]]]) -> None:
+        """:meth:`set_node_error` for each (node, error) in order, the statuses at once."""
+        if self._coded is not None:
+            self.nodes  # noqa: B018 - the coded errors become entries first
+        entries = self._entries
+        entries.update(cast(list[tuple[str, FitError | list[Status]]], errors))
+        self._unbuilt = True
+        for node_name, err in [e for e in errors if e[1].__class__ is not list]:
+            entries[node_name] = _fit_error(node_name, cast(Exception, err))
 
     def unschedulable_and_unresolvable_nodes(self) -> set[str]:
         coded = self._coded
@@ -165,6 +172,15 @@ class FitErrors:
                 s.reason for e in self._entries.values() for s in _statuses(e) if s.reason
             )
         return f"{self.err}: {', '.join(entries)}."
+
+
+def _fit_error(node_name: str, err: Exception) -> FitError:
+    """``err`` as the FitError of ``node_name``: a FitError renamed, another error
+    wrapped."""
+    if isinstance(err, FitError):
+        err.node_name = node_name
+        return err
+    return FitError("", "", node_name, [Status(Code.Error, str(err))])
 
 
 def _statuses(entry: FitError | list[Status]) -> list[Status]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
@@ -50,14 +50,16 @@ class PredicateHelper:
         nodes: list[NodeInfo],
         fn: PredicateFn,
         enable_error_cache: bool,
+        memo: _Memo | None = None,
     ) -> tuple[list[NodeInfo], FitErrors]:
+        """``memo``: the verdicts ``fn`` keeps per node (statuses or None), if any; they
+        are read for all nodes at once, and ``fn`` runs only where none is current."""
         fe = FitErrors(task)
         if not task.task_role:
             enable_error_cache = False
         total = len(nodes)
         if total == 0:
             return [], fe
-        to_find = num_feasible_nodes_to_find(total, ssn.options)
         group = f"{task.job}/{task.task_role}"
         self._uncode(group, ssn)
         node_errors = self.error_cache.get(group)
@@ -66,42 +68,16 @@ class PredicateHelper:
             node_errors = {}
         state = ssn.state
         offset = state.last_processed_node_index
-        log = ssn.log
-        verbose = log.enabled(4)
-        failures = _FailureLines(ssn, task) if log.enabled(3) else None
-        found: list[NodeInfo] = []
         start = offset % total
-        processed = total
         ordered = nodes[start:] + nodes[:start]
-        for index, node in enumerate(ordered):
-            name = node.name
-            if verbose:
-                log.v(
-                    4,
-                    f"Considering Task <{task.namespace}/{task.name}> on node <{name}>: "
-                    f"<{task.resreq}> vs. <{node.idle}>",
-                )
-            if use_cache:
-                cached = node_errors.get(name)
-                if cached is not None:
-                    fe.set_node_error(name, cached)
-                    continue
-            err = fn(task, node)
-            if err is not None:
-                if failures is not None:
-                    failures.log(name, err)
-                node_errors[name] = err
-                fe.set_node_error(name, err)
-                continue
-            if len(found) == to_find:
-                processed = index + 1
-                break  # Volcano cancels the workers once one node too many fits
-            found.append(node)
+        to_find = num_feasible_nodes_to_find(total, ssn.options)
+        walk = _Pass(ssn, task, fn, fe, to_find, (node_errors, use_cache))
+        processed = walk.run(ordered, memo)
         if node_errors:
             self.error_cache[group] = node_errors
         state.last_processed_node_index = (offset + processed) % total
-        ssn.recorder.predicated(ssn, task, ordered, processed, found, fe)
-        return found, fe
+        ssn.recorder.predicated(ssn, task, ordered, processed, walk.found, fe)
+        return walk.found, fe
 
     def predicate_rows(
         self,
@@ -215,6 +191,108 @@ class PredicateHelper:
             node_errors[names[row]] = statuses[codes[row] - 1]
 
 
+_Memo = dict[str, tuple[int, list[Status] | None]]  # a NodeTable of predicate verdicts
+_Failed = list[tuple[str, Exception | list[Status]]]
+
+
+class _Pass:
+    """One :meth:`PredicateHelper.predicate_nodes` pass in Volcano's order. Nodes whose
+    verdicts are known (cached or memoised) run no plugin code: their V(3) lines are
+    logged in bulk before the next line something else logs (``fn``'s plugins, V(4)),
+    and the fit errors and cache entries of the whole pass at its end."""
+
+    __slots__ = (
+        "errors",
+        "fe",
+        "fn",
+        "found",
+        "lines",
+        "log",
+        "logged",
+        "task",
+        "to_find",
+        "use_cache",
+    )
+
+    def __init__(
+        self,
+        ssn: Session,
+        task: TaskInfo,
+        fn: PredicateFn,
+        fe: FitErrors,
+        to_find: int,
+        cache: tuple[dict[str, Exception | list[Status]], bool],
+    ) -> None:
+        """``cache``: the group's error cache, and whether its errors are reused."""
+        self.task, self.fn, self.fe, self.to_find = task, fn, fe, to_find
+        self.errors, self.use_cache = cache
+        self.log = ssn.log
+        self.lines = _FailureLines(ssn, task) if self.log.enabled(3) else None
+        self.logged = 0  # how many of the pass's new failures have their line
+        self.found: list[NodeInfo] = []
+
+    def run(self, ordered: list[NodeInfo], memo: _Memo | None) -> int:
+        """How many nodes of ``ordered`` were looked at (Volcano cancels its workers
+        once one node too many fits)."""
+        get = (memo or {}).get
+        cached = self.errors.get if self.use_cache else None
+        verbose = self.log.enabled(4)
+        found, to_find = self.found, self.to_find
+        fresh: _Failed = []  # new failures: cached, logged, fit errors
+        failing: _Failed = []  # those and cached failures: fit errors
+        processed = len(ordered)
+        for index, node in enumerate(ordered):
+            name = node.name
+            if verbose:
+                self._considering(node, fresh)
+            if cached is not None and (err := cached(name)) is not None:
+                failing.append((name, err))
+                continue
+            hit = get(name)
+            if hit is not None and hit[0] == node.version:
+                verdict: Verdict = hit[1]
+            else:
+                verdict = self._ask(node, fresh)
+            if verdict is not None:
+                failing.append(pair := (name, verdict))
+                fresh.append(pair)
+            elif len(found) == to_find:
+                processed = index + 1
+                break
+            else:
+                found.append(node)
+        self._log_known(fresh)
+        self.errors.update(fresh)
+        self.fe.set_node_errors(failing)
+        return processed
+
+    def _considering(self, node: NodeInfo, fresh: _Failed) -> None:
+        task = self.task
+        self._log_known(fresh)
+        self.log.v(
+            4,
+            f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
+            f"<{task.resreq}> vs. <{node.idle}>",
+        )
+
+    def _ask(self, node: NodeInfo, fresh: _Failed) -> Verdict:
+        """``fn``'s verdict on ``node``, its V(3) line logged after those before it."""
+        self._log_known(fresh)
+        err = self.fn(self.task, node)
+        if err is not None and self.lines is not None:
+            self.lines.log(node.name, err)
+            self.logged += 1
+        if isinstance(err, FitError):
+            err.node_name = node.name  # as set_node_error renames it (Volcano's pointer)
+        return err
+
+    def _log_known(self, fresh: _Failed) -> None:
+        """The V(3) lines of the known failures not logged yet."""
+        if self.lines is not None and len(fresh) > self.logged:
+            self.lines.extend(cast(list[tuple[str, list[Status]]], fresh[self.logged :]))
+            self.logged = len(fresh)
+
+
 def _log_failures(
     ssn: Session,
     task: TaskInfo,
@@ -251,14 +329,13 @@ class _FailureLines:
     between (a plugin's, the V(4) "Considering" line) starts the next block, so the
     log's order is the order of the calls."""
 
-    __slots__ = ("_block", "_log", "_name", "_namespace", "_nodes", "_statuses")
+    __slots__ = ("_block", "_failed", "_log", "_name", "_namespace")
 
     def __init__(self, ssn: Session, task: TaskInfo) -> None:
         self._log = ssn.log
         self._namespace, self._name = task.namespace, task.name
         self._block: LogBlock | None = None
-        self._nodes: list[str] = []
-        self._statuses: list[list[Status]] = []
+        self._failed: list[tuple[str, list[Status]]] = []
 
     def log(self, node_name: str, err: Exception | list[Status]) -> None:
         """The line for ``err`` on ``node_name``; a FitError's text is that of its parts
@@ -278,18 +355,18 @@ class _FailureLines:
         else:
             self._log.v(3, f"{FAILED_HEAD}{err}")
             return
-        block = self._block
-        if block is not None and self._log.lines.grow(block):
-            self._nodes.append(node_name)
-            self._statuses.append(statuses)
-        else:
-            self._start(node_name, statuses)
+        self.extend([(node_name, statuses)])
 
-    def _start(self, node_name: str, statuses: list[Status]) -> None:
+    def extend(self, failed: list[tuple[str, list[Status]]]) -> None:
+        """The lines of nodes that failed with these statuses, in order."""
+        block = self._block
+        if block is not None and self._log.lines.grow(block, len(failed)):
+            self._failed.extend(failed)
+            return
         namespace, name = self._namespace, self._name
-        nodes, reasons = self._nodes, self._statuses = [node_name], [statuses]
+        pairs = self._failed = list(failed)
 
         def render(i: int) -> str:
-            return fit_error_text(namespace, name, nodes[i], reasons[i])
+            return fit_error_text(namespace, name, *pairs[i])
 
-        self._block = self._log.block(3, FAILED_HEAD, render, 1)
+        self._block = self._log.block(3, FAILED_HEAD, render, len(pairs))

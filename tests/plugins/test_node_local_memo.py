@@ -154,9 +154,29 @@ def test_verdict_memo_reused_per_task_and_invalidated_by_a_node_change() -> None
     assert action._predicate_fn(ssn, p3)[0](p3, n1) is None
     assert calls[0] == 2
     # Another session's allocate starts afresh.
-    action._verdicts = type(action._verdicts)()
+    action._verdicts, action._plugin_verdicts = NodeMemo(), NodeMemo()
     assert action._predicate_fn(ssn, p3)[0](p3, n1) is None
     assert calls[0] == 3
+
+
+def test_tasks_that_differ_only_in_their_requests_share_the_plugins_verdict() -> None:
+    big = pod("ns1", "big", "pg1", {"cpu": 2})
+    huge = pod("ns1", "huge", "pg1", {"cpu": 8})
+    ssn = session(_cluster(_pending("p1"), big, huge), [PREDICATES], verbosity=3)
+    calls = _counting(ssn, "predicate", "predicates")
+    n1 = ssn.nodes["n1"]
+    p1, p2, p3 = (_prepared(ssn, key) for key in ("ns1/p1", "ns1/big", "ns1/huge"))
+    action = Allocate()
+    assert action._predicate_fn(ssn, p1)[0](p1, n1) is None
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
+    assert calls[0] == 1  # another request, the same plugins' key: their verdict reused
+    assert _fit_error(p3, n1, action._predicate_fn(ssn, p3)[0](p3, n1)).reasons() == [
+        "Insufficient cpu"
+    ]
+    assert calls[0] == 1  # short of resources: the plugins are not asked
+    ssn.statement().allocate(p1, n1)
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
+    assert calls[0] == 2  # the node changed
 
 
 def _fit_error(task: TaskInfo, node: NodeInfo, verdict: Verdict) -> FitError:

@@ -34,12 +34,19 @@ if TYPE_CHECKING:
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
     """Allocate's predicate: the task must fit the node's FutureIdle, then the plugins'."""
-    future_idle = node.future_idle_view()
-    if not task.init_resreq.less_equal(future_idle, ZERO):
-        short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
-        status = Status(Code.Unschedulable, insufficient_resource_reason(short))
-        return FitError.with_status(task, node.name, status)
+    short = _short_of_resources(task, node)
+    if short is not None:
+        return short
     return ssn.predicate_for_allocate_action(task, node)
+
+
+def _short_of_resources(task: TaskInfo, node: NodeInfo) -> FitError | None:
+    future_idle = node.future_idle_view()
+    if task.init_resreq.less_equal(future_idle, ZERO):
+        return None
+    short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
+    status = Status(Code.Unschedulable, insufficient_resource_reason(short))
+    return FitError.with_status(task, node.name, status)
 
 
 def _no_best_node(task: TaskInfo) -> EngineError:
@@ -58,12 +65,15 @@ class Allocate(ErrorCacheAction):
 
     def __init__(self) -> None:
         super().__init__()
-        # This session's verdicts of node-local predicates (None: fits), see _predicate_fn.
+        # This session's verdicts of node-local predicates (None: fits), see _predicate_fn:
+        # of the whole predicate per request and plugins' key, and of the plugins alone
+        # per plugins' key (tasks that differ only in their requests share it).
         self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
+        self._plugin_verdicts: NodeMemo[list[Status] | None] = NodeMemo()
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)
-        self._verdicts = NodeMemo()
+        self._verdicts, self._plugin_verdicts = NodeMemo(), NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
@@ -233,13 +243,21 @@ class Allocate(ErrorCacheAction):
         if plugins_key is None:
             return (lambda task, node: predicate(ssn, task, node)), None
         table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
+        plugins_table = self._plugin_verdicts.table(plugins_key)
 
         def memoised(task: TaskInfo, node: NodeInfo) -> Verdict:
             hit = table.get(node.name)
             if hit is not None and hit[0] == node.version:
                 # The statuses of the task's FitError (shared, never mutated), or None.
                 return hit[1]
-            fe = predicate(ssn, task, node)
+            fe = _short_of_resources(task, node)
+            if fe is None:
+                hit = plugins_table.get(node.name)
+                if hit is not None and hit[0] == node.version:
+                    table[node.name] = hit
+                    return hit[1]
+                fe = ssn.predicate_for_allocate_action(task, node)
+                plugins_table[node.name] = (node.version, None if fe is None else fe.statuses)
             table[node.name] = (node.version, None if fe is None else fe.statuses)
             return fe
 

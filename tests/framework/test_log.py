@@ -147,9 +147,9 @@ def test_failures_taken_in_bulk_grow_the_same_block() -> None:
     failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
     short = [Status(Code.Unschedulable, "Insufficient cpu")]
     failures.log("n0", short)
-    failures.extend([("n1", short), ("n2", short)])
+    failures.extend(["n1", "n2"], [short, short])
     log.v(3, "a plugin's line")
-    failures.extend([("n3", short)])
+    failures.extend(["n3"], [short])
     assert len(log.lines._records) == 3
     texts = [
         f"Predicates failed: task ns/p on node n{i} fit failed: Insufficient cpu" for i in range(4)

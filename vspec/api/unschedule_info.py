@@ -134,17 +134,16 @@ class FitErrors:
             self._entries[node_name] = err
             self._unbuilt = True
         else:
-            self._entries[node_name] = _fit_error(node_name, err)
+            self._entries[node_name] = node_fit_error(node_name, err)
 
-    def set_node_errors(self, errors: list[tuple[str, Exception | list[Status]]]) -> None:
-        """:meth:`set_node_error` for each (node, error) in order, the statuses at once."""
+    def entries(self) -> dict[str, FitError | list[Status]]:
+        """The node -> error dict, for a caller that fills it in place as
+        :meth:`set_node_error` would (a FitError as :func:`node_fit_error` makes it,
+        or the statuses of this task's FitError)."""
         if self._coded is not None:
             self.nodes  # noqa: B018 - the coded errors become entries first
-        entries = self._entries
-        entries.update(cast(list[tuple[str, FitError | list[Status]]], errors))
         self._unbuilt = True
-        for node_name, err in [e for e in errors if e[1].__class__ is not list]:
-            entries[node_name] = _fit_error(node_name, cast(Exception, err))
+        return self._entries
 
     def unschedulable_and_unresolvable_nodes(self) -> set[str]:
         coded = self._coded
@@ -174,7 +173,7 @@ class FitErrors:
         return f"{self.err}: {', '.join(entries)}."
 
 
-def _fit_error(node_name: str, err: Exception) -> FitError:
+def node_fit_error(node_name: str, err: Exception) -> FitError:
     """``err`` as the FitError of ``node_name``: a FitError renamed, another error
     wrapped."""
     if isinstance(err, FitError):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
-from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text
+from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text, node_fit_error
 from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
@@ -192,23 +192,23 @@ class PredicateHelper:
 
 
 _Memo = dict[str, tuple[int, list[Status] | None]]  # a NodeTable of predicate verdicts
-_Failed = list[tuple[str, Exception | list[Status]]]
 
 
 class _Pass:
     """One :meth:`PredicateHelper.predicate_nodes` pass in Volcano's order. Nodes whose
     verdicts are known (cached or memoised) run no plugin code: their V(3) lines are
     logged in bulk before the next line something else logs (``fn``'s plugins, V(4)),
-    and the fit errors and cache entries of the whole pass at its end."""
+    and their fit errors and cache entries are stored without a call per node."""
 
     __slots__ = (
+        "entries",
         "errors",
-        "fe",
         "fn",
         "found",
         "lines",
         "log",
-        "logged",
+        "names",
+        "reasons",
         "task",
         "to_find",
         "use_cache",
@@ -224,11 +224,14 @@ class _Pass:
         cache: tuple[dict[str, Exception | list[Status]], bool],
     ) -> None:
         """``cache``: the group's error cache, and whether its errors are reused."""
-        self.task, self.fn, self.fe, self.to_find = task, fn, fe, to_find
+        self.task, self.fn, self.to_find = task, fn, to_find
+        self.entries = fe.entries()
         self.errors, self.use_cache = cache
         self.log = ssn.log
         self.lines = _FailureLines(ssn, task) if self.log.enabled(3) else None
-        self.logged = 0  # how many of the pass's new failures have their line
+        # The known failures whose V(3) lines are not logged yet: nodes and statuses.
+        self.names: list[str] = []
+        self.reasons: list[list[Status]] = []
         self.found: list[NodeInfo] = []
 
     def run(self, ordered: list[NodeInfo], memo: _Memo | None) -> int:
@@ -237,60 +240,64 @@ class _Pass:
         get = (memo or {}).get
         cached = self.errors.get if self.use_cache else None
         verbose = self.log.enabled(4)
-        found, to_find = self.found, self.to_find
-        fresh: _Failed = []  # new failures: cached, logged, fit errors
-        failing: _Failed = []  # those and cached failures: fit errors
+        found, to_find, entries, errors = self.found, self.to_find, self.entries, self.errors
+        names, reasons = self.names, self.reasons
         processed = len(ordered)
         for index, node in enumerate(ordered):
             name = node.name
             if verbose:
-                self._considering(node, fresh)
+                self._considering(node)
             if cached is not None and (err := cached(name)) is not None:
-                failing.append((name, err))
+                entries[name] = err if isinstance(err, list) else node_fit_error(name, err)
                 continue
             hit = get(name)
-            if hit is not None and hit[0] == node.version:
-                verdict: Verdict = hit[1]
-            else:
-                verdict = self._ask(node, fresh)
-            if verdict is not None:
-                failing.append(pair := (name, verdict))
-                fresh.append(pair)
+            if hit is None or hit[0] != node.version:
+                if self._ask(node) is None:
+                    if len(found) == to_find:
+                        processed = index + 1
+                        break
+                    found.append(node)
+            elif (statuses := hit[1]) is not None:
+                errors[name] = entries[name] = statuses
+                names.append(name)
+                reasons.append(statuses)
             elif len(found) == to_find:
                 processed = index + 1
                 break
             else:
                 found.append(node)
-        self._log_known(fresh)
-        self.errors.update(fresh)
-        self.fe.set_node_errors(failing)
+        self._log_known()
         return processed
 
-    def _considering(self, node: NodeInfo, fresh: _Failed) -> None:
+    def _considering(self, node: NodeInfo) -> None:
         task = self.task
-        self._log_known(fresh)
+        self._log_known()
         self.log.v(
             4,
             f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
             f"<{task.resreq}> vs. <{node.idle}>",
         )
 
-    def _ask(self, node: NodeInfo, fresh: _Failed) -> Verdict:
+    def _ask(self, node: NodeInfo) -> Verdict:
         """``fn``'s verdict on ``node``, its V(3) line logged after those before it."""
-        self._log_known(fresh)
+        self._log_known()
+        name = node.name
         err = self.fn(self.task, node)
-        if err is not None and self.lines is not None:
-            self.lines.log(node.name, err)
-            self.logged += 1
-        if isinstance(err, FitError):
-            err.node_name = node.name  # as set_node_error renames it (Volcano's pointer)
+        if err is None:
+            return None
+        if self.lines is not None:
+            self.lines.log(name, err)
+        self.errors[name] = err
+        self.entries[name] = err if isinstance(err, list) else node_fit_error(name, err)
         return err
 
-    def _log_known(self, fresh: _Failed) -> None:
+    def _log_known(self) -> None:
         """The V(3) lines of the known failures not logged yet."""
-        if self.lines is not None and len(fresh) > self.logged:
-            self.lines.extend(cast(list[tuple[str, list[Status]]], fresh[self.logged :]))
-            self.logged = len(fresh)
+        if self.names:
+            if self.lines is not None:
+                self.lines.extend(self.names, self.reasons)
+            self.names.clear()
+            self.reasons.clear()
 
 
 def _log_failures(
@@ -329,13 +336,14 @@ class _FailureLines:
     between (a plugin's, the V(4) "Considering" line) starts the next block, so the
     log's order is the order of the calls."""
 
-    __slots__ = ("_block", "_failed", "_log", "_name", "_namespace")
+    __slots__ = ("_block", "_log", "_name", "_namespace", "_nodes", "_statuses")
 
     def __init__(self, ssn: Session, task: TaskInfo) -> None:
         self._log = ssn.log
         self._namespace, self._name = task.namespace, task.name
         self._block: LogBlock | None = None
-        self._failed: list[tuple[str, list[Status]]] = []
+        self._nodes: list[str] = []
+        self._statuses: list[list[Status]] = []
 
     def log(self, node_name: str, err: Exception | list[Status]) -> None:
         """The line for ``err`` on ``node_name``; a FitError's text is that of its parts
@@ -355,18 +363,19 @@ class _FailureLines:
         else:
             self._log.v(3, f"{FAILED_HEAD}{err}")
             return
-        self.extend([(node_name, statuses)])
+        self.extend([node_name], [statuses])
 
-    def extend(self, failed: list[tuple[str, list[Status]]]) -> None:
-        """The lines of nodes that failed with these statuses, in order."""
+    def extend(self, nodes: list[str], statuses: list[list[Status]]) -> None:
+        """The lines of ``nodes`` that failed with ``statuses``, in order."""
         block = self._block
-        if block is not None and self._log.lines.grow(block, len(failed)):
-            self._failed.extend(failed)
+        if block is not None and self._log.lines.grow(block, len(nodes)):
+            self._nodes.extend(nodes)
+            self._statuses.extend(statuses)
             return
         namespace, name = self._namespace, self._name
-        pairs = self._failed = list(failed)
+        at, why = self._nodes, self._statuses = list(nodes), list(statuses)
 
         def render(i: int) -> str:
-            return fit_error_text(namespace, name, *pairs[i])
+            return fit_error_text(namespace, name, at[i], why[i])
 
-        self._block = self._log.block(3, FAILED_HEAD, render, len(pairs))
+        self._block = self._log.block(3, FAILED_HEAD, render, len(at))

@@ -70,10 +70,12 @@ class Allocate(ErrorCacheAction):
         # per plugins' key (tasks that differ only in their requests share it).
         self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
         self._plugin_verdicts: NodeMemo[list[Status] | None] = NodeMemo()
+        self._fits_idle: NodeMemo[bool] = NodeMemo()  # per request: fits the node's Idle
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)
         self._verdicts, self._plugin_verdicts = NodeMemo(), NodeMemo()
+        self._fits_idle = NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
@@ -263,14 +265,21 @@ class Allocate(ErrorCacheAction):
 
         return memoised, table
 
-    @staticmethod
-    def _best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
-        """Nodes where the task fits Idle first; nodes that fit only FutureIdle second."""
+    def _best_node(self, ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
+        """Nodes where the task fits Idle first; nodes that fit only FutureIdle second.
+        Whether a request fits a node's Idle is memoised per node version."""
         request = task.init_resreq
+        fits = self._fits_idle.table(request.signature())
         idle: list[NodeInfo] = []
         future: list[NodeInfo] = []
         for n in nodes:
-            if request.less_equal(n.idle, ZERO):
+            hit = fits.get(n.name)
+            if hit is not None and hit[0] == n.version:
+                fit = hit[1]
+            else:
+                fit = request.less_equal(n.idle, ZERO)
+                fits[n.name] = (n.version, fit)
+            if fit:
                 idle.append(n)
             elif request.less_equal(n.future_idle_view(), ZERO):
                 future.append(n)

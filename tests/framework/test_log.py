@@ -140,3 +140,19 @@ def test_a_scan_of_every_line_formats_no_block_line_its_head_rules_out() -> None
     assert [line.text for line in log.lines if line.startswith("After pipelined Task <")] == [
         "After pipelined Task <ns/p> to Node <n1>: ..."
     ]
+
+
+def test_failures_taken_in_bulk_grow_the_same_block() -> None:
+    log = Klog()
+    failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
+    short = [Status(Code.Unschedulable, "Insufficient cpu")]
+    failures.log("n0", short)
+    failures.extend(["n1", "n2"], [short, short])
+    log.v(3, "a plugin's line")
+    failures.extend(["n3"], [short])
+    assert len(log.lines._records) == 3
+    texts = [
+        f"Predicates failed: task ns/p on node n{i} fit failed: Insufficient cpu" for i in range(4)
+    ]
+    texts.insert(3, "a plugin's line")
+    assert [line.text for line in log.lines] == texts

@@ -133,7 +133,7 @@ def test_score_keys_follow_the_request_and_verbosity() -> None:
 
 def _allocate_predicate(ssn: Session, t: TaskInfo) -> Any:
     action = Allocate()
-    return action._predicate_fn(ssn, t)
+    return action._predicate_fn(ssn, t)[0]
 
 
 def test_verdict_memo_reused_per_task_and_invalidated_by_a_node_change() -> None:
@@ -144,19 +144,39 @@ def test_verdict_memo_reused_per_task_and_invalidated_by_a_node_change() -> None
     n1 = ssn.nodes["n1"]
     p1, p2, p3 = (_prepared(ssn, f"ns1/p{i}") for i in (1, 2, 3))
     action = Allocate()
-    assert action._predicate_fn(ssn, p1)(p1, n1) is None
-    assert action._predicate_fn(ssn, p2)(p2, n1) is None
+    assert action._predicate_fn(ssn, p1)[0](p1, n1) is None
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
     assert calls[0] == 1  # p2 shares p1's key: memo hit
     # The node takes p1: its version changes and p2 is predicated again.
     ssn.statement().allocate(p1, n1)
-    assert action._predicate_fn(ssn, p2)(p2, n1) is None
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
     assert calls[0] == 2
-    assert action._predicate_fn(ssn, p3)(p3, n1) is None
+    assert action._predicate_fn(ssn, p3)[0](p3, n1) is None
     assert calls[0] == 2
     # Another session's allocate starts afresh.
-    action._verdicts = type(action._verdicts)()
-    assert action._predicate_fn(ssn, p3)(p3, n1) is None
+    action._verdicts, action._plugin_verdicts = NodeMemo(), NodeMemo()
+    assert action._predicate_fn(ssn, p3)[0](p3, n1) is None
     assert calls[0] == 3
+
+
+def test_tasks_that_differ_only_in_their_requests_share_the_plugins_verdict() -> None:
+    big = pod("ns1", "big", "pg1", {"cpu": 2})
+    huge = pod("ns1", "huge", "pg1", {"cpu": 8})
+    ssn = session(_cluster(_pending("p1"), big, huge), [PREDICATES], verbosity=3)
+    calls = _counting(ssn, "predicate", "predicates")
+    n1 = ssn.nodes["n1"]
+    p1, p2, p3 = (_prepared(ssn, key) for key in ("ns1/p1", "ns1/big", "ns1/huge"))
+    action = Allocate()
+    assert action._predicate_fn(ssn, p1)[0](p1, n1) is None
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
+    assert calls[0] == 1  # another request, the same plugins' key: their verdict reused
+    assert _fit_error(p3, n1, action._predicate_fn(ssn, p3)[0](p3, n1)).reasons() == [
+        "Insufficient cpu"
+    ]
+    assert calls[0] == 1  # short of resources: the plugins are not asked
+    ssn.statement().allocate(p1, n1)
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
+    assert calls[0] == 2  # the node changed
 
 
 def _fit_error(task: TaskInfo, node: NodeInfo, verdict: Verdict) -> FitError:
@@ -173,10 +193,10 @@ def test_memoised_failure_follows_the_node() -> None:
     n1 = ssn.nodes["n1"]
     p1, p2, p3 = (_prepared(ssn, f"ns1/p{i}") for i in (1, 2, 3))
     action = Allocate()
-    assert action._predicate_fn(ssn, p2)(p2, n1) is None
+    assert action._predicate_fn(ssn, p2)[0](p2, n1) is None
     ssn.statement().allocate(p1, n1)
-    fe = _fit_error(p2, n1, action._predicate_fn(ssn, p2)(p2, n1))
-    again = _fit_error(p3, n1, action._predicate_fn(ssn, p3)(p3, n1))
+    fe = _fit_error(p2, n1, action._predicate_fn(ssn, p2)[0](p2, n1))
+    again = _fit_error(p3, n1, action._predicate_fn(ssn, p3)[0](p3, n1))
     assert fe.reasons() == again.reasons() == ["Insufficient pods"]
     assert (fe.task_name, again.task_name) == ("p2", "p3")
 
@@ -189,8 +209,8 @@ def test_memoised_fit_error_names_the_asking_task() -> None:
     n2 = ssn.nodes["n2"]
     p1, p2 = _prepared(ssn, "ns1/p1"), _prepared(ssn, "ns1/p2")
     action = Allocate()
-    first = _fit_error(p1, n2, action._predicate_fn(ssn, p1)(p1, n2))
-    second = _fit_error(p2, n2, action._predicate_fn(ssn, p2)(p2, n2))
+    first = _fit_error(p1, n2, action._predicate_fn(ssn, p1)[0](p1, n2))
+    second = _fit_error(p2, n2, action._predicate_fn(ssn, p2)[0](p2, n2))
     assert (first.task_name, second.task_name) == ("p1", "p2")
     assert first.reasons() == second.reasons() == ["Insufficient cpu"]
 
@@ -205,7 +225,7 @@ def test_verdict_memo_not_used_for_pod_dependent_filters() -> None:
     action = Allocate()
     for key in ("ns1/p1", "ns1/p2", "ns1/p2"):
         t = _prepared(ssn, key)
-        assert action._predicate_fn(ssn, t)(t, n1) is None
+        assert action._predicate_fn(ssn, t)[0](t, n1) is None
     assert calls[0] == 3
 
 

@@ -23,7 +23,7 @@ from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.statement import Statement
-from vspec.util.node_memo import NodeMemo
+from vspec.util.node_memo import NodeMemo, NodeTable
 from vspec.util.predicate_helper import PredicateFn, PredicateHelper, Verdict
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
@@ -34,12 +34,19 @@ if TYPE_CHECKING:
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
     """Allocate's predicate: the task must fit the node's FutureIdle, then the plugins'."""
-    future_idle = node.future_idle_view()
-    if not task.init_resreq.less_equal(future_idle, ZERO):
-        short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
-        status = Status(Code.Unschedulable, insufficient_resource_reason(short))
-        return FitError.with_status(task, node.name, status)
+    short = _short_of_resources(task, node)
+    if short is not None:
+        return short
     return ssn.predicate_for_allocate_action(task, node)
+
+
+def _short_of_resources(task: TaskInfo, node: NodeInfo) -> FitError | None:
+    future_idle = node.future_idle_view()
+    if task.init_resreq.less_equal(future_idle, ZERO):
+        return None
+    short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
+    status = Status(Code.Unschedulable, insufficient_resource_reason(short))
+    return FitError.with_status(task, node.name, status)
 
 
 def _no_best_node(task: TaskInfo) -> EngineError:
@@ -58,12 +65,17 @@ class Allocate(ErrorCacheAction):
 
     def __init__(self) -> None:
         super().__init__()
-        # This session's verdicts of node-local predicates (None: fits), see _predicate_fn.
+        # This session's verdicts of node-local predicates (None: fits), see _predicate_fn:
+        # of the whole predicate per request and plugins' key, and of the plugins alone
+        # per plugins' key (tasks that differ only in their requests share it).
         self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
+        self._plugin_verdicts: NodeMemo[list[Status] | None] = NodeMemo()
+        self._fits_idle: NodeMemo[bool] = NodeMemo()  # per request: fits the node's Idle
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)
-        self._verdicts = NodeMemo()
+        self._verdicts, self._plugin_verdicts = NodeMemo(), NodeMemo()
+        self._fits_idle = NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
@@ -200,9 +212,9 @@ class Allocate(ErrorCacheAction):
                 )
                 found = len(rows) > 0
             else:
-                fn = self._predicate_fn(ssn, task)
+                fn, memo = self._predicate_fn(ssn, task)
                 nodes, fit_errors = helper.predicate_nodes(
-                    ssn, task, all_nodes, fn, self.enable_predicate_error_cache
+                    ssn, task, all_nodes, fn, self.enable_predicate_error_cache, memo
                 )
                 found = bool(nodes)
             if not found:
@@ -223,33 +235,51 @@ class Allocate(ErrorCacheAction):
         elif not ssn.job_pipelined(job):
             stmt.discard()
 
-    def _predicate_fn(self, ssn: Session, task: TaskInfo) -> PredicateFn:
+    def _predicate_fn(
+        self, ssn: Session, task: TaskInfo
+    ) -> tuple[PredicateFn, NodeTable[list[Status] | None] | None]:
         """The resource check, then the plugins' predicates; memoised per node when every
-        predicate is node-local for the task (asked after its PrePredicate ran)."""
+        predicate is node-local for the task (asked after its PrePredicate ran), with
+        the memo's table."""
         plugins_key = ssn.node_local_key("predicate", task)
         if plugins_key is None:
-            return lambda task, node: predicate(ssn, task, node)
+            return (lambda task, node: predicate(ssn, task, node)), None
         table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
+        plugins_table = self._plugin_verdicts.table(plugins_key)
 
         def memoised(task: TaskInfo, node: NodeInfo) -> Verdict:
             hit = table.get(node.name)
             if hit is not None and hit[0] == node.version:
                 # The statuses of the task's FitError (shared, never mutated), or None.
                 return hit[1]
-            fe = predicate(ssn, task, node)
+            fe = _short_of_resources(task, node)
+            if fe is None:
+                hit = plugins_table.get(node.name)
+                if hit is not None and hit[0] == node.version:
+                    table[node.name] = hit
+                    return hit[1]
+                fe = ssn.predicate_for_allocate_action(task, node)
+                plugins_table[node.name] = (node.version, None if fe is None else fe.statuses)
             table[node.name] = (node.version, None if fe is None else fe.statuses)
             return fe
 
-        return memoised
+        return memoised, table
 
-    @staticmethod
-    def _best_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
-        """Nodes where the task fits Idle first; nodes that fit only FutureIdle second."""
+    def _best_node(self, ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo:
+        """Nodes where the task fits Idle first; nodes that fit only FutureIdle second.
+        Whether a request fits a node's Idle is memoised per node version."""
         request = task.init_resreq
+        fits = self._fits_idle.table(request.signature())
         idle: list[NodeInfo] = []
         future: list[NodeInfo] = []
         for n in nodes:
-            if request.less_equal(n.idle, ZERO):
+            hit = fits.get(n.name)
+            if hit is not None and hit[0] == n.version:
+                fit = hit[1]
+            else:
+                fit = request.less_equal(n.idle, ZERO)
+                fits[n.name] = (n.version, fit)
+            if fit:
                 idle.append(n)
             elif request.less_equal(n.future_idle_view(), ZERO):
                 future.append(n)

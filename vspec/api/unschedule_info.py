@@ -133,11 +133,17 @@ class FitErrors:
         if isinstance(err, list):
             self._entries[node_name] = err
             self._unbuilt = True
-        elif isinstance(err, FitError):
-            err.node_name = node_name
-            self._entries[node_name] = err
         else:
-            self._entries[node_name] = FitError("", "", node_name, [Status(Code.Error, str(err))])
+            self._entries[node_name] = node_fit_error(node_name, err)
+
+    def entries(self) -> dict[str, FitError | list[Status]]:
+        """The node -> error dict, for a caller that fills it in place as
+        :meth:`set_node_error` would (a FitError as :func:`node_fit_error` makes it,
+        or the statuses of this task's FitError)."""
+        if self._coded is not None:
+            self.nodes  # noqa: B018 - the coded errors become entries first
+        self._unbuilt = True
+        return self._entries
 
     def unschedulable_and_unresolvable_nodes(self) -> set[str]:
         coded = self._coded
@@ -165,6 +171,15 @@ class FitErrors:
                 s.reason for e in self._entries.values() for s in _statuses(e) if s.reason
             )
         return f"{self.err}: {', '.join(entries)}."
+
+
+def node_fit_error(node_name: str, err: Exception) -> FitError:
+    """``err`` as the FitError of ``node_name``: a FitError renamed, another error
+    wrapped."""
+    if isinstance(err, FitError):
+        err.node_name = node_name
+        return err
+    return FitError("", "", node_name, [Status(Code.Error, str(err))])
 
 
 def _statuses(entry: FitError | list[Status]) -> list[Status]:

@@ -170,14 +170,14 @@ class LogRecords(Sequence[LogLine]):
         self._records.append(block)
         self._total += block.count
 
-    def grow(self, block: LogBlock) -> bool:
-        """One more line of ``block`` (its ``render`` must then read it), when it is still
-        the last record; False, and nothing changed, when a record came after it."""
+    def grow(self, block: LogBlock, count: int = 1) -> bool:
+        """``count`` more lines of ``block`` (its ``render`` must then read them), when it
+        is still the last record; False, and nothing changed, when a record came after it."""
         records = self._records
         if not records or records[-1] is not block:
             return False
-        block.count += 1
-        self._total += 1
+        block.count += count
+        self._total += count
         return True
 
     def __len__(self) -> int:

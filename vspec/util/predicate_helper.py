@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status
-from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text
+from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text, node_fit_error
 from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
@@ -50,14 +50,16 @@ class PredicateHelper:
         nodes: list[NodeInfo],
         fn: PredicateFn,
         enable_error_cache: bool,
+        memo: _Memo | None = None,
     ) -> tuple[list[NodeInfo], FitErrors]:
+        """``memo``: the verdicts ``fn`` keeps per node (statuses or None), if any; they
+        are read for all nodes at once, and ``fn`` runs only where none is current."""
         fe = FitErrors(task)
         if not task.task_role:
             enable_error_cache = False
         total = len(nodes)
         if total == 0:
             return [], fe
-        to_find = num_feasible_nodes_to_find(total, ssn.options)
         group = f"{task.job}/{task.task_role}"
         self._uncode(group, ssn)
         node_errors = self.error_cache.get(group)
@@ -66,42 +68,16 @@ class PredicateHelper:
             node_errors = {}
         state = ssn.state
         offset = state.last_processed_node_index
-        log = ssn.log
-        verbose = log.enabled(4)
-        failures = _FailureLines(ssn, task) if log.enabled(3) else None
-        found: list[NodeInfo] = []
         start = offset % total
-        processed = total
         ordered = nodes[start:] + nodes[:start]
-        for index, node in enumerate(ordered):
-            name = node.name
-            if verbose:
-                log.v(
-                    4,
-                    f"Considering Task <{task.namespace}/{task.name}> on node <{name}>: "
-                    f"<{task.resreq}> vs. <{node.idle}>",
-                )
-            if use_cache:
-                cached = node_errors.get(name)
-                if cached is not None:
-                    fe.set_node_error(name, cached)
-                    continue
-            err = fn(task, node)
-            if err is not None:
-                if failures is not None:
-                    failures.log(name, err)
-                node_errors[name] = err
-                fe.set_node_error(name, err)
-                continue
-            if len(found) == to_find:
-                processed = index + 1
-                break  # Volcano cancels the workers once one node too many fits
-            found.append(node)
+        to_find = num_feasible_nodes_to_find(total, ssn.options)
+        walk = _Pass(ssn, task, fn, fe, to_find, (node_errors, use_cache))
+        processed = walk.run(ordered, memo)
         if node_errors:
             self.error_cache[group] = node_errors
         state.last_processed_node_index = (offset + processed) % total
-        ssn.recorder.predicated(ssn, task, ordered, processed, found, fe)
-        return found, fe
+        ssn.recorder.predicated(ssn, task, ordered, processed, walk.found, fe)
+        return walk.found, fe
 
     def predicate_rows(
         self,
@@ -215,6 +191,115 @@ class PredicateHelper:
             node_errors[names[row]] = statuses[codes[row] - 1]
 
 
+_Memo = dict[str, tuple[int, list[Status] | None]]  # a NodeTable of predicate verdicts
+
+
+class _Pass:
+    """One :meth:`PredicateHelper.predicate_nodes` pass in Volcano's order. Nodes whose
+    verdicts are known (cached or memoised) run no plugin code: their V(3) lines are
+    logged in bulk before the next line something else logs (``fn``'s plugins, V(4)),
+    and their fit errors and cache entries are stored without a call per node."""
+
+    __slots__ = (
+        "entries",
+        "errors",
+        "fn",
+        "found",
+        "lines",
+        "log",
+        "names",
+        "reasons",
+        "task",
+        "to_find",
+        "use_cache",
+    )
+
+    def __init__(
+        self,
+        ssn: Session,
+        task: TaskInfo,
+        fn: PredicateFn,
+        fe: FitErrors,
+        to_find: int,
+        cache: tuple[dict[str, Exception | list[Status]], bool],
+    ) -> None:
+        """``cache``: the group's error cache, and whether its errors are reused."""
+        self.task, self.fn, self.to_find = task, fn, to_find
+        self.entries = fe.entries()
+        self.errors, self.use_cache = cache
+        self.log = ssn.log
+        self.lines = _FailureLines(ssn, task) if self.log.enabled(3) else None
+        # The known failures whose V(3) lines are not logged yet: nodes and statuses.
+        self.names: list[str] = []
+        self.reasons: list[list[Status]] = []
+        self.found: list[NodeInfo] = []
+
+    def run(self, ordered: list[NodeInfo], memo: _Memo | None) -> int:
+        """How many nodes of ``ordered`` were looked at (Volcano cancels its workers
+        once one node too many fits)."""
+        get = (memo or {}).get
+        cached = self.errors.get if self.use_cache else None
+        verbose = self.log.enabled(4)
+        found, to_find, entries, errors = self.found, self.to_find, self.entries, self.errors
+        names, reasons = self.names, self.reasons
+        processed = len(ordered)
+        for index, node in enumerate(ordered):
+            name = node.name
+            if verbose:
+                self._considering(node)
+            if cached is not None and (err := cached(name)) is not None:
+                entries[name] = err if isinstance(err, list) else node_fit_error(name, err)
+                continue
+            hit = get(name)
+            if hit is None or hit[0] != node.version:
+                if self._ask(node) is None:
+                    if len(found) == to_find:
+                        processed = index + 1
+                        break
+                    found.append(node)
+            elif (statuses := hit[1]) is not None:
+                errors[name] = entries[name] = statuses
+                names.append(name)
+                reasons.append(statuses)
+            elif len(found) == to_find:
+                processed = index + 1
+                break
+            else:
+                found.append(node)
+        self._log_known()
+        return processed
+
+    def _considering(self, node: NodeInfo) -> None:
+        task = self.task
+        self._log_known()
+        self.log.v(
+            4,
+            f"Considering Task <{task.namespace}/{task.name}> on node <{node.name}>: "
+            f"<{task.resreq}> vs. <{node.idle}>",
+        )
+
+    def _ask(self, node: NodeInfo) -> Verdict:
+        """``fn``'s verdict on ``node``, its V(3) line logged after those before it."""
+        self._log_known()
+        name = node.name
+        err = self.fn(self.task, node)
+        if err is None:
+            return None
+        if self.lines is not None:
+            self.lines.log(name, err)
+        self.errors[name] = err
+        self.entries[name] = err if isinstance(err, list) else node_fit_error(name, err)
+        return err
+
+    def _log_known(self) -> None:
+        """The V(3) lines of the known failures not logged yet."""
+        if self.names:
+            if self.lines is not None:
+                self.lines.extend(self.names, self.reasons)
+            self.names.clear()
+            self.reasons.clear()
+
+
 def _log_failures(
     ssn: Session,
     task: TaskInfo,
@@ -278,18 +363,19 @@ class _FailureLines:
         else:
             self._log.v(3, f"{FAILED_HEAD}{err}")
             return
-        block = self._block
-        if block is not None and self._log.lines.grow(block):
-            self._nodes.append(node_name)
-            self._statuses.append(statuses)
-        else:
-            self._start(node_name, statuses)
+        self.extend([node_name], [statuses])
 
-    def _start(self, node_name: str, statuses: list[Status]) -> None:
+    def extend(self, nodes: list[str], statuses: list[list[Status]]) -> None:
+        """The lines of ``nodes`` that failed with ``statuses``, in order."""
+        block = self._block
+        if block is not None and self._log.lines.grow(block, len(nodes)):
+            self._nodes.extend(nodes)
+            self._statuses.extend(statuses)
+            return
         namespace, name = self._namespace, self._name
-        nodes, reasons = self._nodes, self._statuses = [node_name], [statuses]
+        at, why = self._nodes, self._statuses = list(nodes), list(statuses)
 
         def render(i: int) -> str:
-            return fit_error_text(namespace, name, nodes[i], reasons[i])
+            return fit_error_text(namespace, name, at[i], why[i])
 
-        self._block = self._log.block(3, FAILED_HEAD, render, 1)
+        self._block = self._log.block(3, FAILED_HEAD, render, len(at))

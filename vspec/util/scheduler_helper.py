@@ -39,25 +39,27 @@ def prioritize_nodes(
     in v1.11, so that part contributes nothing. Order scores of node-local NodeOrder
     functions are memoised for the session (``ssn.score_memo``).
     """
-    order_scores: dict[str, float] = {}
     order_fns = ssn.node_order_fns()
     key = ssn.node_local_key("node_order", task)
     memo = None if key is None else ssn.score_memo.table(key)
+    order_scores: list[float] = []  # per node (0 where a NodeOrder call failed)
     for node in nodes:
         if memo is not None:
             hit = memo.get(node.name)
             if hit is not None and hit[0] == node.version:
-                order_scores[node.name] = hit[1]
+                order_scores.append(hit[1])
                 continue
         try:
             score = 0.0
             for fn in order_fns:
                 score += fn(task, node)
-            order_scores[node.name] = score
-            if memo is not None:
-                memo[node.name] = (node.version, score)
         except GoError as exc:
             ssn.log.error(f"Error in Calculating Priority for the node:{exc}")
+            order_scores.append(0.0)
+            continue
+        order_scores.append(score)
+        if memo is not None:
+            memo[node.name] = (node.version, score)
     scores: dict[float, list[NodeInfo]] = {}
     try:
         batch = ssn.batch_node_order_fn(task, nodes)
@@ -67,9 +69,14 @@ def prioritize_nodes(
         return scores
     verbose = ssn.log.enabled(5)
     node_scores: dict[str, float] = {}
-    for node in nodes:
-        score = order_scores.get(node.name, 0.0) + batch.get(node.name, 0.0)
-        scores.setdefault(score, []).append(node)
+    get = batch.get
+    for node, order in zip(nodes, order_scores, strict=True):
+        score = order + get(node.name, 0.0)
+        group = scores.get(score)
+        if group is None:
+            scores[score] = [node]
+        else:
+            group.append(node)
         if verbose:
             node_scores[node.name] = score
     if verbose:

@@ -183,8 +183,6 @@ def _plugin_answers(
     per_node: PerNodePredicate,
 ) -> _PluginAnswers | None:
     """The plugins' verdicts, current on every row; None when a variant declines."""
-    from vspec.framework.session import ALLOCATE_FAILS
-
     key = ("allocate plugins", plugins_key)
     answers, stale = cols.kept(key, lambda: _PluginAnswers(cols.size))
     if len(stale) == 0:
@@ -197,6 +195,8 @@ def _plugin_answers(
         cols.settle(key)
         return answers
     import numpy as np
+
+    from vspec.framework.session import ALLOCATE_FAILS
 
     codes = np.zeros(cols.size, dtype=np.int32)
     lut = [0]
@@ -242,13 +242,18 @@ def scores(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> Col
 def _summed(
     fns: list[ColumnarScoreFn], task: TaskInfo, cols: NodeColumns, rows: Column
 ) -> Column | None:
-    """0.0 plus each function's scores in order (as the per-node path adds them)."""
-    import numpy as np
+    """0.0 plus each function's scores in order (as the per-node path adds them); the
+    0.0 a Python float, which numpy adds to every element as it would a column of
+    zeros, one array fewer per call."""
+    if not fns:
+        import numpy as np
 
-    total = np.zeros(len(rows), dtype=np.float64)
+        return np.zeros(len(rows), dtype=np.float64)
+    total: Column | float = 0.0
     for fn in fns:
         part = fn(task, cols, rows)
         if part is None:
             return None
         total = total + part
+    assert not isinstance(total, float)
     return total

@@ -547,9 +547,10 @@ class NodeOrderPlugin(Plugin):
         tainted = self._prefer_no_schedule_nodes
         if tainted and any(cols.names[r] in tainted for r in rows):
             return None
+        # affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0): the
+        # float of an int plus 0.0 on either side is that float (never -0.0), one array.
         taint = float(MAX_NODE_SCORE * self.weight.taint_toleration)
-        # affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0)
-        scores: Column = (np.zeros(len(rows)) + taint) + 0.0
+        scores: Column = np.full(len(rows), taint, dtype=np.float64)
         return scores
 
     def _weighted(

@@ -305,13 +305,18 @@ class Allocate(ErrorCacheAction):
         """:meth:`_best_node` over the feasible rows of the node columns. Every feasible
         row fits FutureIdle (the resource fit is part of their verdict, and nothing has
         changed since), so the second gradient is the rows that do not fit Idle
-        (``fits_idle_at``: per row of the columns)."""
+        (``fits_idle_at``: per row of the columns), gathered only when the first yields
+        no node."""
         fits_idle = fits_idle_at[rows]
-        for gradient in (rows[fits_idle], rows[~fits_idle]):
-            if len(gradient):
-                best = choose_row(ssn, task, cols, gradient)
-                if best is not None:
-                    return best
+        idle = rows[fits_idle]
+        if len(idle):
+            best = choose_row(ssn, task, cols, idle)
+            if best is not None:
+                return best
+        if len(idle) < len(rows):
+            best = choose_row(ssn, task, cols, rows[~fits_idle])
+            if best is not None:
+                return best
         raise _no_best_node(task)
 
     @staticmethod

@@ -75,12 +75,10 @@ class NodeColumns:
     """
 
     __slots__ = (
-        "_changed",
         "_changes",
         "_columns",
         "_companions",
         "_dirty",
-        "_epoch",
         "_kept",
         "_memos",
         "_rotation",
@@ -98,11 +96,9 @@ class NodeColumns:
         self._dirty: list[int] = []
         self._session = 0
         self._columns: dict[Hashable, _Column] = {}
-        # Per row, the sync (epoch) at which its node last changed; per memo key, the
-        # values and the epoch each row's value was computed at (-1: never).
-        self._epoch = 0
-        self._changed: Column = np.zeros(self.size, dtype=np.int64)
-        self._memos: dict[Hashable, tuple[Column, Column]] = {}
+        # Per memo key, [the values, per row whether it must be computed again, how many
+        # of the rows synced this session it has marked so].
+        self._memos: dict[Hashable, list[Any]] = {}
         # The rows synced, in order, this session; per kept key, [answers, how many of
         # these it is current with (-1: none), how many there were when last asked].
         self._changes: list[int] = []
@@ -187,12 +183,7 @@ class NodeColumns:
         dirty = self._dirty
         if not dirty:
             return
-        self._epoch += 1
-        rows = set(dirty)
-        changed = self._changed
-        for row in rows:
-            changed[row] = self._epoch
-        self._changes.extend(rows)
+        self._changes.extend(set(dirty))
         dirty.clear()
 
     def memo(
@@ -201,14 +192,14 @@ class NodeColumns:
         """``compute(rows)``, a float64 answer per row that depends only on ``key`` and
         the row's node, computed only for the rows of ``rows`` whose node changed since
         (or that were never asked); None, and nothing kept, when ``compute`` declines."""
-        values, computed = self._entry(key)
-        stale = rows[computed[rows] < self._changed[rows]]
+        values, stale_at = self._entry(key)
+        stale = rows[stale_at[rows]]
         if len(stale):
             fresh = compute(stale)
             if fresh is None:
                 return None
             values[stale] = fresh
-            computed[stale] = self._epoch
+            stale_at[stale] = False
         answer: Column = values[rows]
         return answer
 
@@ -239,18 +230,30 @@ class NodeColumns:
         entry[1] = entry[2]
 
     def _entry(self, key: Hashable) -> tuple[Column, Column]:
-        """The memo under ``key`` and the sync each row was computed at (-1: never), for
-        the ``MEMO_KEYS`` keys used last (a workload whose every task differs would keep
-        a column per task)."""
+        """The memo under ``key`` and per row whether its value is stale (never computed,
+        or its node changed since), for the ``MEMO_KEYS`` keys used last (a workload
+        whose every task differs would keep a column per task). Marked from the rows
+        synced since the key was last asked: most often one or two, cheaper marked one
+        by one than compared over all rows asked."""
         self._sync()
         memos = self._memos
+        changes = self._changes
         entry = memos.pop(key, None)
         if entry is None:
-            entry = (np.zeros(self.size), np.full(self.size, -1, dtype=np.int64))
+            entry = [np.zeros(self.size), np.ones(self.size, dtype=np.bool_), len(changes)]
             if len(memos) >= MEMO_KEYS:
                 del memos[next(iter(memos))]  # the least recently used key
         memos[key] = entry
-        return entry
+        stale_at: Column = entry[1]
+        seen: int = entry[2]
+        if seen < len(changes):
+            if len(changes) - seen <= FEW_ROWS:
+                for row in changes[seen:]:
+                    stale_at[row] = True
+            else:
+                stale_at[changes[seen:]] = True
+            entry[2] = len(changes)
+        return entry[0], stale_at
 
     # -- Volcano's resource vectors ----------------------------------------------------------
     def future_idle(self, name: str) -> Column:

@@ -237,7 +237,7 @@ class NodeOrderPlugin(Plugin):
         self._k8s_reads: dict[tuple[str, str], Callable[[NodeInfo], float]] = {}
         self._labels: frozenset[str] = frozenset()  # the log labels of _node_scorers
         self._fixed_lists: dict[tuple[str, Hashable], list[int]] = {}  # _fixed_scores as lists
-        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int] | None]]] = {}
+        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int] | None]] | None] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -351,10 +351,10 @@ class NodeOrderPlugin(Plugin):
         :meth:`_column_scores`)."""
         import numpy as np
 
-        if self._declines(facts):
+        plan = self._row_plan(facts, cols)
+        if plan is None:
             return None
         node_map, names = self._ssn.node_map, cols.names
-        plan = self._row_plan(facts, cols)
         totals = []
         for row in rows:
             k8s_node = node_map.get(names[row])
@@ -369,15 +369,19 @@ class NodeOrderPlugin(Plugin):
 
     def _row_plan(
         self, facts: ScoreFacts, cols: NodeColumns
-    ) -> list[tuple[float, Scorer, list[int] | None]]:
+    ) -> list[tuple[float, Scorer, list[int] | None]] | None:
         """Per scorer, its weight and, for a scorer fixed for the session whose scores
         of every node are cheap to have (image locality, once per image set; node
-        affinity without preferred terms: 0), those scores per row; once per score key
-        (which holds the images and the preferred terms)."""
-        plan = self._plans.get(facts.score_key)
-        if plan is not None:
-            return plan
-        plan = self._plans[facts.score_key] = []
+        affinity without preferred terms: 0), those scores per row; None when a scorer
+        declines the task (:meth:`_declines`). Once per score key (which holds the
+        images, the requests and the preferred terms: all that decides either)."""
+        plans = self._plans
+        if facts.score_key in plans:
+            return plans[facts.score_key]
+        if self._declines(facts):
+            plans[facts.score_key] = None
+            return None
+        plan = plans[facts.score_key] = []
         for weight, label, _, scorer in self._node_scorers:
             fixed: list[int] | None = None
             if label == "Image Locality":
@@ -547,9 +551,10 @@ class NodeOrderPlugin(Plugin):
         tainted = self._prefer_no_schedule_nodes
         if tainted and any(cols.names[r] in tainted for r in rows):
             return None
+        # affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0): the
+        # float of an int plus 0.0 on either side is that float (never -0.0), one array.
         taint = float(MAX_NODE_SCORE * self.weight.taint_toleration)
-        # affinity.get(name, 0.0) + taints.get(name, 0.0) + spread.get(name, 0.0)
-        scores: Column = (np.zeros(len(rows)) + taint) + 0.0
+        scores: Column = np.full(len(rows), taint, dtype=np.float64)
         return scores
 
     def _weighted(

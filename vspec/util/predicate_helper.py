@@ -107,7 +107,9 @@ class PredicateHelper:
         offset = state.last_processed_node_index
         start = offset % total
         rotation = cols.rotation(start)  # Volcano's rotation: row rotation[position]
+        shift = 0  # the cache's statuses come first in ``statuses`` (as they are now)
         if cached is not None and enable_error_cache:
+            shift = len(cached[1])
             statuses = cached[1] + verdicts.statuses
         else:
             cached, statuses = None, verdicts.statuses
@@ -119,12 +121,13 @@ class PredicateHelper:
             order = rotation[:look]
             fresh = verdicts.at(order)
             codes = fresh
-            from_cache = None
+            not_cached = None
             if cached is not None:
+                # A cached failure decides its node; the fresh codes are shifted past
+                # the cache's statuses only where a fit error is built from them.
                 cached_codes = cached[0][order]
-                from_cache = cached_codes != 0
-                shift = len(cached[1])
-                codes = np.where(from_cache, cached_codes, np.where(fresh != 0, fresh + shift, 0))
+                not_cached = cached_codes == 0
+                codes = np.where(not_cached, fresh, cached_codes)
             passing = (codes == 0).nonzero()[0]
             if len(passing) > to_find or look == total:
                 break
@@ -136,7 +139,7 @@ class PredicateHelper:
         self.processed = processed
         state.last_processed_node_index = (offset + processed) % total
         failing = (codes[:processed] != 0).nonzero()[0]
-        new = failing if from_cache is None else failing[~from_cache[failing]]
+        new = failing if not_cached is None else failing[not_cached[failing]]
         if len(new):
             new_rows, new_codes = order[new], fresh[new]
             self._remember(group, cols, new_rows, new_codes, verdicts.statuses)
@@ -144,7 +147,10 @@ class PredicateHelper:
                 _log_failures(ssn, task, cols.names, new_rows, new_codes, verdicts.statuses)
         if len(passing):  # allocate reads a task's fit errors only when no node passed
             return order[passing], FitErrors()
-        fe = FitErrors.of_codes(task, cols.names, order[failing], codes[failing], statuses)
+        failed = codes[failing]
+        if not_cached is not None:
+            failed = np.where(not_cached[failing], failed + shift, failed)
+        fe = FitErrors.of_codes(task, cols.names, order[failing], failed, statuses)
         return order[passing], fe
 
     def _remember(

@@ -54,5 +54,6 @@ def test_every_small_example_spec_runs_the_same_twice() -> None:
                 continue  # a spec about an engine error: nothing to compare
             checked += 1
             violations += [f"{spec.nodeid}: {m}" for m in invariant.check(inputs, result)]
-    assert checked > 0.9 * len(specs) > 40
+    # vspec's own examples alone are 43 small specs (a checkout without ../shared/conformance).
+    assert len(specs) > 40 and checked > 0.9 * len(specs)
     assert violations == []

@@ -18,6 +18,7 @@ from pathlib import Path
 from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.harness.loader import discover, load_file
+from vspec.harness.runner import simulate_spec
 from vspec.invariants import catalogue, evaluate_invariants
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
@@ -44,15 +45,7 @@ def _spec_text(spec: Spec) -> str:
 
         result, messages = run_timeline_spec(spec, spec.seed, engine)
         return _result_text(result) + "\n" + "\n".join(messages)
-    result = engine.simulate(
-        spec.scheduler,
-        spec.cluster,
-        seed=spec.seed,
-        now=spec.now,
-        cycles=spec.cycles,
-        verbosity=spec.verbosity,
-        probes=spec.probes,
-    )
+    result = simulate_spec(spec, engine, spec.seed)
     report = evaluate_invariants(
         spec.scheduler,
         spec.cluster,

@@ -174,15 +174,7 @@ def _run_and_check(
         from vspec.harness.timeline_check import run_timeline_spec
 
         return run_timeline_spec(spec, seed, engine)
-    result = engine.simulate(
-        spec.scheduler,
-        spec.cluster,
-        seed=seed,
-        now=spec.now,
-        cycles=spec.cycles,
-        verbosity=spec.verbosity,
-        probes=spec.probes,
-    )
+    result = simulate_spec(spec, engine, seed)
     project = settings.invariants
     verdict = evaluate_invariants(
         spec.scheduler,
@@ -202,6 +194,19 @@ def _run_and_check(
     )
     outcome.warnings = verdict.warnings
     return result, [*check(spec, result), *verdict.violations]
+
+
+def simulate_spec(spec: Spec, engine: Engine, seed: int) -> SimulationResult:
+    """``spec``'s cluster under its configuration, as the spec asks it to be run."""
+    return engine.simulate(
+        spec.scheduler,
+        spec.cluster,
+        seed=seed,
+        now=spec.now,
+        cycles=spec.cycles,
+        verbosity=spec.verbosity,
+        probes=spec.probes,
+    )
 
 
 def run_spec(

@@ -258,20 +258,17 @@ class _Pass:
                 continue
             hit = get(name)
             if hit is None or hit[0] != node.version:
-                if self._ask(node) is None:
-                    if len(found) == to_find:
-                        processed = index + 1
-                        break
-                    found.append(node)
+                if self._ask(node) is not None:
+                    continue
             elif (statuses := hit[1]) is not None:
                 errors[name] = entries[name] = statuses
                 names.append(name)
                 reasons.append(statuses)
-            elif len(found) == to_find:
+                continue
+            if len(found) == to_find:
                 processed = index + 1
                 break
-            else:
-                found.append(node)
+            found.append(node)
         self._log_known()
         return processed
 

@@ -27,12 +27,10 @@ that a run starts fast; the command line is :mod:`vspec.fuzz_cli`'s, so that bui
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -40,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.fuzz_cli import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
-from vspec.util.collector import COLLECTOR_THRESHOLDS
+from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 
 if TYPE_CHECKING:
     from vspec.model.engine import Engine
@@ -452,7 +450,7 @@ class Fuzzer:
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
         """Batches of examples until ``examples`` ran or ``seconds`` passed (the first);
         shrinking ends by ``seconds + shrink_seconds``."""
-        with _small_heap_collector():
+        with tuned_collector(FUZZ_COLLECTOR_THRESHOLDS, freeze_first=True):
             return self._run(seconds=seconds, examples=examples, seed_value=seed_value)
 
     def _run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
@@ -629,25 +627,12 @@ class Fuzzer:
 
 # A young generation that stays in the CPU's caches: an example's objects are few and
 # short-lived, and collecting them a tenth as many at a time as vspec run does (its
-# thresholds are sized for big specs) halves the fuzzer's collector time. Derived, not
-# a literal: Hypothesis draws the integer literals of vspec's source now and then, so
-# a new one would change which examples a seed explores.
+# thresholds are sized for big specs) halves the fuzzer's collector time. What is alive
+# when the run starts (modules, strategies) outlives it and is kept out of the full
+# passes (Hypothesis forces one at the first example: 20-40 ms). Derived, not a
+# literal: Hypothesis draws the integer literals of vspec's source now and then, so a
+# new one would change which examples a seed explores.
 FUZZ_COLLECTOR_THRESHOLDS = (COLLECTOR_THRESHOLDS[0] // 10, 10, 10)
-
-
-@contextmanager
-def _small_heap_collector() -> Iterator[None]:
-    """The fuzzer's collector: what is alive when the run starts (modules, strategies)
-    outlives it, so it is kept out of the full passes (Hypothesis forces one at the
-    first example: 20-40 ms), and the young generation is small."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*FUZZ_COLLECTOR_THRESHOLDS)
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*thresholds)
 
 
 def reproduces(path: Path, engine: Engine) -> bool:

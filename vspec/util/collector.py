@@ -19,11 +19,19 @@ COLLECTOR_THRESHOLDS = (50_000, 1_000, 100)
 
 
 @contextmanager
-def tuned_collector() -> Iterator[None]:
-    """Run with :data:`COLLECTOR_THRESHOLDS`, then put the caller's thresholds back."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+def tuned_collector(
+    thresholds: tuple[int, int, int] = COLLECTOR_THRESHOLDS, *, freeze_first: bool = False
+) -> Iterator[None]:
+    """Run with ``thresholds``, then put the caller's back. ``freeze_first``: what is
+    alive on entry outlives the block (the modules, a fuzzer's strategies), so it is kept
+    out of the collector's passes until the block ends."""
+    before = gc.get_threshold()
+    gc.set_threshold(*thresholds)
+    if freeze_first:
+        gc.freeze()
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
+        if freeze_first:
+            gc.unfreeze()
+        gc.set_threshold(*before)

@@ -80,10 +80,10 @@ def test_the_line_keeps_the_error_as_it_was_logged() -> None:
     err = FitError("ns", "p", "old", [Status(Code.Error, "no")])
     log = Klog()
     failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
-    failures.log("old", err)
-    failures.log("n2", [Status(Code.Unschedulable, "Insufficient cpu")])
-    failures.log("n3", FitError("ns", "other", "n3", [Status(Code.Error, "theirs")]))
-    failures.log("n4", ValueError("plain"))
+    failures.log(err)
+    failures.extend(["n2"], [[Status(Code.Unschedulable, "Insufficient cpu")]])
+    failures.log(FitError("ns", "other", "n3", [Status(Code.Error, "theirs")]))
+    failures.log(ValueError("plain"))
     err.node_name = "new"
     assert [line.text for line in log.lines] == [
         "Predicates failed: task ns/p on node old fit failed: no",
@@ -97,11 +97,10 @@ def test_consecutive_failures_are_one_growing_block_that_a_line_between_ends() -
     log = Klog()
     failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
     short = [Status(Code.Unschedulable, "Insufficient cpu")]
-    failures.log("n0", short)
-    failures.log("n1", short)
+    failures.extend(["n0"], [short])
+    failures.extend(["n1"], [short])
     log.v(3, "a plugin's line")
-    failures.log("n2", short)
-    failures.log("n3", short)
+    failures.extend(["n2", "n3"], [short, short])
     assert len(log.lines) == 5 and len(log.lines._records) == 3
     texts = [
         f"Predicates failed: task ns/p on node n{i} fit failed: Insufficient cpu" for i in range(4)
@@ -146,7 +145,7 @@ def test_failures_taken_in_bulk_grow_the_same_block() -> None:
     log = Klog()
     failures = _FailureLines(SimpleNamespace(log=log), SimpleNamespace(namespace="ns", name="p"))  # type: ignore[arg-type]
     short = [Status(Code.Unschedulable, "Insufficient cpu")]
-    failures.log("n0", short)
+    failures.log(FitError("ns", "p", "n0", short))
     failures.extend(["n1", "n2"], [short, short])
     log.v(3, "a plugin's line")
     failures.extend(["n3"], [short])

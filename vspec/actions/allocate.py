@@ -41,12 +41,17 @@ def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
 
 
 def _short_of_resources(task: TaskInfo, node: NodeInfo) -> FitError | None:
+    shortage = _shortage(task, node)
+    return None if shortage is None else FitError.with_status(task, node.name, *shortage)
+
+
+def _shortage(task: TaskInfo, node: NodeInfo) -> list[Status] | None:
+    """The statuses of the FitError of a task that does not fit the node's FutureIdle."""
     future_idle = node.future_idle_view()
     if task.init_resreq.less_equal(future_idle, ZERO):
         return None
     short = task.init_resreq.less_equal_with_resources_name(future_idle, ZERO)
-    status = Status(Code.Unschedulable, insufficient_resource_reason(short))
-    return FitError.with_status(task, node.name, status)
+    return [Status(Code.Unschedulable, insufficient_resource_reason(short))]
 
 
 def _no_best_node(task: TaskInfo) -> EngineError:
@@ -252,15 +257,21 @@ class Allocate(ErrorCacheAction):
             if hit is not None and hit[0] == node.version:
                 # The statuses of the task's FitError (shared, never mutated), or None.
                 return hit[1]
-            fe = _short_of_resources(task, node)
-            if fe is None:
-                hit = plugins_table.get(node.name)
-                if hit is not None and hit[0] == node.version:
-                    table[node.name] = hit
-                    return hit[1]
-                fe = ssn.predicate_for_allocate_action(task, node)
-                plugins_table[node.name] = (node.version, None if fe is None else fe.statuses)
-            table[node.name] = (node.version, None if fe is None else fe.statuses)
+            # A shortage is returned as its statuses: no FitError is built for the
+            # nodes a task is too big for (most of them, once the cluster fills up).
+            shortage = _shortage(task, node)
+            if shortage is not None:
+                table[node.name] = (node.version, shortage)
+                return shortage
+            hit = plugins_table.get(node.name)
+            if hit is not None and hit[0] == node.version:
+                table[node.name] = hit
+                return hit[1]
+            fe = ssn.predicate_for_allocate_action(task, node)
+            table[node.name] = plugins_table[node.name] = (
+                node.version,
+                None if fe is None else fe.statuses,
+            )
             return fe
 
         return memoised, table

@@ -241,4 +241,6 @@ class PreferredSchedulingTerms:
 
     def score(self, node: Node) -> int:
         """The sum of the weights of the terms the node matches."""
+        if not self.terms:  # most pods prefer no node: asked for every scored node
+            return 0
         return sum(weight for matcher, weight in self.terms if matcher.matches(node))

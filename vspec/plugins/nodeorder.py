@@ -566,6 +566,9 @@ class NodeOrderPlugin(Plugin):
         self, task: TaskInfo, what: str, names: list[str], scores: list[int], weight: int
     ) -> dict[str, float]:
         result = {name: float(s * weight) for name, s in zip(names, scores, strict=True)}
+        return self._logged(task, what, result)
+
+    def _logged(self, task: TaskInfo, what: str, result: dict[str, float]) -> dict[str, float]:
         log = self._ssn.log
         if log.enabled(4):
             log.v(4, f"{what} Score for task {task.namespace}/{task.name} is: {go_map(result)}")
@@ -610,11 +613,13 @@ class NodeOrderPlugin(Plugin):
                 for ni in self._nodes_of(names, "taint toleration")
             ]
             normalized = default_normalize_score(raw, reverse=True)
-        else:
-            normalized = [MAX_NODE_SCORE] * len(names)
-        return self._weighted(
-            task, "taint toleration", names, normalized, self.weight.taint_toleration
-        )
+            return self._weighted(
+                task, "taint toleration", names, normalized, self.weight.taint_toleration
+            )
+        # No candidate has one: each gets the top score, built at C speed (it is asked
+        # for every task over all its feasible nodes).
+        top = float(MAX_NODE_SCORE * self.weight.taint_toleration)
+        return self._logged(task, "taint toleration", dict.fromkeys(names, top))
 
     def _pod_topology_spread_scores(
         self, task: TaskInfo, nodes: list[NodeInfo], names: list[str]

@@ -288,10 +288,15 @@ class _Pass:
         err = self.fn(self.task, node)
         if err is None:
             return None
+        if isinstance(err, list):  # its line is logged with the known failures'
+            self.errors[name] = self.entries[name] = err
+            self.names.append(name)
+            self.reasons.append(err)
+            return err
         if self.lines is not None:
-            self.lines.log(name, err)
+            self.lines.log(err)
         self.errors[name] = err
-        self.entries[name] = err if isinstance(err, list) else node_fit_error(name, err)
+        self.entries[name] = node_fit_error(name, err)
         return err
 
     def _log_known(self) -> None:
@@ -348,25 +353,17 @@ class _FailureLines:
         self._nodes: list[str] = []
         self._statuses: list[list[Status]] = []
 
-    def log(self, node_name: str, err: Exception | list[Status]) -> None:
-        """The line for ``err`` on ``node_name``; a FitError's text is that of its parts
-        as they are now (set_node_error may rename it afterwards)."""
-        if isinstance(err, list):
-            statuses = err
-        elif (
-            isinstance(err, FitError)
-            and err.task_namespace == self._namespace
-            and err.task_name == self._name
-        ):
-            node_name, statuses = err.node_name, err.statuses
-        elif isinstance(err, FitError):
+    def log(self, err: Exception) -> None:
+        """The line for ``err``; a FitError's text is that of its parts as they are now
+        (set_node_error may rename it afterwards). Statuses are logged by
+        :meth:`extend`."""
+        if not isinstance(err, FitError):
+            self._log.v(3, f"{FAILED_HEAD}{err}")
+        elif err.task_namespace == self._namespace and err.task_name == self._name:
+            self.extend([err.node_name], [err.statuses])
+        else:
             parts = (err.task_namespace, err.task_name, err.node_name, err.statuses)
             self._log.lazy(3, FAILED_HEAD, fit_error_text, *parts)
-            return
-        else:
-            self._log.v(3, f"{FAILED_HEAD}{err}")
-            return
-        self.extend([node_name], [statuses])
 
     def extend(self, nodes: list[str], statuses: list[list[Status]]) -> None:
         """The lines of ``nodes`` that failed with ``statuses``, in order."""

@@ -123,10 +123,10 @@ def test_best_score_binpack(monkeypatch: pytest.MonkeyPatch) -> None:
 
     original = binpack.binpacking_score
 
-    def forgetful(task: Any, node_info: Any, weight: Any, log: Any) -> float:
+    def forgetful(task: Any, node_info: Any, terms: Any, weight: Any, log: Any) -> float:
         used, node_info.used = node_info.used, node_info.used.clone().sub(node_info.used)
         try:
-            return original(task, node_info, weight, log)
+            return original(task, node_info, terms, weight, log)
         finally:
             node_info.used = used
 

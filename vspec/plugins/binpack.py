@@ -91,19 +91,15 @@ def _weighed_requests(task: TaskInfo, weight: PriorityWeight) -> list[Term]:
     return terms
 
 
-def binpacking_score(task: TaskInfo, node: NodeInfo, weight: PriorityWeight, log: Klog) -> float:
-    """Weighted mean of (used + request) / allocatable over the task's weighted resources,
-    times 100 * binpack.weight; 0 on a node where any of them would not fit.
+def binpacking_score(
+    task: TaskInfo, node: NodeInfo, terms: list[Term], weight: PriorityWeight, log: Klog
+) -> float:
+    """Weighted mean of (used + request) / allocatable over the task's weighed resources
+    (``terms``, its :func:`_weighed_requests`), times 100 * binpack.weight; 0 on a node
+    where any of them would not fit.
 
     A resource the node has none of scores 0 but its weight still counts.
     """
-    return _weighed_score(task, node, _weighed_requests(task, weight), weight, log)
-
-
-def _weighed_score(
-    task: TaskInfo, node: NodeInfo, terms: list[Term], weight: PriorityWeight, log: Klog
-) -> float:
-    """:func:`binpacking_score` with the task's :func:`_weighed_requests` at hand."""
     score = 0.0
     weight_sum = 0
     allocatable, used = node.allocatable, node.used
@@ -205,16 +201,23 @@ class BinpackPlugin(Plugin):
 
         # Memo: a node's score only changes with its tasks (NodeInfo.version) or the
         # request; tasks of one job share requests, so most calls are hits.
-        memo: dict[str, tuple[int, tuple[float, float, tuple[tuple[str, float], ...]], float]] = {}
+        memo: dict[str, tuple[int, Hashable, float]] = {}
+        # Per request, its weighed resources (the tasks of a job share one request).
+        weighed: dict[Hashable, list[Term]] = {}
+
+        def terms_of(task: TaskInfo, signature: Hashable) -> list[Term]:
+            terms = weighed.get(signature)
+            if terms is None:
+                terms = weighed[signature] = _weighed_requests(task, weight)
+            return terms
 
         def node_order(task: TaskInfo, node: NodeInfo) -> float:
-            req = task.resreq
-            key = (req.milli_cpu, req.memory, tuple(req.scalars.items()))
+            key = task.resreq.signature()
             hit = memo.get(node.name)
             if hit is not None and hit[0] == node.version and hit[1] == key and not log.enabled(4):
                 score = hit[2]
             else:
-                score = binpacking_score(task, node, weight, log)
+                score = binpacking_score(task, node, terms_of(task, key), weight, log)
                 memo[node.name] = (node.version, key, score)
             if log.enabled(4):
                 log.v(
@@ -229,21 +232,17 @@ class BinpackPlugin(Plugin):
             unless its V(4)/V(5) lines are kept."""
             return None if log.enabled(4) else task.resreq.signature()
 
-        # Per request, its weighed resources (the tasks of a job share one request).
-        weighed: dict[Hashable, list[Term]] = {}
-
         def columnar(task: TaskInfo, cols: NodeColumns, rows: Column) -> Column:
             import numpy as np
 
             from vspec.framework.columns import FEW_ROWS
 
             if len(rows) <= FEW_ROWS:  # row by row is cheaper (no log line below V(4))
-                signature = task.resreq.signature()
-                terms = weighed.get(signature)
-                if terms is None:
-                    terms = weighed[signature] = _weighed_requests(task, weight)
+                terms = terms_of(task, task.resreq.signature())
                 nodes = cols.nodes
-                return np.array([_weighed_score(task, nodes[r], terms, weight, log) for r in rows])
+                return np.array(
+                    [binpacking_score(task, nodes[r], terms, weight, log) for r in rows]
+                )
             return binpacking_scores(task, cols, rows, weight)
 
         if weight.weight != 0:

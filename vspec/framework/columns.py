@@ -48,17 +48,16 @@ T = TypeVar("T")
 
 
 class _Column:
-    """One column, the function that computes it (this session's) and what to compute
-    again before it is read: the rows synced this session from ``seen`` on (an index
-    into ``NodeColumns._changes``, read there rather than handed to every column at each
-    sync), and those a former session left pending."""
+    """One column and what to compute again before it is read: the rows synced this
+    session from ``seen`` on (an index into ``NodeColumns._changes``, read there rather
+    than handed to every column at each sync), and those a former session left pending.
+    It keeps no function: the reader's, passed at each read, may hold its session (a
+    plugin's method), which the cache's columns must not keep alive."""
 
-    __slots__ = ("array", "pending", "seen", "session", "value")
+    __slots__ = ("array", "pending", "seen")
 
-    def __init__(self, value: NodeValue, array: Column, session: int, seen: int) -> None:
-        self.value = value
+    def __init__(self, array: Column, seen: int) -> None:
         self.array = array
-        self.session = session
         self.seen = seen
         self.pending: set[int] = set()
 
@@ -82,7 +81,6 @@ class NodeColumns:
         "_kept",
         "_memos",
         "_rotation",
-        "_session",
         "names",
         "nodes",
         "size",
@@ -94,7 +92,6 @@ class NodeColumns:
         self.size = len(self.nodes)
         self._companions = list(companions) or [None] * self.size
         self._dirty: list[int] = []
-        self._session = 0
         self._columns: dict[Hashable, _Column] = {}
         # Per memo key, [the values, per row whether it must be computed again, how many
         # of the rows synced this session it has marked so].
@@ -115,7 +112,6 @@ class NodeColumns:
             n.name != name for n, name in zip(nodes, self.names, strict=True)
         ):
             return False
-        self._session += 1
         self._memos.clear()
         self._kept.clear()
         self._sync()
@@ -163,15 +159,13 @@ class NodeColumns:
             array: Column = np.fromiter(
                 (value(n) for n in self.nodes), dtype=dtype, count=self.size
             )
-            self._columns[key] = _Column(value, array, self._session, len(self._changes))
+            self._columns[key] = _Column(array, len(self._changes))
             return array
-        if entry.session != self._session:
-            entry.value, entry.session = value, self._session
         changes = self._changes
         if entry.seen < len(changes) or entry.pending:
             pending = entry.pending
             pending.update(changes[entry.seen :])
-            nodes, array, value = self.nodes, entry.array, entry.value
+            nodes, array = self.nodes, entry.array
             for row in pending:
                 array[row] = value(nodes[row])
             pending.clear()

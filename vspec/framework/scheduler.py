@@ -8,7 +8,7 @@ leave, pod group statuses are those written at close), producing a new model.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -44,6 +44,7 @@ from vspec.model.result import (
     SimulationResult,
     TaskResult,
 )
+from vspec.util.collector import long_lived_frozen
 
 if TYPE_CHECKING:
     from vspec.model.probes import Probe
@@ -150,7 +151,10 @@ class Scheduler:
         seed: int = 0,
         verbosity: int = 3,
         recorder: Recorder = NO_RECORDER,
+        session_opened: Callable[[], None] = lambda: None,
     ) -> None:
+        """``session_opened`` is called once each session is open, before its actions
+        (:func:`simulate` freezes what is alive then out of the collector's way)."""
         resolved = check_conf(conf)
         self.plugin_classes = resolved.plugins
         self.conf = conf
@@ -159,6 +163,7 @@ class Scheduler:
         self.actions = [cls() for cls in resolved.actions]
         self.state = SchedulerState()
         self.recorder = recorder
+        self.session_opened = session_opened
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
 
@@ -216,8 +221,10 @@ def simulate(
     :class:`vspec.errors.EngineError` where Volcano would panic.
     """
     start = now or DEFAULT_NOW
-    with engine_errors():
-        scheduler = Scheduler(conf, seed=seed, verbosity=verbosity, recorder=recorder)
+    with engine_errors(), long_lived_frozen() as freeze:
+        scheduler = Scheduler(
+            conf, seed=seed, verbosity=verbosity, recorder=recorder, session_opened=freeze
+        )
         result = SimulationResult(logs=scheduler.log.lines)
         if probes:
             from vspec.framework.probing import evaluate
@@ -264,6 +271,7 @@ def _run_once(
         recorder=recorder,
         classes=scheduler.plugin_classes,
     )
+    scheduler.session_opened()
     for action in scheduler.actions:
         trace = action.trace
         if trace is not None:

@@ -244,6 +244,9 @@ class _Pass:
         """How many nodes of ``ordered`` were looked at (Volcano cancels its workers
         once one node too many fits)."""
         get = (memo or {}).get
+        # Memoised functions are node-local, which log nothing the session keeps: the
+        # known failures' lines need not go out before each call.
+        may_log = memo is None
         cached = self.errors.get if self.use_cache else None
         verbose = self.log.enabled(4)
         found, to_find, entries, errors = self.found, self.to_find, self.entries, self.errors
@@ -258,7 +261,7 @@ class _Pass:
                 continue
             hit = get(name)
             if hit is None or hit[0] != node.version:
-                if self._ask(node) is not None:
+                if self._ask(node, may_log) is not None:
                     continue
             elif (statuses := hit[1]) is not None:
                 errors[name] = entries[name] = statuses
@@ -281,9 +284,11 @@ class _Pass:
             f"<{task.resreq}> vs. <{node.idle}>",
         )
 
-    def _ask(self, node: NodeInfo) -> Verdict:
-        """``fn``'s verdict on ``node``, its V(3) line logged after those before it."""
-        self._log_known()
+    def _ask(self, node: NodeInfo, may_log: bool) -> Verdict:
+        """``fn``'s verdict on ``node``, its V(3) line logged after those before it (and
+        before ``fn``'s own, when it ``may_log``)."""
+        if may_log:
+            self._log_known()
         name = node.name
         err = self.fn(self.task, node)
         if err is None:
@@ -293,6 +298,7 @@ class _Pass:
             self.names.append(name)
             self.reasons.append(err)
             return err
+        self._log_known()
         if self.lines is not None:
             self.lines.log(err)
         self.errors[name] = err

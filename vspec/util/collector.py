@@ -44,8 +44,9 @@ def long_lived_frozen() -> Iterator[Callable[[], None]]:
     What is alive on entry is frozen (``gc.freeze``), and so is what is alive at each
     call of the function yielded, which the block makes once more of what it keeps has
     been built: for a simulation, the cluster on entry, then each session's cache and
-    snapshot, which live until the session closes. A young pass then walks only what the block made since; W1's
-    simulation had two at 50,000 objects (12 ms each) that freed nothing, and now none.
+    snapshot, which live until the session closes. A young pass then walks only what
+    the block made since; W1's simulation had two at 50,000 objects (12 ms each) that
+    freed nothing, and now none.
     On exit everything frozen joins the oldest generation (``gc.unfreeze``), which a
     full pass walks, so cyclic garbage among it is still collected in time; that
     includes what a caller froze (the fuzzer, which freezes again at each example's

@@ -24,7 +24,8 @@ def tuned_collector(
 ) -> Iterator[None]:
     """Run with ``thresholds``, then put the caller's back. ``freeze_first``: what is
     alive on entry outlives the block (the modules, a fuzzer's strategies), so it is kept
-    out of the collector's passes until the block ends."""
+    out of the collector's passes until the block ends, or until a simulation in it ends
+    (:func:`long_lived_frozen` lets everything frozen go); a timeline keeps it."""
     before = gc.get_threshold()
     gc.set_threshold(*thresholds)
     if freeze_first:

@@ -7,13 +7,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.builders import cluster, node, pod, pod_group
-from vspec.framework import columnar
-from vspec.framework.columns import FEW_ROWS
-from vspec.framework.scheduler import simulate
-from vspec.fuzz import SEED_CONF
-from vspec.model.conf import load_conf
-from vspec.model.objects import Cluster
 from vspec.util.collector import long_lived_frozen
 
 
@@ -57,29 +50,3 @@ def test_a_caller_s_frozen_objects_join_the_oldest_generation_too() -> None:
         pass
     assert not _frozen(kept)
     assert any(o is kept for o in gc.get_objects(2))
-
-
-def _columnar_world() -> Cluster:
-    nodes = [node(f"n{i}") for i in range(2 * FEW_ROWS)]  # the vectorised checks
-    pods = [pod("ns", f"j-{i}", "j", {"cpu": 1}) for i in range(6)]
-    return cluster(nodes, pods, [pod_group("ns", "j", "q", min_member=2)])
-
-
-@pytest.mark.usefixtures("unfrozen")
-def test_a_columnar_session_leaves_no_cycle_for_the_collector() -> None:
-    """The cache keeps its node columns from session to session; they must not keep the
-    session (its plugins' methods read the columns), or every big session outlives its
-    run until a full collection finds it."""
-    conf = load_conf(SEED_CONF)
-    world = _columnar_world()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(columnar, "COLUMNAR_MIN_NODES", 0)
-        simulate(conf, world, seed=1)  # what is made once per process is made
-        gc.collect()
-        gc.disable()
-        try:
-            result = simulate(conf, world, seed=1)
-            assert result.binds, "the columnar path placed something"
-            assert gc.collect() == 0
-        finally:
-            gc.enable()

@@ -11,6 +11,7 @@ is the same.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -227,16 +228,12 @@ class ExplainRecorder(Recorder):
         )
         self._draft(task).victims.append(search)
 
-    def interrupted(self) -> None:
-        """The run raised (a plugin's error, a Volcano panic): explain the session it
-        was in from its state at that moment, if that state can still be read."""
-        ssn, self._open = self._open, None
-        if ssn is None:
-            return
-        try:
-            self.session_closing(ssn)
-        except Exception:
-            return
+    def session_failed(self, ssn: Session) -> None:
+        """Explain the session as it stood when it raised, if that state can still be
+        read (and it was not explained already: its close raised)."""
+        if self._open is ssn:
+            with contextlib.suppress(Exception):
+                self.session_closing(ssn)
 
     def session_closing(self, ssn: Session) -> None:
         self._open = None

@@ -51,8 +51,7 @@ def explain_spec(spec: Spec, selection: Selection, *, seed: int | None = None) -
     except SpecError:
         raise  # the spec itself is wrong: nothing ran worth explaining
     except VspecError as exc:
-        recorder.interrupted()
-        error = str(exc)
+        error = str(exc)  # the recorder explained the session as it stood
     tasks = [
         te for te in recorder.explanations if selection.cycle is None or te.cycle == selection.cycle
     ]

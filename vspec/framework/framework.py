@@ -59,8 +59,18 @@ def open_session(
     # JobValid runs here in Volcano before any plugin registered, so it never filters
     # (quirk kept by omission).
     log.v(3, f"Open Session {ssn.uid} with <{len(ssn.jobs)}> Job and <{len(ssn.queues)}> Queues")
-    if classes is None:
-        classes = plugin_classes(conf)
+    try:
+        _open_plugins(ssn, conf, log, plugin_classes(conf) if classes is None else classes)
+    except BaseException:
+        ssn.release()  # what the plugins registered holds the session: no cycle is left
+        raise
+    recorder.session_opened(ssn)
+    return ssn
+
+
+def _open_plugins(
+    ssn: Session, conf: SchedulerConf, log: Klog, classes: Mapping[str, type[Plugin]]
+) -> None:
     for tier in conf.tiers:
         for option in tier.plugins:
             builder = classes.get(option.name)
@@ -70,8 +80,6 @@ def open_session(
             plugin = builder(Arguments(option.arguments, log))
             ssn.plugins[plugin.name] = plugin
             plugin.on_session_open(ssn)
-    recorder.session_opened(ssn)
-    return ssn
 
 
 def close_session(ssn: Session) -> dict[str, bool]:

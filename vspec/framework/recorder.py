@@ -70,6 +70,10 @@ class Recorder:
     def session_closing(self, ssn: Session) -> None:
         """Every action ran; the plugins and the job updater have not closed yet."""
 
+    def session_failed(self, ssn: Session) -> None:
+        """The session raised (a plugin's error, a Volcano panic, an interrupt): the last
+        look at it as it stood, before it is released and the error goes on."""
+
 
 class _NoRecorder(Recorder):
     watches_nodes = False

@@ -40,6 +40,7 @@ from vspec.model.result import (
     Eviction,
     LogRecords,
     PodGroupResult,
+    ProbeFailure,
     RecordedEvent,
     SimulationResult,
     TaskResult,
@@ -227,20 +228,7 @@ def simulate(
         )
         result = SimulationResult(logs=scheduler.log.lines)
         if probes:
-            from vspec.framework.probing import evaluate
-
-            probe_log = Klog(verbosity=0)
-            cache = SchedulerCache(cluster, conf.options, probe_log)
-            ssn = open_session(
-                cache,
-                conf,
-                log=probe_log,
-                rng=random.Random(seed),
-                now=start,
-                uid="probe",
-                classes=scheduler.plugin_classes,
-            )
-            result.probe_failures = evaluate(ssn, probes)
+            result.probe_failures = _probe(scheduler, cluster, seed, start, probes)
         for cycle in range(cycles):
             scheduler.log.cycle = cycle
             cluster = scheduler.run_once(
@@ -248,6 +236,34 @@ def simulate(
             )
     result.cluster = cluster
     return result
+
+
+def _probe(
+    scheduler: Scheduler,
+    cluster: Cluster,
+    seed: int,
+    start: datetime,
+    probes: Sequence[Probe],
+) -> list[ProbeFailure]:
+    """The probes' failures, asked of a quiet session of their own on the cluster as
+    the run starts."""
+    from vspec.framework.probing import evaluate
+
+    log = Klog(verbosity=0)
+    conf = scheduler.conf
+    ssn = open_session(
+        SchedulerCache(cluster, conf.options, log),
+        conf,
+        log=log,
+        rng=random.Random(seed),
+        now=start,
+        uid="probe",
+        classes=scheduler.plugin_classes,
+    )
+    try:
+        return evaluate(ssn, probes)
+    finally:
+        ssn.release()  # no cycle left (see _run_once)
 
 
 def _run_once(
@@ -271,6 +287,28 @@ def _run_once(
         recorder=recorder,
         classes=scheduler.plugin_classes,
     )
+    # The plugins' functions hold the session: it is released when an action raises too,
+    # or it stays a cycle that the collector finds (if ever, after a frozen simulation).
+    try:
+        moved_on = _run_session(scheduler, ssn, result, last=last)
+    except BaseException:
+        recorder.session_failed(ssn)
+        ssn.release()
+        raise
+    ssn.release()
+    for pod in cluster.held_pods:
+        if pod not in moved_on.held_pods:
+            result.created[pod.meta.key] = log.cycle + 1
+    return moved_on
+
+
+def _run_session(
+    scheduler: Scheduler, ssn: Session, result: SimulationResult, *, last: bool
+) -> Cluster:
+    """An open session's actions, then its close and what it leaves: the effects in
+    ``result``, and the cluster one period later."""
+    cache, log, recorder = ssn.cache, scheduler.log, scheduler.recorder
+    cluster = cache.cluster
     scheduler.session_opened()
     for action in scheduler.actions:
         trace = action.trace
@@ -302,12 +340,7 @@ def _run_once(
             entry = result.pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
         entry.phase = pg.phase
         entry.conditions = list(pg.conditions)
-    moved_on = advance(cluster, ssn)
-    ssn.release()
-    for pod in cluster.held_pods:
-        if pod not in moved_on.held_pods:
-            result.created[pod.meta.key] = log.cycle + 1
-    return moved_on
+    return advance(cluster, ssn)
 
 
 def _running(pod: Pod, node: str, patched: dict[str, str] | None) -> Pod:

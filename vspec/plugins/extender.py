@@ -212,24 +212,28 @@ class ExtenderPlugin(Plugin):
         http_request = urllib.request.Request(
             url, data=body, method="POST", headers={"Content-Type": "application/json"}
         )
+        # Errors are raised after their except block, not from it: the caught error would
+        # stay the new one's __context__ (``from None`` only hides it), and its traceback's
+        # frames hold the session, a cycle that outlives the run of every failed call.
+        failure = ""
         try:
             with urllib.request.urlopen(
                 http_request, timeout=self.timeout.total_seconds()
             ) as response:
                 payload = response.read()
         except urllib.error.HTTPError as err:
-            raise ExtenderError(
-                f"failed {action} with extender at URL {url}, code {err.code}"
-            ) from None
+            failure = f"failed {action} with extender at URL {url}, code {err.code}"
         except (urllib.error.URLError, OSError, ValueError) as err:
-            reason = getattr(err, "reason", err)
-            raise ExtenderError(f'Post "{url}": {reason}') from None
+            failure = f'Post "{url}": {getattr(err, "reason", err)}'
+        if failure:
+            raise ExtenderError(failure)
         if not payload:
             return {}
         try:
             return json.loads(payload)
         except json.JSONDecodeError as err:
-            raise ExtenderError(str(err)) from None
+            failure = str(err)
+        raise ExtenderError(failure)
 
     def _ask(self, ssn: Session, verb: str, what: str, request: Json) -> Mapping[str, Any] | None:
         """The answer as a mapping, or None (logged) when the call failed."""
@@ -281,9 +285,13 @@ class ExtenderPlugin(Plugin):
                 answer = self.send("predicate", {"task": task_json(task), "node": node_json(node)})
             except ExtenderError as err:
                 ssn.log.warning(f"Predicate failed with error {err}")
+                failure = str(err)
+            else:
+                failure = ""
+            if failure:  # raised here, not in the except block (see send)
                 if self.ignorable:
                     return
-                raise FitError.of(task, node.name, str(err)) from None
+                raise FitError.of(task, node.name, failure)
             if not isinstance(answer, Mapping):
                 return
             message = answer.get("status")

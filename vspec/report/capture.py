@@ -70,14 +70,10 @@ class RecordingEngine:
         recorder, spec = self._recorder, self._spec
         self._recorder = None
         engine = PythonEngine() if recorder is None else PythonEngine(recorder=recorder)
-        try:
+        try:  # a panic is explained as the session stood (Recorder.session_failed)
             return engine.simulate(
                 conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes
             )
-        except BaseException:
-            if recorder is not None:
-                recorder.interrupted()  # a panic is explained as the session stood
-            raise
         finally:
             if recorder is not None and spec is not None:
                 last = {te.task: te for te in recorder.explanations}  # the last cycle's

@@ -128,6 +128,9 @@ class _NodeRoom:
 
 @dataclass
 class _Generator:
+    """One ``generate`` section being expanded: the cluster so far, the names already
+    given, and the room left on the nodes for the jobs that start running."""
+
     rng: random.Random
     where: str
     location: Location | None

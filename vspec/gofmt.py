@@ -40,6 +40,8 @@ class Typed:
 
 @dataclass(frozen=True)
 class Struct:
+    """A Go struct: ``%v`` prints its fields' values in order, ``%+v`` with their names."""
+
     type: str
     fields: tuple[tuple[str, Any], ...]
 
@@ -81,6 +83,8 @@ def time_value(moment: datetime | None) -> Stringer:
 
 @dataclass
 class _Spec:
+    """One verb of a format string, with its flags, width and precision."""
+
     verb: str
     plus: bool = False
     minus: bool = False

@@ -22,6 +22,10 @@ _NO_ANNOTATIONS: Mapping[str, str] = MappingProxyType({})
 
 @dataclass
 class TransactionContext:
+    """``TransactionContext``: a task's node and status before a statement discarded
+    them, which the reason of its pod's scheduling condition still reports
+    (``TaskSchedulingReason``)."""
+
     node_name: str
     status: TaskStatus
     eviction_occurred: bool = False

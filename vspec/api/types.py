@@ -56,6 +56,8 @@ class Code(IntEnum):
 
 @dataclass(frozen=True)
 class Status:
+    """``api.Status``: a plugin's answer (``code``) for a task on a node, and why."""
+
     code: Code
     reason: str = ""
     plugin: str = ""
@@ -69,6 +71,8 @@ REJECT = -1
 
 @dataclass(frozen=True)
 class ValidateResult:
+    """``api.ValidateResult``: whether a job passed a plugin's ``JobValid`` check, and why not."""
+
     passed: bool
     reason: str = ""
     message: str = ""

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class Snapshot:
+    """The cache's copy of the cluster that one session works on (the ``ClusterInfo``
+    of Go's ``SchedulerCache.Snapshot``)."""
+
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
     node_list: list[NodeInfo]
@@ -370,6 +373,8 @@ def _total(nodes: dict[str, NodeInfo]) -> Resource:
 
 @dataclass
 class _Dirty:
+    """What changed since the last session: what :meth:`SchedulerCache.update` builds again."""
+
     jobs: set[str]  # a pod of theirs changed: built again from their pods
     nodes: set[str]  # a pod on them changed: built again from their pods
     regrouped: set[str]  # only the pod group changed: built again with the same tasks

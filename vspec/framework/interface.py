@@ -84,6 +84,8 @@ class StrArgument(Argument[str]):
 
 @dataclass
 class Event:
+    """``framework.Event``: the task an event handler is told was (de)allocated."""
+
     task: TaskInfo
     err: Exception | None = None
 

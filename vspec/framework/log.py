@@ -23,6 +23,9 @@ from vspec.model.result import LogBlock, LogLine, LogRecords, Severity
 
 @dataclass
 class Klog:
+    """The scheduler's ``klog``: a line of ``verbosity`` or below is kept, with the
+    ``cycle`` of the session that logged it."""
+
     verbosity: int = 3
     lines: LogRecords = field(default_factory=LogRecords)
     cycle: int = 0

@@ -28,6 +28,9 @@ _INFO_SUFFIXES = (".dist-info", ".egg-info")
 
 @dataclass(frozen=True)
 class EntryPoint:
+    """An installed distribution's entry point: what ``importlib.metadata.EntryPoint``
+    holds that vspec uses."""
+
     name: str
     value: str  # "module:attr [extras]"
 

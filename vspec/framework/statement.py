@@ -29,6 +29,8 @@ class Op(Enum):
 
 @dataclass
 class Operation:
+    """One step of a statement, which ``commit`` carries out and ``discard`` undoes."""
+
     name: Op
     task: TaskInfo
     reason: str = ""

@@ -50,6 +50,8 @@ class _Names:
 
 @dataclass(frozen=True)
 class _Cluster:
+    """The names of what the cluster declares, by kind, that ``expect`` entries must name."""
+
     pods: _Names
     groups: _Names
     nodes: _Names

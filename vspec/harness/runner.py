@@ -54,6 +54,8 @@ class Verdict(StrEnum):
 
 @dataclass
 class SpecOutcome:
+    """How one spec ended: what the terminal, the reports and the exit status say of it."""
+
     name: str
     location: Location
     status: Verdict
@@ -76,6 +78,9 @@ class SpecOutcome:
 
 @dataclass
 class RunReport:
+    """Everything one run of many specs found: the outcomes, and the problems that
+    belong to no spec."""
+
     outcomes: list[SpecOutcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # missing paths, files with no spec
     warnings: list[str] = field(default_factory=list)  # located, each once (Spec.warnings)

@@ -80,11 +80,16 @@ class PluginOption:
 
 @dataclass
 class Tier:
+    """One ``tiers`` entry of the scheduler conf: a session asks its plugins, in order,
+    before those of the next tier."""
+
     plugins: list[PluginOption] = field(default_factory=list)
 
 
 @dataclass
 class Configuration:
+    """One ``configurations`` entry of the scheduler conf: the arguments of the action ``name``."""
+
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
 
@@ -102,6 +107,9 @@ class SchedulerOptions:
 
 @dataclass
 class SchedulerConf:
+    """The scheduler's configuration: its conf file (actions, tiers, configurations) and
+    the command-line options that change scheduling."""
+
     actions: list[str]
     tiers: list[Tier]
     configurations: list[Configuration] = field(default_factory=list)

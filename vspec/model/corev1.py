@@ -20,6 +20,8 @@ ResourceList = dict[str, Fraction]
 
 @dataclass(frozen=True)
 class LabelSelectorRequirement:
+    """One ``matchExpressions`` entry of a ``metav1.LabelSelector``."""
+
     key: str
     operator: str  # In | NotIn | Exists | DoesNotExist
     values: tuple[str, ...] = ()
@@ -27,12 +29,18 @@ class LabelSelectorRequirement:
 
 @dataclass(frozen=True)
 class LabelSelector:
+    """``metav1.LabelSelector``: how pod affinity terms and topology spread constraints
+    pick pods (and a term its namespaces) by their labels."""
+
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[LabelSelectorRequirement, ...] = ()
 
 
 @dataclass(frozen=True)
 class NodeSelectorRequirement:
+    """One requirement of a ``v1.NodeSelectorTerm``; ``Gt`` and ``Lt`` compare the
+    node's label as an integer."""
+
     key: str
     operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt
     values: tuple[str, ...] = ()
@@ -40,24 +48,35 @@ class NodeSelectorRequirement:
 
 @dataclass(frozen=True)
 class NodeSelectorTerm:
+    """``v1.NodeSelectorTerm``: a node matches when it meets all of the term's
+    requirements, and a selector when it matches any of its terms."""
+
     match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     match_fields: tuple[NodeSelectorRequirement, ...] = ()
 
 
 @dataclass(frozen=True)
 class PreferredSchedulingTerm:
+    """``v1.PreferredSchedulingTerm``: a node that matches ``preference`` scores ``weight`` more."""
+
     weight: int
     preference: NodeSelectorTerm
 
 
 @dataclass(frozen=True)
 class NodeAffinity:
+    """``v1.NodeAffinity``: ``required`` keeps a pod off the nodes it does not select,
+    ``preferred`` scores the nodes."""
+
     required: tuple[NodeSelectorTerm, ...] | None = None  # None: no required selector
     preferred: tuple[PreferredSchedulingTerm, ...] = ()
 
 
 @dataclass(frozen=True)
 class PodAffinityTerm:
+    """``v1.PodAffinityTerm``: the pods it selects, and the domain of ``topology_key``
+    in which they count."""
+
     topology_key: str
     label_selector: LabelSelector | None = None
     namespaces: tuple[str, ...] = ()
@@ -68,18 +87,25 @@ class PodAffinityTerm:
 
 @dataclass(frozen=True)
 class WeightedPodAffinityTerm:
+    """``v1.WeightedPodAffinityTerm``: a preferred term, and what a node in its domain scores."""
+
     weight: int
     term: PodAffinityTerm
 
 
 @dataclass(frozen=True)
 class PodAffinity:
+    """``v1.PodAffinity``, and ``v1.PodAntiAffinity`` (the same shape): ``required``
+    terms filter the nodes, ``preferred`` ones score them."""
+
     required: tuple[PodAffinityTerm, ...] = ()
     preferred: tuple[WeightedPodAffinityTerm, ...] = ()
 
 
 @dataclass(frozen=True)
 class Affinity:
+    """``v1.Affinity``: each kind is None when the pod does not set it."""
+
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
@@ -87,6 +113,8 @@ class Affinity:
 
 @dataclass(frozen=True)
 class Toleration:
+    """``v1.Toleration``: lets a pod onto a node despite the taints it matches."""
+
     key: str = ""
     operator: str = "Equal"  # Equal | Exists
     value: str = ""
@@ -96,6 +124,9 @@ class Toleration:
 
 @dataclass(frozen=True)
 class Taint:
+    """``v1.Taint``: what a pod must tolerate to be placed on the node (``NoSchedule``,
+    ``NoExecute``) or to score well there (``PreferNoSchedule``)."""
+
     key: str
     value: str = ""
     effect: str = "NoSchedule"  # NoSchedule | PreferNoSchedule | NoExecute
@@ -103,6 +134,9 @@ class Taint:
 
 @dataclass(frozen=True)
 class TopologySpreadConstraint:
+    """``v1.TopologySpreadConstraint``: how unevenly the pods it selects may spread over
+    the domains of ``topology_key``."""
+
     max_skew: int
     topology_key: str
     when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
@@ -115,6 +149,9 @@ class TopologySpreadConstraint:
 
 @dataclass(frozen=True)
 class ContainerPort:
+    """``v1.ContainerPort``: a ``host_port`` takes the port on the node, which the
+    node-ports filter checks."""
+
     container_port: int
     host_port: int = 0
     protocol: str = "TCP"
@@ -123,6 +160,8 @@ class ContainerPort:
 
 @dataclass
 class Container:
+    """``v1.Container``: what scheduling reads of one."""
+
     name: str = ""
     image: str = ""
     requests: ResourceList = field(default_factory=dict)
@@ -145,6 +184,8 @@ class Condition:
 
 @dataclass(frozen=True)
 class ContainerImage:
+    """One image a node's status lists, with the size the image-locality score weighs."""
+
     names: tuple[str, ...]
     size_bytes: int = 0
 

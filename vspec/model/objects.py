@@ -46,6 +46,9 @@ def shallow_copy(obj: _T) -> _T:
 
 @dataclass(init=False)
 class ObjectMeta:
+    """``metav1.ObjectMeta``: what the scheduler reads of an object's metadata, and
+    where the spec declared the object (``location``, for errors only)."""
+
     name: str
     namespace: str = ""
     uid: str = ""
@@ -99,6 +102,8 @@ _KEY_FIELDS = frozenset({"name", "namespace"})
 
 @dataclass
 class Pod:
+    """``v1.Pod``: the fields of its spec and status that scheduling reads."""
+
     meta: ObjectMeta
     phase: str = "Pending"
     node_name: str = ""
@@ -143,6 +148,8 @@ class NodeUsage:
 
 @dataclass
 class Node:
+    """``v1.Node``: what it offers, the taints that keep pods off it, and the images it holds."""
+
     meta: ObjectMeta
     allocatable: ResourceList = field(default_factory=dict)
     capacity: ResourceList = field(default_factory=dict)
@@ -154,6 +161,8 @@ class Node:
 
 @dataclass
 class PodGroup:
+    """Volcano's ``PodGroup``: its spec, and the status the job updater writes back."""
+
     meta: ObjectMeta
     queue: str = "default"
     min_member: int = 0
@@ -169,6 +178,8 @@ class PodGroup:
 
 @dataclass
 class Queue:
+    """Volcano's ``Queue``: its spec and state."""
+
     meta: ObjectMeta
     weight: int = 1
     capability: ResourceList = field(default_factory=dict)
@@ -183,6 +194,8 @@ class Queue:
 
 @dataclass
 class PriorityClass:
+    """``schedulingv1.PriorityClass``: the priority of the pods and pod groups that name it."""
+
     meta: ObjectMeta
     value: int = 0
     global_default: bool = False

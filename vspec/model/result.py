@@ -240,6 +240,8 @@ class LogRecords(Sequence[LogLine]):
 
 @dataclass(frozen=True)
 class Bind:
+    """A pod bound to ``node`` in session ``cycle``: what Go's tests read from their fake binder."""
+
     task: str  # namespace/name
     node: str
     cycle: int = 0
@@ -247,6 +249,9 @@ class Bind:
 
 @dataclass(frozen=True)
 class Eviction:
+    """A pod evicted in session ``cycle``, with the reason given: what Go's tests read
+    from their fake evictor."""
+
     task: str  # namespace/name
     reason: str
     cycle: int = 0
@@ -274,6 +279,8 @@ class PodGroupResult:
 
 @dataclass
 class TaskResult:
+    """A task as the last session held it before closing: what Go's unit tests read."""
+
     node: str | None
     status: str  # TaskStatus name, in-session after the last action
 
@@ -289,6 +296,10 @@ class ProbeFailure:
 
 @dataclass
 class SimulationResult:
+    """What a run did, for the spec's expectations and the invariants to check: every
+    session's binds, evictions and events, the last session's tasks and pod groups, and
+    the cluster it left."""
+
     binds: list[Bind] = field(default_factory=list)
     evictions: list[Eviction] = field(default_factory=list)
     pipelined: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # job -> (task, node)

@@ -22,6 +22,8 @@ ClusterMode = Literal["deployed", "bare"]
 
 @dataclass
 class PodGroupExpect:
+    """One ``expect.podGroups`` entry; None checks nothing."""
+
     phase: str | None = None
     session_phase: str | None = None
     unschedulable: str | None = None
@@ -29,6 +31,9 @@ class PodGroupExpect:
 
 @dataclass
 class PodExpect:
+    """One ``expect.pods`` entry; None checks nothing, but for ``node`` when
+    ``node_given`` (``node: null``: the pod must not be bound)."""
+
     node: str | None = None
     node_given: bool = False  # `node: null` (expect unbound) differs from an omitted key
     status: str | None = None
@@ -36,6 +41,9 @@ class PodExpect:
 
 @dataclass
 class LogsExpect:
+    """``expect.logs``: substrings the log must contain, regular expressions it must
+    match, and substrings no line may contain."""
+
     contains: list[str] = field(default_factory=list)
     matches: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
@@ -51,6 +59,8 @@ class MetricBound:
 
 @dataclass
 class Expect:
+    """A spec's ``expect`` section: what the run must show; a None or empty entry checks nothing."""
+
     binds: dict[str, str] | None = None
     binds_include: dict[str, str] | None = None
     bind_count: int | None = None
@@ -68,6 +78,8 @@ class Expect:
 
 @dataclass
 class Spec:
+    """One spec: the scheduler and cluster to run, how to run them, and what the run must show."""
+
     name: str
     location: Location
     scheduler: SchedulerConf

@@ -36,6 +36,8 @@ HIERARCHY_FLAG = "hierarchy"
 # strconv.ParseFloat's decimal syntax (plus inf/nan); Python's float() is laxer.
 @dataclass
 class DrfAttr:
+    """``drfAttr``: a job's or queue's allocation and its dominant resource and share."""
+
     share: float = 0.0
     dominant_resource: str = ""
     allocated: Resource = field(default_factory=Resource)

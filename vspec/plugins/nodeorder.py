@@ -76,6 +76,8 @@ Scorer = Callable[["ScoreFacts", K8sNodeInfo], int]
 
 @dataclass
 class PriorityWeight:
+    """``priorityWeight``: each scorer's weight, from the plugin's arguments."""
+
     least_requested: int = LEAST_REQUESTED_WEIGHT_ARG.value
     most_requested: int = MOST_REQUESTED_WEIGHT_ARG.value
     node_affinity: int = NODE_AFFINITY_WEIGHT_ARG.value

@@ -119,12 +119,17 @@ def should_abort(status: Status) -> bool:
 
 @dataclass(frozen=True)
 class BaseResource:
+    """``baseResource``: the share of a node's idle cpu and memory the proportional
+    predicate keeps for tasks of one scalar resource (a rate, 0 to 1)."""
+
     cpu: float
     memory: float
 
 
 @dataclass
 class PredicateEnable:
+    """``predicateEnable``: which filters the plugin's arguments turn on."""
+
     node_affinity: bool = NODE_AFFINITY_ENABLE_ARG.value
     node_ports: bool = NODE_PORTS_ENABLE_ARG.value
     taint_toleration: bool = TAINT_TOLERATION_ENABLE_ARG.value

@@ -75,12 +75,15 @@ class Allocate(ErrorCacheAction):
         # per plugins' key (tasks that differ only in their requests share it).
         self._verdicts: NodeMemo[list[Status] | None] = NodeMemo()
         self._plugin_verdicts: NodeMemo[list[Status] | None] = NodeMemo()
-        self._fits_idle: NodeMemo[bool] = NodeMemo()  # per request: fits the node's Idle
+        # Per request: the shortage statuses on the node's FutureIdle (None: fits), and
+        # whether it fits the node's Idle.
+        self._shortages: NodeMemo[list[Status] | None] = NodeMemo()
+        self._fits_idle: NodeMemo[bool] = NodeMemo()
 
     def execute(self, ssn: Session) -> None:
         self.read_error_cache_flag(ssn)
         self._verdicts, self._plugin_verdicts = NodeMemo(), NodeMemo()
-        self._fits_idle = NodeMemo()
+        self._shortages, self._fits_idle = NodeMemo(), NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
@@ -249,8 +252,11 @@ class Allocate(ErrorCacheAction):
         plugins_key = ssn.node_local_key("predicate", task)
         if plugins_key is None:
             return (lambda task, node: predicate(ssn, task, node)), None
-        table = self._verdicts.table((task.init_resreq.signature(), plugins_key))
+        signature = task.init_resreq.signature()
+        table = self._verdicts.table((signature, plugins_key))
         plugins_table = self._plugin_verdicts.table(plugins_key)
+        # Many more tasks share a request than a request and a plugins' key.
+        shortages = self._shortages.table(signature)
 
         def memoised(task: TaskInfo, node: NodeInfo) -> Verdict:
             hit = table.get(node.name)
@@ -259,10 +265,12 @@ class Allocate(ErrorCacheAction):
                 return hit[1]
             # A shortage is returned as its statuses: no FitError is built for the
             # nodes a task is too big for (most of them, once the cluster fills up).
-            shortage = _shortage(task, node)
-            if shortage is not None:
-                table[node.name] = (node.version, shortage)
-                return shortage
+            hit = shortages.get(node.name)
+            if hit is None or hit[0] != node.version:
+                hit = shortages[node.name] = (node.version, _shortage(task, node))
+            if hit[1] is not None:
+                table[node.name] = hit
+                return hit[1]
             hit = plugins_table.get(node.name)
             if hit is not None and hit[0] == node.version:
                 table[node.name] = hit

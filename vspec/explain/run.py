@@ -9,6 +9,7 @@ from vspec.explain.recorder import ExplainRecorder
 from vspec.explain.records import Explanation
 from vspec.framework.engine import PythonEngine
 from vspec.harness.plugin_dirs import spec_scope
+from vspec.harness.runner import simulate_spec
 from vspec.model.spec import Spec
 
 
@@ -40,14 +41,7 @@ def explain_spec(spec: Spec, selection: Selection, *, seed: int | None = None) -
     error = None
     try:
         with spec_scope(spec):  # the spec's own plugins dirs
-            PythonEngine(recorder=recorder).simulate(
-                spec.scheduler,
-                spec.cluster,
-                seed=used_seed,
-                now=spec.now,
-                cycles=spec.cycles,
-                verbosity=spec.verbosity,
-            )
+            simulate_spec(spec, PythonEngine(recorder=recorder), used_seed)
     except SpecError:
         raise  # the spec itself is wrong: nothing ran worth explaining
     except VspecError as exc:

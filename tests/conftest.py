@@ -24,6 +24,7 @@ class FakeEngine:
     ``vspec.framework.scheduler.simulate``."""
 
     name = "fake"
+    reproducible = True
 
     def __init__(
         self, result: SimulationResult | None = None, error: Exception | None = None

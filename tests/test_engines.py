@@ -22,5 +22,5 @@ def test_the_python_engine_is_the_default_and_runs_a_spec_model() -> None:
 
 
 def test_an_unknown_engine_is_an_error_naming_the_known_ones() -> None:
-    with pytest.raises(VspecError, match=r"unknown engine 'volcano' \(known: python\)"):
-        get_engine("volcano")
+    with pytest.raises(VspecError, match=r"unknown engine 'kube' \(known: python, volcano\)"):
+        get_engine("kube")

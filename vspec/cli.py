@@ -161,7 +161,31 @@ def _add_run(commands: _Commands) -> None:
         help="show captured log lines as the scheduler prints them (I1201 08:00:00.000000 ...)",
     )
     _plugins_dir_option(run)
+    _engine_options(run)
     run.set_defaults(handler=_run)
+
+
+def _engine_options(parser: argparse.ArgumentParser) -> None:
+    from vspec.model.engine import ENGINE_NAMES
+
+    parser.add_argument(
+        "--engine",
+        choices=ENGINE_NAMES,
+        help="python: vspec's model of Volcano (default, or [tool.vspec] engine); "
+        "volcano: Volcano's own scheduler code, built with Go on first use (minutes)",
+    )
+    parser.add_argument(
+        "--volcano-version",
+        metavar="VERSION",
+        help="the Volcano release the volcano engine builds from the Go module proxy "
+        "(default v1.11.0, the version vspec models)",
+    )
+    parser.add_argument(
+        "--volcano-source",
+        type=Path,
+        metavar="DIR",
+        help="build the volcano engine from this Volcano source tree (your fork) instead",
+    )
 
 
 def _add_explain(commands: _Commands) -> None:
@@ -200,6 +224,11 @@ def _add_schema(commands: _Commands) -> None:
     schema.set_defaults(handler=_schema)
 
 
+def _add_engines(commands: _Commands) -> None:
+    engines = commands.add_parser("engines", help="list the engines and the real engine's builds")
+    engines.set_defaults(handler=_engines)
+
+
 def _add_plugins(commands: _Commands) -> None:
     plugins = commands.add_parser("plugins", help="list the actions and plugins with arguments")
     _plugins_dir_option(plugins)
@@ -213,6 +242,7 @@ _COMMANDS: dict[str, Callable[[_Commands], None]] = {
     "validate": _add_validate,
     "schema": _add_schema,
     "plugins": _add_plugins,
+    "engines": _add_engines,
 }
 
 
@@ -288,8 +318,44 @@ def _load_plugins(args: argparse.Namespace, *, project: bool = False) -> bool:
     return True
 
 
+def _chosen_engine(
+    args: argparse.Namespace, html: HtmlReport | None, state: LiveState | None
+) -> Engine:
+    """The command line's engine over the project's (the first path's pyproject). The
+    real engine is built here, before any spec runs, so that a missing Go or a refused
+    version is one error, not every spec's."""
+    from vspec.engines import EngineChoice, get_engine
+    from vspec.errors import SpecError
+    from vspec.harness.settings import ProjectSettings, project_settings
+
+    try:
+        project = project_settings(args.paths[0])
+    except SpecError:
+        project = ProjectSettings()  # each spec reports its project's mistake, located
+    choice = EngineChoice.of(project, args.engine, args.volcano_version, args.volcano_source)
+    if choice.name == "python":
+        # The HTML report's engine has its own recorder; the live line then shows no detail.
+        return html.engine if html is not None else get_engine(recorder=state)
+    if html is not None:
+        from vspec.errors import VspecError
+
+        raise VspecError("--html records vspec's own engine only; drop it with --engine volcano")
+    from vspec.engines.volcano import VolcanoEngine
+
+    engine = get_engine(choice=choice)
+    if isinstance(engine, VolcanoEngine):
+        engine.linked()
+    return engine
+
+
+def _engines(_args: argparse.Namespace) -> int:
+    from vspec.engines.volcano.listing import describe
+
+    print(describe())
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
-    from vspec.engines import get_engine
     from vspec.errors import VspecError
     from vspec.harness.keyword import KeywordError, compile_keyword
     from vspec.harness.runner import run_paths
@@ -317,8 +383,11 @@ def _run(args: argparse.Namespace) -> int:
     if state is not None:
         on_outcome.append(state.after)
         before.append(state.before)
-    # The HTML report's engine has its own recorder; the live line then shows no detail.
-    engine: Engine = html.engine if html is not None else get_engine(recorder=state)
+    try:
+        engine = _chosen_engine(args, html, state)
+    except VspecError as exc:
+        print(f"vspec: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     with live if live is not None else contextlib.nullcontext():
         # Interrupts (Ctrl-C, SIGTERM) end the run with the specs done so far.
         report = run_paths(

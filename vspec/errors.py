@@ -174,3 +174,8 @@ def timed_out(seconds: float) -> str:
 class UserInterrupt(KeyboardInterrupt):
     """The user's own Ctrl-C or a supervisor's SIGTERM, as ``vspec run`` raises it; a
     plain :class:`KeyboardInterrupt` raised by plugin code is that spec's error instead."""
+
+
+class Unsupported(VspecError):
+    """The engine cannot run this spec as written (a real engine asked for what only
+    vspec's engine answers): the spec is skipped with this reason, never passed."""

@@ -52,6 +52,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="show captured log lines as the scheduler prints them",
     )
+    parser.getgroup("vspec").addoption(
+        "--vspec-engine",
+        choices=("python", "volcano"),
+        default=None,
+        help="run the specs on vspec's engine (python, default) or on Volcano's own code "
+        "(volcano: built with Go on first use); default: [tool.vspec] engine",
+    )
+    parser.getgroup("vspec").addoption(
+        "--volcano-version",
+        metavar="VERSION",
+        default=None,
+        help="the Volcano release the volcano engine builds (default v1.11.0)",
+    )
+    parser.getgroup("vspec").addoption(
+        "--volcano-source",
+        metavar="DIR",
+        default=None,
+        help="build the volcano engine from this Volcano source tree instead",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -154,7 +173,7 @@ class SpecItem(pytest.Item):
         self.user_properties.append(("seed", spec.seed))
 
     def runtest(self) -> None:
-        from vspec.harness.runner import execute
+        from vspec.harness.runner import Verdict, execute
 
         klog_header = self.config.getoption("klog_header")
         if self.config.getoption("--vspec-html") is None:
@@ -170,6 +189,8 @@ class SpecItem(pytest.Item):
             raise SpecInvalid(outcome)
         if outcome.failing:
             raise SpecFailed(outcome)
+        if outcome.status is Verdict.SKIPPED:  # the engine cannot answer what it asks
+            pytest.skip(outcome.reason)
 
     def _execute_recorded(self, *, klog_header: bool) -> SpecOutcome:
         """The run, recorded for the HTML report; its section rides on the test report
@@ -255,12 +276,21 @@ class _HtmlCollector:
 
 
 def _engine(config: pytest.Config) -> Engine:
-    """The one engine of this pytest run, made when the first spec runs."""
+    """The one engine of this pytest run, made when the first spec runs: the command
+    line's choice over the rootdir's ``[tool.vspec]``."""
     engine = config.stash.get(_ENGINE, None)
     if engine is None:
-        from vspec.engines import get_engine
+        from vspec.engines import EngineChoice, get_engine
+        from vspec.harness.settings import project_settings
 
-        engine = config.stash[_ENGINE] = get_engine()
+        source = config.getoption("volcano_source")
+        choice = EngineChoice.of(
+            project_settings(config.rootpath),
+            config.getoption("vspec_engine"),
+            config.getoption("volcano_version"),
+            Path(source) if source else None,
+        )
+        engine = config.stash[_ENGINE] = get_engine(choice=choice)
     return engine
 
 

@@ -466,9 +466,9 @@ def test_kinds_vspec_does_not_take_are_located_errors(tmp_path: Path) -> None:
 def test_the_engine_setting_is_checked_and_honoured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pyproject = write(tmp_path / "pyproject.toml", '[tool.vspec]\nengine = "volcano"\n')
+    pyproject = write(tmp_path / "pyproject.toml", '[tool.vspec]\nengine = "kube"\n')
     assert errors(tmp_path, "name: x\n") == [
-        f"{pyproject}: tool.vspec.engine: engine must be one of python, got 'volcano' "
+        f"{pyproject}: tool.vspec.engine: engine must be one of python, volcano, got 'kube' "
         f"(used by spec 'x' at {tmp_path / 's.yaml'}:1)"
     ]
     write(pyproject, '[tool.vspec]\nengine = "python"\n')

@@ -105,6 +105,7 @@ class Misbehaving:
     """An engine whose plugin code does what real plugin code has done."""
 
     name = "misbehaving"
+    reproducible = True
 
     def __init__(self, act: Callable[[], None]) -> None:
         self.act = act

@@ -44,6 +44,7 @@ class Counting:
 @dataclass
 class CountingEngine:
     name: str = "counting"
+    reproducible: bool = True
     made: list[Counting] = field(default_factory=list)
 
     def simulate(self, *args: Any, **kwargs: Any) -> SimulationResult:

@@ -22,6 +22,7 @@ class PythonEngine:
     """:class:`vspec.model.engine.Engine` over :func:`vspec.framework.scheduler.simulate`."""
 
     name: str = "python"
+    reproducible: bool = True
     # Told why each decision was taken (``vspec explain``, the HTML report); never
     # changes what is decided.
     recorder: Recorder = NO_RECORDER

@@ -34,7 +34,8 @@ from vspec.framework.registry import (
 )
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
-from vspec.model.objects import DEFAULT_NOW, Cluster, Pod, PodGroup, shallow_copy
+from vspec.model.cycles import next_cluster
+from vspec.model.objects import DEFAULT_NOW, Cluster
 from vspec.model.result import (
     Bind,
     Eviction,
@@ -343,20 +344,6 @@ def _run_session(
     return advance(cluster, ssn)
 
 
-def _running(pod: Pod, node: str, patched: dict[str, str] | None) -> Pod:
-    """``pod`` bound to ``node`` and running, with the annotations patched while placing
-    it (device shares), which the next session's device pools read back; the input pod
-    is untouched (copied as :func:`shallow_copy` copies, at a third of ``copy.copy``'s
-    cost: every bind of every session)."""
-    pod = shallow_copy(pod)
-    pod.node_name = node
-    pod.phase = "Running"
-    if patched:
-        pod.meta = shallow_copy(pod.meta)
-        pod.meta.annotations = {**pod.meta.annotations, **patched}
-    return pod
-
-
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
     """What Go's unit tests read before the deferred close: in-session phases and tasks."""
     for pod in cluster.pods:
@@ -375,42 +362,15 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
 
 
 def advance(cluster: Cluster, ssn: Session) -> Cluster:
-    """The cluster one schedule period later: bound pods run carrying the annotations
-    patched while placing them, evicted pods are gone, pod groups carry the status
-    written at close.
-
-    On a real cluster a victim stays Releasing for its grace period, so a preemptor is
-    only pipelined until the victim is gone; here that takes one period.
-    """
+    """The cluster one schedule period later, by the one rule every engine shares
+    (:func:`vspec.model.cycles.next_cluster`), from what ``ssn`` did."""
     effects = ssn.cache.effects
-    bound = dict(effects.binds)
-    evicted = {task for task, _ in effects.evictions}
-    # Evicted and terminating pods are gone one period later.
-    pods = [
-        _running(pod, bound[key], effects.annotations.get(key)) if key in bound else pod
-        for pod in cluster.pods
-        if (key := pod.meta.key) not in evicted and pod.meta.deletion_timestamp is None
-    ]
-    pod_groups: list[PodGroup] = []
-    for pg in cluster.pod_groups:
-        job = ssn.jobs.get(f"{pg.meta.namespace}/{pg.meta.name}")
-        if job is not None and job.pod_group is not None:
-            pg = shallow_copy(job.pod_group)
-            pg.conditions = list(pg.conditions)
-        pod_groups.append(pg)
-    # A Volcano Job's controller creates its pods once the session moved its pod group
-    # out of Pending (``syncJob``); they are there for the next session.
-    out_of_pending = {pg.meta.key for pg in pod_groups if pg.phase not in ("", "Pending")}
-    held: list[Pod] = []
-    for pod in cluster.held_pods:
-        group = f"{pod.meta.namespace}/{pod.group_name}"
-        (pods if group in out_of_pending else held).append(pod)
-    return Cluster(
-        nodes=cluster.nodes,
-        pods=pods,
-        pod_groups=pod_groups,
-        queues=cluster.queues,
-        priority_classes=cluster.priority_classes,
-        objects=cluster.objects,
-        held_pods=held,
+    return next_cluster(
+        cluster,
+        binds=dict(effects.binds),
+        evicted={task for task, _ in effects.evictions},
+        patched=effects.annotations,
+        pod_groups={
+            uid: job.pod_group for uid, job in ssn.jobs.items() if job.pod_group is not None
+        },
     )

@@ -23,6 +23,7 @@ from vspec.errors import (
     Location,
     SpecError,
     SpecTimeout,
+    Unsupported,
     UserInterrupt,
     VspecError,
     each_error,
@@ -130,6 +131,8 @@ def execute(
             raise
         _crashed(outcome, exc, invalid=False)
         outcome.traceback = _traceback_text()
+    except Unsupported as exc:
+        outcome.status, outcome.reason = Verdict.SKIPPED, exc.message
     except VspecError as exc:
         _crashed(outcome, exc, invalid=isinstance(exc, SpecError))
     except BaseException as exc:  # an engine bug, a plugin's sys.exit: this spec's error

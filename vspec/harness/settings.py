@@ -51,6 +51,8 @@ class ProjectSettings:
     plugins_dirs: tuple[Path, ...] = ()  # relative entries resolved against the pyproject
     cluster_mode: ClusterMode = "deployed"
     engine: str = "python"  # the engine the specs are meant for (vspec.engines)
+    volcano_version: str | None = None  # the real engine's Volcano release
+    volcano_source: Path | None = None  # or a Volcano source tree, relative to the pyproject
     invariants: InvariantSettings = InvariantSettings()
     source: Path | None = None  # the pyproject.toml they were read from
     table: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as written
@@ -108,11 +110,25 @@ def _engine(raw: Any, _pyproject: Path) -> str:
     return str(raw)
 
 
+def _volcano_version(raw: Any, _pyproject: Path) -> str:
+    if not isinstance(raw, str) or not raw.startswith("v"):
+        raise ValueError(f"volcano-version must be a release such as 'v1.11.0', got {raw!r}")
+    return raw
+
+
+def _volcano_source(raw: Any, pyproject: Path) -> Path:
+    if not isinstance(raw, str) or not raw:
+        raise ValueError("volcano-source must be the directory of a Volcano source tree")
+    return pyproject.parent / raw
+
+
 # key -> (ProjectSettings field, checker). Another setting is one more line here.
 SETTINGS: dict[str, tuple[str, Check]] = {
     "plugins-dir": ("plugins_dirs", _plugins_dirs),
     "cluster-mode": ("cluster_mode", _cluster_mode),
     "engine": ("engine", _engine),
+    "volcano-version": ("volcano_version", _volcano_version),
+    "volcano-source": ("volcano_source", _volcano_source),
     "invariants": ("invariants", _invariants),
 }
 

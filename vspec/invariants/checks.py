@@ -485,6 +485,8 @@ OWN_CODE_PACKAGES = ("vspec.actions.", "vspec.plugins.")
 
 
 def _deterministic_applies(inputs: InvariantInputs) -> bool:
+    if not inputs.engine.reproducible:
+        return False
     if inputs.thorough:
         return True
     pairs = len(inputs.cluster.pods) * len(inputs.cluster.nodes)

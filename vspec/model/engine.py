@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from vspec.model.probes import Probe
 
 # The engines a spec may ask for (``[tool.vspec] engine``); vspec.engines makes them.
-ENGINE_NAMES = ("python",)
+ENGINE_NAMES = ("python", "volcano")
 
 
 class SchedulerProcess(Protocol):
@@ -56,6 +56,13 @@ class Engine(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def reproducible(self) -> bool:
+        """Whether the same inputs and seed give the same outcome by design. vspec's
+        engine does; the real Volcano does not (Go's map order, predicates run in
+        parallel, binds made from goroutines), so ``deterministic`` does not judge it."""
+        ...
 
     def simulate(
         self,

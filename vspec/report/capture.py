@@ -34,6 +34,7 @@ class RecordingEngine:
     the ``deterministic`` invariant's re-runs are not recorded)."""
 
     name = "python"
+    reproducible = True
 
     def __init__(self) -> None:
         self._spec: Spec | None = None

@@ -1,0 +1,259 @@
+"""The real Volcano scheduler as an engine: Volcano's own actions and plugins, linked by
+a small Go program (``program/``), run the same specs as vspec's Python engine.
+
+Each session is one request to the program: the scheduler conf, vc-scheduler's options
+and the cluster as Kubernetes objects go in; binds, evictions, pod group statuses, the
+in-session task states and every klog line come back. Between cycles the cluster moves
+on by the rule both engines share (:mod:`vspec.model.cycles`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vspec.engines.volcano import kube
+from vspec.engines.volcano.build import Target, ensure_built
+from vspec.engines.volcano.conf import conf_text, options
+from vspec.engines.volcano.process import EngineProcess
+from vspec.errors import ConfError, EngineError, SpecError, Unsupported
+from vspec.model.conf import SchedulerConf
+from vspec.model.corev1 import Condition
+from vspec.model.cycles import next_cluster
+from vspec.model.objects import DEFAULT_NOW, Cluster, PodGroup, shallow_copy
+from vspec.model.result import (
+    Bind,
+    Eviction,
+    LogLine,
+    LogRecords,
+    PodGroupResult,
+    RecordedEvent,
+    Severity,
+    SimulationResult,
+    TaskResult,
+)
+
+if TYPE_CHECKING:
+    from vspec.model.probes import Probe
+
+SCHEDULE_PERIOD = timedelta(seconds=1)
+_SEVERITIES = {"I": Severity.INFO, "W": Severity.WARNING, "E": Severity.ERROR, "F": Severity.ERROR}
+_UNBOUND = ("Pending", "Allocated", "Pipelined")
+
+
+class VolcanoEngine:
+    """:class:`vspec.model.engine.Engine` over the Go program built for ``target``. The
+    program is built (once, cached) on first use.
+
+    Each spec runs in a process of its own, as each deployment starts its own
+    vc-scheduler: Volcano keeps package-level state that a conf sets (deviceshare's GPU
+    switches) or that sessions move on (node rotation), and one spec's must not reach
+    the next. The next spec's process is started while the current one runs.
+    """
+
+    name = "volcano"
+    reproducible = False
+
+    def __init__(self, target: Target | None = None) -> None:
+        self.target = target or Target()
+        self._binary: Path | None = None
+        self._spare: EngineProcess | None = None
+
+    def binary(self) -> Path:
+        if self._binary is None:
+            self._binary = ensure_built(self.target)
+        return self._binary
+
+    def fresh_process(self) -> EngineProcess:
+        """A started process no spec has used, and another one started for the next."""
+        process = self._spare or EngineProcess(self.binary())
+        process.start()
+        self._spare = EngineProcess(self.binary())
+        self._spare.start()
+        return process
+
+    def linked(self) -> dict[str, str]:
+        """The Volcano and Go versions the program was built with."""
+        process = self.fresh_process()
+        try:
+            answer = process.request({"op": "hello"})
+        finally:
+            process.close()
+        return {"volcano": str(answer.get("volcano")), "go": str(answer.get("go"))}
+
+    def simulate(
+        self,
+        conf: SchedulerConf,
+        cluster: Cluster,
+        *,
+        seed: int = 0,
+        now: datetime | None = None,
+        cycles: int = 1,
+        verbosity: int = 3,
+        probes: Sequence[Probe] = (),
+    ) -> SimulationResult:
+        if probes:
+            raise Unsupported(
+                "the volcano engine does not answer probes (predicates, scores, orders, "
+                "votes and victims are asked of vspec's engine only)"
+            )
+        start = now or DEFAULT_NOW
+        scheduler = self.scheduler(conf, seed=seed, verbosity=verbosity)
+        result = SimulationResult(logs=scheduler.logs)
+        try:
+            for cycle in range(cycles):
+                cluster = scheduler.run_once(
+                    cluster, start + cycle * SCHEDULE_PERIOD, result, capture=cycle == cycles - 1
+                )
+        finally:
+            scheduler.process.close()
+        result.cluster = cluster
+        return result
+
+    def scheduler(
+        self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
+    ) -> VolcanoScheduler:
+        """A vc-scheduler process of its own, for the caller to run session by session."""
+        return VolcanoScheduler(self.fresh_process(), conf, seed=seed, verbosity=verbosity)
+
+    def close(self) -> None:
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
+
+
+class VolcanoScheduler:
+    """One vc-scheduler of the Go program: its random generator is seeded once, at the
+    first session, and plugins' package-level state lives in the program."""
+
+    def __init__(
+        self, process: EngineProcess, conf: SchedulerConf, *, seed: int, verbosity: int
+    ) -> None:
+        self.process = process
+        self.conf = conf
+        self.conf_text = conf_text(conf)
+        self.seed = seed
+        self.verbosity = verbosity
+        self.cycle = 0
+        self.logs = LogRecords()
+
+    def run_once(
+        self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
+    ) -> Cluster:
+        answer = self.process.request(
+            {
+                "op": "run",
+                "conf": self.conf_text,
+                "options": options(self.conf.options),
+                "seed": self.seed,
+                "reseed": self.cycle == 0,
+                "verbosity": self.verbosity,
+                "now": now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                "capture": capture,
+                "cluster": kube.cluster(cluster, self.conf.options.scheduler_names),
+            }
+        )
+        cycle = self.cycle
+        self.cycle += 1
+        for line in answer.get("logs") or ():
+            self.logs.append(
+                LogLine(line["v"], _SEVERITIES[line["s"]], line["text"], cycle, line["source"])
+            )
+        failure = answer.get("error")
+        if failure is not None:
+            raise _failure(failure)
+        return self._record(cluster, answer, result, cycle, capture=capture)
+
+    def skip_session(self) -> None:
+        """A session that would change nothing: Volcano's generator is drawn only while
+        placing tasks, so nothing is owed to it."""
+        self.cycle += 1
+
+    def _record(
+        self,
+        cluster: Cluster,
+        answer: dict[str, Any],
+        result: SimulationResult,
+        cycle: int,
+        *,
+        capture: bool,
+    ) -> Cluster:
+        binds = {b["task"]: b["node"] for b in answer["binds"]}
+        result.binds.extend(Bind(b["task"], b["node"], cycle) for b in answer["binds"])
+        result.evictions.extend(
+            Eviction(e["task"], e["reason"], cycle) for e in answer["evictions"]
+        )
+        result.events.extend(
+            RecordedEvent(e["object"], e["type"], e["reason"], e["message"], cycle)
+            for e in answer["events"]
+            if e["kind"].endswith("PodGroup")
+        )
+        written: dict[str, PodGroup] = {}
+        by_key = {pg.meta.key: pg for pg in cluster.pod_groups}
+        for key, status in answer["podGroups"].items():
+            conditions = [_condition(c) for c in status["conditions"]]
+            entry = result.pod_groups.get(key)
+            if entry is None or capture:
+                entry = result.pod_groups[key] = PodGroupResult(
+                    status["phase"], status["sessionPhase"]
+                )
+            entry.phase = status["phase"]
+            entry.conditions = conditions
+            if key in by_key:
+                pg = written[key] = shallow_copy(by_key[key])
+                pg.phase, pg.conditions = status["phase"], conditions
+                pg.running, pg.succeeded, pg.failed = (
+                    status["running"],
+                    status["succeeded"],
+                    status["failed"],
+                )
+        if capture:
+            self._capture(cluster, answer, result)
+        moved_on = next_cluster(
+            cluster,
+            binds=binds,
+            evicted={e["task"] for e in answer["evictions"]},
+            patched=answer.get("patched") or {},
+            pod_groups=written,
+        )
+        for pod in cluster.held_pods:
+            if pod not in moved_on.held_pods:
+                result.created[pod.meta.key] = cycle + 1
+        return moved_on
+
+    @staticmethod
+    def _capture(cluster: Cluster, answer: dict[str, Any], result: SimulationResult) -> None:
+        from vspec.api.task_info import task_status_of
+
+        for pod in cluster.pods:
+            result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+        for key, task in answer["tasks"].items():
+            node = task["node"] if task["status"] not in _UNBOUND and task["node"] else None
+            result.tasks[key] = TaskResult(node, task["status"])
+        for job, tasks in answer["pipelined"].items():
+            result.pipelined[job] = [(t["task"], t["node"]) for t in tasks]
+
+
+def _condition(raw: dict[str, Any]) -> Condition:
+    at = raw.get("lastTransitionTime")
+    return Condition(
+        type=raw["type"],
+        status=raw["status"],
+        reason=raw["reason"],
+        message=raw["message"],
+        transition_id=raw["transitionID"],
+        last_transition_time=datetime.fromisoformat(at) if at else None,
+    )
+
+
+def _failure(failure: dict[str, Any]) -> Exception:
+    kind, message = failure["kind"], failure["message"]
+    if kind == "panic":
+        return EngineError(f"Volcano panicked: {message}\n{failure.get('stack', '')}".rstrip())
+    if kind == "conf":
+        return ConfError(f"Volcano rejects the conf: {message}")
+    if kind == "object":
+        return SpecError(f"Volcano cannot read an object of the cluster: {message}")
+    return EngineError(message)

@@ -1,0 +1,103 @@
+"""The Go program as a child process: one request a line in, one response a line out.
+
+A process serves every spec of a run, as one vc-scheduler serves many sessions. A Go
+panic inside a session comes back as that request's failure; a panic in one of
+Volcano's own goroutines ends the process, and then the request that was running fails
+with the panic from standard error and the next one starts a new process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from vspec.errors import EngineError
+
+# How much of a dead process's standard error a failure quotes.
+_STDERR_TAIL = 4000
+
+
+class EngineProcess:
+    """The running program, started on the first request."""
+
+    def __init__(self, binary: Path) -> None:
+        self.binary = binary
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+        self._next_id = 0
+
+    def start(self) -> None:
+        """Start the program now (it takes about 50 ms to initialise Kubernetes' and
+        Volcano's packages), so that it is ready when the first request comes."""
+        self._started()
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The program's answer to ``message``. Raises :class:`EngineError` when the
+        process died while answering (and starts afresh on the next request)."""
+        proc = self._started()
+        self._next_id += 1
+        message = {**message, "id": str(self._next_id)}
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = b""
+        except BaseException:
+            # A spec's time limit or the user's interrupt, mid-session: the answer would
+            # arrive as the next request's, so this process is done.
+            self.kill()
+            raise
+        if not line:
+            raise EngineError(self._died())
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            # Standard error goes to a file: a pipe nobody reads would fill and block
+            # the program, and a dead program's panic is read back from it.
+            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close and _died)
+            self._proc = subprocess.Popen(
+                [str(self.binary)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+            )
+        return self._proc
+
+    def _died(self) -> str:
+        proc, stderr = self._proc, self._stderr
+        self._proc = None
+        code = proc.wait() if proc is not None else None
+        text = ""
+        if stderr is not None:
+            stderr.seek(0)
+            text = stderr.read().decode(errors="replace")
+            stderr.close()
+        panic = text.find("panic:")
+        tail = text[panic:] if panic >= 0 else text[-_STDERR_TAIL:]
+        return (
+            f"the Volcano engine process ended (exit {code}) during the session:\n"
+            + tail[:_STDERR_TAIL].rstrip()
+        )
+
+    def kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+        self._proc = None
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait()
+        self._proc = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None

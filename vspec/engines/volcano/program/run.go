@@ -1,0 +1,379 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v2"
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	nodeinfov1alpha1 "volcano.sh/apis/pkg/apis/nodeinfo/v1alpha1"
+	vcv1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	"volcano.sh/volcano/cmd/scheduler/app/options"
+	"volcano.sh/volcano/pkg/scheduler/api"
+	"volcano.sh/volcano/pkg/scheduler/cache"
+	"volcano.sh/volcano/pkg/scheduler/conf"
+	"volcano.sh/volcano/pkg/scheduler/framework"
+	"volcano.sh/volcano/pkg/scheduler/plugins"
+)
+
+// errorOf is a failure of the request, not of Volcano: a conf or object it cannot read.
+type errorOf struct {
+	kind string
+	err  error
+}
+
+func (e errorOf) Error() string { return e.err.Error() }
+
+// loadConf reads the conf as vc-scheduler's UnmarshalSchedulerConf does (yaml.v2, the
+// unset flags of each plugin defaulted, drf hierarchy with proportion in one tier
+// refused, every action looked up), except that an empty actions string runs none.
+func loadConf(text string) ([]framework.Action, []conf.Tier, []conf.Configuration, error) {
+	sc := &conf.SchedulerConfiguration{}
+	if err := yaml.Unmarshal([]byte(text), sc); err != nil {
+		return nil, nil, nil, errorOf{"conf", err}
+	}
+	for i, tier := range sc.Tiers {
+		hdrf, proportion := false, false
+		for j := range tier.Plugins {
+			option := &sc.Tiers[i].Plugins[j]
+			if option.Name == "drf" && option.EnabledHierarchy != nil && *option.EnabledHierarchy {
+				hdrf = true
+			}
+			proportion = proportion || option.Name == "proportion"
+			plugins.ApplyPluginConfDefaults(option)
+		}
+		if hdrf && proportion {
+			return nil, nil, nil, errorOf{"conf", fmt.Errorf("proportion and drf with hierarchy enabled conflicts")}
+		}
+	}
+	var actions []framework.Action
+	if strings.TrimSpace(sc.Actions) != "" {
+		for _, name := range strings.Split(sc.Actions, ",") {
+			action, found := framework.GetAction(strings.TrimSpace(name))
+			if !found {
+				return nil, nil, nil, errorOf{"conf", fmt.Errorf("failed to find Action %s, ignore it", name)}
+			}
+			actions = append(actions, action)
+		}
+	}
+	for _, tier := range sc.Tiers {
+		for _, option := range tier.Plugins {
+			if _, found := framework.GetPluginBuilder(option.Name); !found {
+				return nil, nil, nil, errorOf{"conf", fmt.Errorf("no plugin %q is registered in this Volcano build", option.Name)}
+			}
+		}
+	}
+	return actions, sc.Tiers, sc.Configurations, nil
+}
+
+func setOptions(o Options) {
+	opts := options.ServerOpts
+	opts.MinNodesToFind = o.MinNodesToFind
+	opts.MinPercentageOfNodesToFind = o.MinPercentageOfNodesToFind
+	opts.PercentageOfNodesToFind = o.PercentageOfNodesToFind
+	if len(o.SchedulerNames) > 0 {
+		opts.SchedulerNames = o.SchedulerNames
+	}
+	if o.DefaultQueue != "" {
+		opts.DefaultQueue = o.DefaultQueue
+	}
+}
+
+// shifted moves a timestamp from the spec's clock onto the real one: Volcano's plugins
+// read time.Now(), so the objects age as they would at the spec's "now". Go's zero time
+// (the test builders' creation time) stays zero.
+func shifted(t *metav1.Time, offset time.Duration) {
+	if t != nil && !t.IsZero() {
+		t.Time = t.Add(offset)
+	}
+}
+
+func decode[T any](raw json.RawMessage, what string, offset time.Duration, meta func(*T) *metav1.ObjectMeta) (*T, error) {
+	obj := new(T)
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return nil, errorOf{"object", fmt.Errorf("%s: %v", what, err)}
+	}
+	m := meta(obj)
+	shifted(&m.CreationTimestamp, offset)
+	shifted(m.DeletionTimestamp, offset)
+	return obj, nil
+}
+
+// decodeServed reads the cluster's nodes and pods, which both the cache and the
+// session's API client take.
+func decodeServed(c Cluster, offset time.Duration) (*served, error) {
+	s := &served{}
+	for _, raw := range c.Nodes {
+		node, err := decode(raw, "node", offset, func(o *v1.Node) *metav1.ObjectMeta { return &o.ObjectMeta })
+		if err != nil {
+			return nil, err
+		}
+		s.nodes = append(s.nodes, node)
+	}
+	for _, raw := range c.Pods {
+		pod, err := decode(raw, "pod", offset, func(o *v1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta })
+		if err != nil {
+			return nil, err
+		}
+		s.pods = append(s.pods, pod)
+	}
+	return s, nil
+}
+
+// fill hands the cluster to the cache in Volcano's unit-test helper's order (nodes,
+// pods, pod groups, queues, priority classes, then the rest); kinds the cache reads
+// through informers are served by its fake API client instead.
+func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *served) ([]string, error) {
+	for _, node := range objects.nodes {
+		if err := sc.AddOrUpdateNode(node); err != nil {
+			return nil, errorOf{"object", fmt.Errorf("node %s: %v", node.Name, err)}
+		}
+	}
+	for _, pod := range objects.pods {
+		sc.AddPod(pod)
+	}
+	for _, raw := range c.PodGroups {
+		pg, err := decode(raw, "pod group", offset, func(o *vcv1beta1.PodGroup) *metav1.ObjectMeta { return &o.ObjectMeta })
+		if err != nil {
+			return nil, err
+		}
+		sc.AddPodGroupV1beta1(pg)
+	}
+	for _, raw := range c.Queues {
+		queue, err := decode(raw, "queue", offset, func(o *vcv1beta1.Queue) *metav1.ObjectMeta { return &o.ObjectMeta })
+		if err != nil {
+			return nil, err
+		}
+		sc.AddQueueV1beta1(queue)
+	}
+	for _, raw := range c.PriorityClasses {
+		pc, err := decode(raw, "priority class", offset, func(o *schedulingv1.PriorityClass) *metav1.ObjectMeta { return &o.ObjectMeta })
+		if err != nil {
+			return nil, err
+		}
+		sc.AddPriorityClass(pc)
+	}
+	for name, u := range c.Usage {
+		node, found := sc.Nodes[name]
+		if !found {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, u.Time)
+		if err != nil {
+			return nil, errorOf{"object", fmt.Errorf("usage of node %s: %v", name, err)}
+		}
+		node.ResourceUsage = &api.NodeUsage{MetricsTime: at.Add(offset), CPUUsageAvg: u.CPU, MEMUsageAvg: u.Memory}
+	}
+	var warnings []string
+	for _, raw := range c.Objects {
+		warning, err := fillObject(sc, raw, offset)
+		if err != nil {
+			return nil, err
+		}
+		if warning != "" {
+			warnings = append(warnings, warning)
+		}
+	}
+	return warnings, nil
+}
+
+func fillObject(sc *cache.SchedulerCache, raw json.RawMessage, offset time.Duration) (string, error) {
+	var head metav1.TypeMeta
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return "", errorOf{"object", err}
+	}
+	ctx, client := backgroundContext(), sc.Client()
+	create := metav1.CreateOptions{}
+	var err error
+	switch head.Kind {
+	case "ResourceQuota":
+		var obj *v1.ResourceQuota
+		if obj, err = decode(raw, "resource quota", offset, func(o *v1.ResourceQuota) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			sc.AddResourceQuota(obj)
+		}
+	case "Numatopology":
+		var obj *nodeinfov1alpha1.Numatopology
+		if obj, err = decode(raw, "numatopology", offset, func(o *nodeinfov1alpha1.Numatopology) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			sc.AddNumaInfoV1alpha1(obj)
+		}
+	case "PodDisruptionBudget":
+		var obj *policyv1.PodDisruptionBudget
+		if obj, err = decode(raw, "pod disruption budget", offset, func(o *policyv1.PodDisruptionBudget) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			_, err = client.PolicyV1().PodDisruptionBudgets(obj.Namespace).Create(ctx, obj, create)
+		}
+	case "PersistentVolume":
+		var obj *v1.PersistentVolume
+		if obj, err = decode(raw, "persistent volume", offset, func(o *v1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			_, err = client.CoreV1().PersistentVolumes().Create(ctx, obj, create)
+		}
+	case "PersistentVolumeClaim":
+		var obj *v1.PersistentVolumeClaim
+		if obj, err = decode(raw, "persistent volume claim", offset, func(o *v1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			_, err = client.CoreV1().PersistentVolumeClaims(obj.Namespace).Create(ctx, obj, create)
+		}
+	case "StorageClass":
+		var obj *storagev1.StorageClass
+		if obj, err = decode(raw, "storage class", offset, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			_, err = client.StorageV1().StorageClasses().Create(ctx, obj, create)
+		}
+	case "Namespace":
+		var obj *v1.Namespace
+		if obj, err = decode(raw, "namespace", offset, func(o *v1.Namespace) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+			_, err = client.CoreV1().Namespaces().Create(ctx, obj, create)
+		}
+	default:
+		return fmt.Sprintf("%s %s is not given to the real engine's cache", head.APIVersion, head.Kind), nil
+	}
+	if err != nil {
+		return "", errorOf{"object", fmt.Errorf("%s: %v", head.Kind, err)}
+	}
+	return "", nil
+}
+
+// settle waits until the cache's goroutines have carried out the binds and evictions
+// the session dispatched.
+func settle(fx *effects) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for !fx.settled() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the cache did not carry out the session's binds and evictions in 30 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+func conditions(pg *api.PodGroup, offset time.Duration) []Condition {
+	out := []Condition{}
+	for _, c := range pg.Status.Conditions {
+		cond := Condition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason,
+			Message: c.Message, TransitionID: c.TransitionID,
+		}
+		if !c.LastTransitionTime.IsZero() {
+			cond.LastTransitionTime = c.LastTransitionTime.Add(-offset).UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, cond)
+	}
+	return out
+}
+
+func taskKey(t *api.TaskInfo) string { return t.Namespace + "/" + t.Name }
+
+// runSession is one runOnce of vc-scheduler on the request's cluster.
+func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response, error) {
+	actions, tiers, configurations, err := loadConf(req.Conf)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if req.Now != "" {
+		at, err := time.Parse(time.RFC3339Nano, req.Now)
+		if err != nil {
+			return nil, errorOf{"request", fmt.Errorf("now: %v", err)}
+		}
+		now = at
+	}
+	offset := time.Since(now)
+	setOptions(req.Options)
+	setVerbosity(req.Verbosity)
+	if req.Reseed {
+		rand.Seed(req.Seed) //nolint:staticcheck // the spec's seed drives Volcano's tie-breaks
+	}
+
+	fx := newEffects()
+	name := "volcano"
+	if len(req.Options.SchedulerNames) > 0 {
+		name = req.Options.SchedulerNames[0]
+	}
+	sc := cache.NewCustomMockSchedulerCache(name, binder{fx}, evictor{fx}, statusUpdater{fx}, nil, nil, recorder{fx})
+	objects, err := decodeServed(req.Cluster, offset)
+	if err != nil {
+		return nil, err
+	}
+	client, err := objects.client()
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := fill(sc, req.Cluster, offset, objects)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	sc.Run(stop)
+	logs.take() // the cache's start-up lines are not the session's
+
+	conf.EnabledActionMap = make(map[string]bool, len(actions))
+	for _, action := range actions {
+		conf.EnabledActionMap[action.Name()] = true
+	}
+	klog4("Start scheduling ...")
+	ssn := framework.OpenSession(recordingCache{sc, fx, client}, tiers, configurations)
+	jobs := ssn.Jobs // CloseSession forgets them
+	for _, action := range actions {
+		action.Initialize()
+		action.Execute(ssn)
+		action.UnInitialize()
+	}
+	resp := &Response{
+		ID: req.ID, Binds: []Bind{}, Evictions: []Eviction{}, Events: []Event{},
+		PodGroups: map[string]PodGroupResult{}, Tasks: map[string]TaskResult{},
+		Pipelined: map[string][]TaskOnNode{}, Warnings: warnings,
+	}
+	sessionPhases := map[string]string{}
+	for uid, job := range jobs {
+		if job.PodGroup != nil {
+			sessionPhases[string(uid)] = string(job.PodGroup.Status.Phase)
+		}
+		if !req.Capture {
+			continue
+		}
+		for _, task := range job.Tasks {
+			node := ""
+			if task.Status != api.Pending && task.Status != api.Allocated && task.Status != api.Pipelined {
+				node = task.NodeName
+			}
+			resp.Tasks[taskKey(task)] = TaskResult{Node: node, Status: task.Status.String()}
+		}
+		pipelined := []TaskOnNode{}
+		for _, task := range job.TaskStatusIndex[api.Pipelined] {
+			pipelined = append(pipelined, TaskOnNode{Task: taskKey(task), Node: task.NodeName})
+		}
+		sort.Slice(pipelined, func(i, j int) bool { return pipelined[i].Task < pipelined[j].Task })
+		resp.Pipelined[string(uid)] = pipelined
+	}
+	framework.CloseSession(ssn)
+	klog4("End scheduling ...")
+	if err := settle(fx); err != nil {
+		return nil, err
+	}
+	for uid, job := range jobs {
+		if job.PodGroup == nil {
+			continue
+		}
+		status := job.PodGroup.Status
+		resp.PodGroups[string(uid)] = PodGroupResult{
+			SessionPhase: sessionPhases[string(uid)], Phase: string(status.Phase),
+			Conditions: conditions(job.PodGroup, offset),
+			Running:    status.Running, Succeeded: status.Succeeded, Failed: status.Failed,
+		}
+	}
+	fx.mu.Lock()
+	resp.Binds = append(resp.Binds, fx.binds...)
+	resp.Evictions = append(resp.Evictions, fx.evictions...)
+	resp.Events = append(resp.Events, fx.events...)
+	fx.mu.Unlock()
+	resp.Patched = objects.patched(client)
+	resp.Logs = logs.take()
+	return resp, nil
+}

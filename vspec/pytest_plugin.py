@@ -25,6 +25,7 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from vspec.engines import EngineChoice
     from vspec.errors import Location
     from vspec.harness.runner import SpecOutcome
     from vspec.model.engine import Engine
@@ -130,7 +131,7 @@ class SpecFile(pytest.File):
         from vspec.harness.terminal import printable
 
         try:
-            loaded = load_file(self.path, check_names=True)
+            loaded = load_file(self.path, check_names=_choice(self.config).name == "python")
         except VspecError as exc:
             yield InvalidSpecItem.from_parent(
                 self, name="invalid spec", outcome=invalid_outcome(exc, self.path)
@@ -280,18 +281,30 @@ def _engine(config: pytest.Config) -> Engine:
     line's choice over the rootdir's ``[tool.vspec]``."""
     engine = config.stash.get(_ENGINE, None)
     if engine is None:
-        from vspec.engines import EngineChoice, get_engine
-        from vspec.harness.settings import project_settings
+        from vspec.engines import get_engine
 
-        source = config.getoption("volcano_source")
-        choice = EngineChoice.of(
-            project_settings(config.rootpath),
-            config.getoption("vspec_engine"),
-            config.getoption("volcano_version"),
-            Path(source) if source else None,
-        )
-        engine = config.stash[_ENGINE] = get_engine(choice=choice)
+        engine = config.stash[_ENGINE] = get_engine(choice=_choice(config))
     return engine
+
+
+def _choice(config: pytest.Config) -> EngineChoice:
+    """The command line's engine over the rootdir's ``[tool.vspec]`` (a mistake there is
+    each spec's own error, located, not the run's)."""
+    from vspec.engines import EngineChoice
+    from vspec.errors import SpecError
+    from vspec.harness.settings import ProjectSettings, project_settings
+
+    source = config.getoption("volcano_source")
+    try:
+        project = project_settings(config.rootpath)
+    except SpecError:
+        project = ProjectSettings()
+    return EngineChoice.of(
+        project,
+        config.getoption("vspec_engine"),
+        config.getoption("volcano_version"),
+        Path(source) if source else None,
+    )
 
 
 def _line0(location: Location) -> int | None:

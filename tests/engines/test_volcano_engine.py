@@ -126,6 +126,7 @@ def test_specs_pass_on_the_real_volcano_but_for_the_listed_differences(
     assert stable <= set(failing), set(failing) ^ stable
 
 
+HIERARCHY = "Test_capacityPlugin_OnSessionOpenWithHierarchy/"
 # Conformance cases (Volcano v1.11.0's own Go tests) that v1.10.0 decides differently.
 CONFORMANCE_DIFFERING = {
     # v1.11.0 honours a preemptor's PreemptionPolicy Never in preempt and reclaim
@@ -133,9 +134,9 @@ CONFORMANCE_DIFFERING = {
     "can not preempt resources when task preemption policy is never",
     "can not reclaim resources when task preemption policy is never",
     # v1.11.0's hierarchical queues in capacity (a241d810b, 29c8027d3).
-    "Test_capacityPlugin_OnSessionOpenWithHierarchy/case1: Pod not allocatable when queue is not leaf queue",
-    "Test_capacityPlugin_OnSessionOpenWithHierarchy/case3: Can reclaim from other queues when allocated < deserved",
-    "Test_capacityPlugin_OnSessionOpenWithHierarchy/case4: Pod is not allocatable when ancestor queue's real capability not enough",
+    HIERARCHY + "case1: Pod not allocatable when queue is not leaf queue",
+    HIERARCHY + "case3: Can reclaim from other queues when allocated < deserved",
+    HIERARCHY + "case4: Pod is not allocatable when ancestor queue's real capability not enough",
     # v1.11.0's preempt leaves out the nodes where eviction cannot help, from the fit
     # error's status codes (c9a9f6d2c "filter out those nodes are not helpful for
     # preemption", d1d860fc7); v1.10.0 evicts a victim the anti-affinity still refuses.

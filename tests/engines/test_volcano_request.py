@@ -44,7 +44,6 @@ def test_a_quantity_is_written_exactly_in_whole_units_millis_or_nanos(
     assert kube.quantity(value) == text
 
 
-
 def test_the_seed_cluster_is_sent_as_the_objects_volcano_s_cache_takes() -> None:
     spec = load_file(ROOT / "specs/seed/print-enqueue-allocate-backfill.yaml").specs[0]
     sent = kube.cluster(spec.cluster, spec.scheduler.options.scheduler_names)
@@ -52,13 +51,18 @@ def test_the_seed_cluster_is_sent_as_the_objects_volcano_s_cache_takes() -> None
     pods = {p["metadata"]["name"]: p for p in sent["pods"]}
     pod = pods["job1-worker-0"]
     assert pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == "job1"
-    assert pod["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "1", "memory": "1073741824"}
+    assert pod["spec"]["containers"][0]["resources"]["requests"] == {
+        "cpu": "1",
+        "memory": "1073741824",
+    }
     assert pod["status"] == {"phase": "Pending"}
     groups = {pg["metadata"]["name"]: pg for pg in sent["podGroups"]}
     assert groups["job1"]["kind"] == "PodGroup"
     [job1] = [pg for pg in spec.cluster.pod_groups if pg.meta.name == "job1"]
     assert groups["job1"]["spec"]["minMember"] == job1.min_member == 2
-    assert [q["metadata"]["name"] for q in sent["queues"]] == [q.meta.name for q in spec.cluster.queues]
+    assert [q["metadata"]["name"] for q in sent["queues"]] == [
+        q.meta.name for q in spec.cluster.queues
+    ]
     assert sent["nodes"][0]["status"]["allocatable"]["pods"] == "110"
 
 
@@ -103,7 +107,13 @@ def test_a_go_unit_test_conf_writes_its_unset_flags_as_false() -> None:
     path = conformance / "actions" / "allocate" / "04-one-job-with-two-pods-on-one-node.yaml"
     [spec] = load_file(path).specs
     raw = yaml.safe_load(conf_text(spec.scheduler))
-    flags = [v for t in raw["tiers"] for p in t["plugins"] for k, v in p.items() if k.startswith("enable")]
+    flags = [
+        v
+        for t in raw["tiers"]
+        for p in t["plugins"]
+        for k, v in p.items()
+        if k.startswith("enable")
+    ]
     assert False in flags
 
 

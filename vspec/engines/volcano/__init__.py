@@ -104,6 +104,7 @@ class VolcanoEngine:
         result = SimulationResult(logs=scheduler.logs)
         try:
             for cycle in range(cycles):
+                scheduler.cycle = cycle
                 cluster = scheduler.run_once(
                     cluster, start + cycle * SCHEDULE_PERIOD, result, capture=cycle == cycles - 1
                 )
@@ -136,7 +137,10 @@ class VolcanoScheduler:
         self.conf_text = conf_text(conf)
         self.seed = seed
         self.verbosity = verbosity
+        # The spec's cycle its sessions' lines and binds carry (the caller sets it, as
+        # vspec's engine's log cycle); sessions counts them, to seed the first.
         self.cycle = 0
+        self.sessions = 0
         self.logs = LogRecords()
 
     def run_once(
@@ -148,7 +152,7 @@ class VolcanoScheduler:
                 "conf": self.conf_text,
                 "options": options(self.conf.options),
                 "seed": self.seed,
-                "reseed": self.cycle == 0,
+                "reseed": self.sessions == 0,
                 "verbosity": self.verbosity,
                 "now": now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
                 "capture": capture,
@@ -156,7 +160,7 @@ class VolcanoScheduler:
             }
         )
         cycle = self.cycle
-        self.cycle += 1
+        self.sessions += 1
         for line in answer.get("logs") or ():
             self.logs.append(
                 LogLine(line["v"], _SEVERITIES[line["s"]], line["text"], cycle, line["source"])
@@ -168,8 +172,7 @@ class VolcanoScheduler:
 
     def skip_session(self) -> None:
         """A session that would change nothing: Volcano's generator is drawn only while
-        placing tasks, so nothing is owed to it."""
-        self.cycle += 1
+        placing tasks, so nothing is owed to it; the first session still seeds it."""
 
     def _record(
         self,

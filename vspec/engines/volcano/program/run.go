@@ -239,6 +239,21 @@ func fillObject(sc *cache.SchedulerCache, raw json.RawMessage, offset time.Durat
 	return "", nil
 }
 
+// drainBinds carries out the binds the session queued, as the cache's bind goroutine
+// would with a binder that always succeeds.
+func drainBinds(sc *cache.SchedulerCache, fx *effects) {
+	for {
+		select {
+		case <-sc.BindFlowChannel:
+			fx.mu.Lock()
+			fx.bound++
+			fx.mu.Unlock()
+		default:
+			return
+		}
+	}
+}
+
 // settle waits until the cache's goroutines have carried out the binds and evictions
 // the session dispatched.
 func settle(fx *effects) error {
@@ -308,9 +323,16 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	if err != nil {
 		return nil, err
 	}
-	stop := make(chan struct{})
-	defer close(stop)
-	sc.Run(stop)
+	// The cache's informers serve only the kinds a spec gives as objects (PDBs,
+	// volumes, namespaces); starting them costs a 100 ms sync poll, so a cluster
+	// without such objects leaves them stopped and their listers empty, as they would
+	// be. Binds are then carried out here, not by the cache's bind goroutine.
+	informed := len(req.Cluster.Objects) > 0
+	if informed {
+		stop := make(chan struct{})
+		defer close(stop)
+		sc.Run(stop)
+	}
 	logs.take() // the cache's start-up lines are not the session's
 
 	conf.EnabledActionMap = make(map[string]bool, len(actions))
@@ -354,6 +376,9 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	}
 	framework.CloseSession(ssn)
 	klog4("End scheduling ...")
+	if !informed {
+		drainBinds(sc, fx)
+	}
 	if err := settle(fx); err != nil {
 		return nil, err
 	}

@@ -437,8 +437,9 @@ def test_an_included_list_of_mixed_kinds(tmp_path: Path) -> None:
     assert [q.meta.name for q in cluster.queues] == ["root", "default", "q"]
     assert [o.kind for o in cluster.objects] == ["ResourceQuota"]
     assert spec.warnings == [
-        f"{tmp_path / 'dump.yaml'}:14:3: items[2]: ignored: Volcano's scheduler does not "
-        "read Deployment (apps/v1)"
+        f"{tmp_path / 'dump.yaml'}:14:3: items[2]: ignored: Deployment d/web (apps/v1): "
+        "Volcano's scheduler does not read Deployment; its controller is not modelled: "
+        "declare the pods it would create"
     ]
 
 

@@ -362,7 +362,7 @@ def test_a_dumped_job_adds_only_what_is_missing(tmp_path: Path) -> None:
             metadata: {name: j, namespace: ns, uid: u1}
             spec:
               minAvailable: 2
-              tasks: [{name: t, replicas: 2, template: {spec: {containers: [{name: c}]}}}]
+              tasks: [{name: t, replicas: 2, template: {spec: {containers: [{name: c, image: i}]}}}]
         """
     cluster = load(tmp_path, text).cluster
     [pg] = cluster.pod_groups

@@ -69,6 +69,14 @@ INSTEAD: dict[str, str] = {
 SCHEDULER_CONF_KEY = "volcano-scheduler.conf"
 
 
+# apiVersions of taken kinds that Kubernetes served once and no longer does.
+REMOVED: dict[tuple[str, str], str] = {
+    ("scheduling.k8s.io/v1alpha1", "PriorityClass"): "1.22",
+    ("scheduling.k8s.io/v1beta1", "PriorityClass"): "1.22",
+    ("policy/v1beta1", "PodDisruptionBudget"): "1.25",
+}
+
+
 def group(api_version: str) -> str:
     """The API group of ``apiVersion`` ("" for the core group's ``v1``)."""
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -87,7 +95,7 @@ def classify(raw: Mapping[str, Any]) -> tuple[Target | None, str]:
         return target, ""
     served = _TAKEN_BY_GROUP.get((group(api), kind))
     if served is not None:
-        return None, f"{kind} {api} is not an apiVersion vspec takes; write {served}"
+        return None, _not_taken(api, kind, served)
     if group(api) in RETIRED_GROUPS:
         return None, (
             f"{kind} {api} is not served by a Volcano v1.11.0 cluster (the API server answers: "
@@ -128,6 +136,15 @@ def check_api_version(raw: Mapping[str, Any], target: Target) -> str:
     served = _TAKEN_BY_KIND.get(str(raw.get("kind", "")))
     if why.startswith("ignored: ") and served is not None:
         # In a list of this kind the manifest is meant as one: its apiVersion is wrong.
-        kind, api = raw.get("kind"), raw.get("apiVersion")
-        return f"{kind} {api} is not an apiVersion vspec takes; write {served}"
+        return _not_taken(str(raw.get("apiVersion")), str(raw.get("kind")), served)
     return why
+
+
+def _not_taken(api: str, kind: str, served: str) -> str:
+    removed = REMOVED.get((api, kind))
+    if removed is None:
+        return f"{kind} {api} is not an apiVersion vspec takes; write {served}"
+    return (
+        f"{kind} {api} is no longer served (removed in Kubernetes {removed}; the API server "
+        f'answers: no matches for kind "{kind}" in version "{api}"); write {served}'
+    )

@@ -104,7 +104,7 @@ def test_queue_webhook_defaults_weight_zero_and_prefixes_the_hierarchy(tmp_path:
             "{name: q1, annotations: {volcano.sh/hierarchy: root/a, "
             "volcano.sh/hierarchy-weights: '1/0'}}",
             'admission webhook "validatequeue.volcano.sh" denied the request: '
-            "requestBody.metadata.annotations: Invalid value: \"1/0\": 0 in the 1/0 must be "
+            'requestBody.metadata.annotations: Invalid value: "1/0": 0 in the 1/0 must be '
             "larger than 0",
         ),
     ],

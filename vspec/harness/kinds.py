@@ -77,6 +77,22 @@ REMOVED: dict[tuple[str, str], str] = {
 }
 
 
+# Pod volume sources that are PersistentVolumeClaims (an ephemeral volume makes one).
+CLAIM_VOLUMES = ("persistentVolumeClaim", "ephemeral")
+VOLUME_BINDING_NOT_MODELLED = (
+    "Volcano's scheduler reads PersistentVolumeClaims (volume binding) and vspec does not "
+    "model them; leave the claim out"
+)
+
+
+def claim_volume(pod_spec: Mapping[str, Any]) -> int | None:
+    """The index of the first volume of a pod spec that is a PersistentVolumeClaim."""
+    for index, volume in enumerate(pod_spec.get("volumes") or ()):
+        if isinstance(volume, Mapping) and any(k in volume for k in CLAIM_VOLUMES):
+            return index
+    return None
+
+
 def group(api_version: str) -> str:
     """The API group of ``apiVersion`` ("" for the core group's ``v1``)."""
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""

@@ -796,6 +796,10 @@ class _ClusterBuilder:
         self.cluster.pod_groups.append(pg)
 
     def pod(self, raw: Mapping[str, Any], at: At) -> None:
+        if mf.is_manifest(raw):
+            claim = kinds.claim_volume(raw.get("spec") or {})
+            if claim is not None:
+                raise (at / "spec" / "volumes" / claim).error(kinds.VOLUME_BINDING_NOT_MODELLED)
         pod = mf.pod_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_pod(raw, at)
         self.define("pod", pod.meta, at)
         self.cluster.pods.append(pod)

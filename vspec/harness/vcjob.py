@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from vspec.harness import jobwebhook
+from vspec.harness import jobwebhook, kinds
 from vspec.harness import manifests as mf
 from vspec.harness.yamlload import At
 from vspec.k8s.podinfo import pod_requests
@@ -160,12 +160,7 @@ def admit_and_create(
     if mode == "deployed":
         jobwebhook.mutate(job, options)
         jobwebhook.validate(job, {q.meta.name: q for q in cluster.queues}, at.location())
-    for task in job.tasks:
-        if not task.name:
-            raise task.at.error(
-                "a task needs a name (the webhook that names unnamed tasks does not run in "
-                "bare mode)"
-            )
+    _check_modelled(job, at)
     pod_group = _pod_group(job, cluster, at)
     existing = {p.meta.key for p in (*cluster.pods, *cluster.held_pods)}
     created = [p for p in _pods(job, pod_group, at) if p.meta.key not in existing]
@@ -173,6 +168,28 @@ def admit_and_create(
         cluster.held_pods.extend(created)
     else:
         cluster.pods.extend(created)
+
+
+def _check_modelled(job: Job, at: At) -> None:
+    """What of an admitted Job vspec cannot model is an error: job volumes (the
+    controller creates their PersistentVolumeClaims) and claims in a pod template; so is
+    an unnamed task in bare mode."""
+    if job.volumes:
+        raise (at / "spec" / "volumes").error(
+            "the job controller makes PersistentVolumeClaims of a Job's volumes: "
+            + kinds.VOLUME_BINDING_NOT_MODELLED
+        )
+    for task in job.tasks:
+        if not task.name:
+            raise task.at.error(
+                "a task needs a name (the webhook that names unnamed tasks does not run in "
+                "bare mode)"
+            )
+        claim = kinds.claim_volume(task.template.get("spec") or {})
+        if claim is not None:
+            raise (task.at / "template" / "spec" / "volumes" / claim).error(
+                kinds.VOLUME_BINDING_NOT_MODELLED
+            )
 
 
 def _pod_group(job: Job, cluster: Cluster, at: At) -> PodGroup:

@@ -259,8 +259,16 @@ JOB_RULES: list[tuple[str, dict[str, Any], str]] = [
     (
         "requests above limits",
         with_container(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}),
-        'spec.task[0].template.spec.containers[0].resources.requests[cpu]: Invalid value: "2": '
+        'spec.task[0].template.spec.containers[0].resources.requests: Invalid value: "2": '
         "must be less than or equal to cpu limit of 1.",
+    ),
+    (
+        "an extended resource requested below its limit",
+        with_container(
+            resources={"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}}
+        ),
+        'spec.task[0].template.spec.containers[0].resources.requests: Invalid value: "1": '
+        "must be equal to nvidia.com/gpu limit of 2.",
     ),
     (
         "a restart policy Kubernetes does not know",

@@ -370,7 +370,8 @@ def template_problem(task: Task, index: int) -> str:
 
 def _pod_spec_errors(spec: Mapping[str, Any], task: Task) -> list[str]:
     """``ValidatePodTemplate``'s errors a Job's author meets, in its order: containers
-    (a name, a DNS label, unique; an image; requests within limits), then the restart
+    (a name, a DNS label, unique; an image; requests within limits, equal to them for an
+    extended resource; the values as written, not canonical), then the restart
     policy (defaulted to Always)."""
     base = "template.spec"
     errors: list[str] = []
@@ -411,13 +412,23 @@ def _container_errors(
     requests = resource_list(written, task.at)
     limits = resource_list(resources.get("limits"), task.at)
     for resource, value in requests.items():
-        if resource in limits and value > limits[resource]:
-            limit = (resources.get("limits") or {})[resource]
-            errors.append(
-                f'{path}.resources.requests[{resource}]: Invalid value: "{written[resource]}": '
-                f"must be less than or equal to {resource} limit of {limit}"
-            )
+        if resource not in limits:
+            continue
+        limit = (resources.get("limits") or {})[resource]
+        bad = f'{path}.resources.requests: Invalid value: "{written[resource]}": must be'
+        if value != limits[resource] and not _overcommit_allowed(resource):
+            errors.append(f"{bad} equal to {resource} limit of {limit}")
+        elif value > limits[resource]:
+            errors.append(f"{bad} less than or equal to {resource} limit of {limit}")
     return errors
+
+
+def _overcommit_allowed(resource: str) -> bool:
+    """``IsOvercommitAllowed``: a native resource (no domain, or a kubernetes.io one)
+    that is not huge pages may be requested below its limit; an extended resource (a
+    GPU) may not."""
+    native = "/" not in resource or "kubernetes.io/" in resource
+    return native and not resource.startswith("hugepages-")
 
 
 # -- apimachinery's name rules, worded as validation.go words them ----------------------------

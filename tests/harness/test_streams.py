@@ -164,7 +164,9 @@ def test_generate_name_is_cut_to_58_characters(tmp_path: Path) -> None:
 def test_a_manifest_needs_a_name_or_a_generate_name(tmp_path: Path) -> None:
     stream = WORKFLOWS.replace("{generateName: nightly-}", "{labels: {a: b}}")
     [message] = errors(tmp_path, stream.replace("PREFIX", "w-"))
-    assert ":3:11: document 1, metadata: " in message
+    assert (
+        ":3:11: document 1, metadata: {'labels': {'a': 'b'}} has neither a name nor a " in message
+    )
 
 
 # -- kinds ---------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_queue_webhook_defaults_weight_zero_and_prefixes_the_hierarchy(tmp_path:
             "{name: q1, annotations: {volcano.sh/hierarchy: root/a, "
             "volcano.sh/hierarchy-weights: '1/0'}}",
             'admission webhook "validatequeue.volcano.sh" denied the request: '
-            "requestBody.metadata.annotations: Invalid value: '1/0': 0 in the 1/0 must be "
+            'requestBody.metadata.annotations: Invalid value: "1/0": 0 in the 1/0 must be '
             "larger than 0",
         ),
     ],
@@ -362,7 +362,7 @@ def test_a_dumped_job_adds_only_what_is_missing(tmp_path: Path) -> None:
             metadata: {name: j, namespace: ns, uid: u1}
             spec:
               minAvailable: 2
-              tasks: [{name: t, replicas: 2, template: {spec: {containers: [{name: c}]}}}]
+              tasks: [{name: t, replicas: 2, template: {spec: {containers: [{name: c, image: i}]}}}]
         """
     cluster = load(tmp_path, text).cluster
     [pg] = cluster.pod_groups
@@ -437,8 +437,9 @@ def test_an_included_list_of_mixed_kinds(tmp_path: Path) -> None:
     assert [q.meta.name for q in cluster.queues] == ["root", "default", "q"]
     assert [o.kind for o in cluster.objects] == ["ResourceQuota"]
     assert spec.warnings == [
-        f"{tmp_path / 'dump.yaml'}:14:3: items[2]: ignored: Volcano's scheduler does not "
-        "read Deployment (apps/v1)"
+        f"{tmp_path / 'dump.yaml'}:14:3: items[2]: ignored: Deployment d/web (apps/v1): "
+        "Volcano's scheduler does not read Deployment; its controller is not modelled: "
+        "declare the pods it would create"
     ]
 
 

@@ -208,6 +208,7 @@ def test_a_volcano_job_arrives_and_its_pods_appear_once_enqueued(loader: Loader)
                     spec:
                       containers:
                       - name: w
+                        image: trainer
                         resources: {requests: {cpu: "2", memory: 1Gi}}
         """
     )

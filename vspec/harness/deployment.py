@@ -15,7 +15,9 @@ Cluster mode ``bare`` skips all of this (the translated Go unit-test cases need 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import re
+from collections.abc import Iterable, Sequence
 
 from vspec.errors import Location, SpecError
 from vspec.model.conf import SchedulerOptions
@@ -26,6 +28,9 @@ DEFAULT_QUEUE = "default"  # schedulingv1beta1.DefaultQueue, what the webhooks w
 QUEUE_OPEN = "Open"
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
+# A pod's disruption budget (validate/admit_pod.go, validateAnnotation), in Volcano's order.
+JDB_ANNOTATIONS = ("volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable")
+_ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
 class AdmissionRefused(SpecError):
@@ -40,8 +45,8 @@ def deploy_queues(cluster: Cluster, options: SchedulerOptions) -> None:
     """The queues as a running Volcano has them: each admitted, then the scheduler's
     start-up queues and the queue controller's parents. Jobs and pods are admitted
     against them (:func:`admit_pods`)."""
-    for queue in cluster.queues:
-        admit_queue(queue)
+    for index, queue in enumerate(cluster.queues):
+        admit_queue(queue, cluster.queues[:index])
     _add_startup_queues(cluster, options.default_queue)
     for queue in cluster.queues:
         _adopt_by_root(queue)
@@ -97,10 +102,10 @@ def _adopt_by_root(queue: Queue) -> None:
 # -- queues: pkg/webhooks/admission/queues ---------------------------------------------------
 
 
-def admit_queue(queue: Queue) -> None:
-    """Mutate, then validate, a queue being created."""
+def admit_queue(queue: Queue, existing: Sequence[Queue] = ()) -> None:
+    """Mutate, then validate, a queue being created after the queues ``existing``."""
     _mutate_queue(queue)
-    _validate_queue(queue)
+    _validate_queue(queue, existing)
 
 
 def _mutate_queue(queue: Queue) -> None:
@@ -118,26 +123,57 @@ def _mutate_queue(queue: Queue) -> None:
         queue.weight = 1
 
 
-def _validate_queue(queue: Queue) -> None:
-    """``validateQueue`` (queues/validate/validate_queue.go): well-formed hierarchy
-    annotations. (Its other rules need no code here: a negative weight never passes the
-    spec schema, and the state is left to the queue controller.)"""
+def _validate_queue(queue: Queue, existing: Sequence[Queue]) -> None:
+    """``validateQueue`` (queues/validate/validate_queue.go): a positive weight and
+    well-formed hierarchy annotations, the complaints joined as a field.ErrorList's
+    aggregate. (``validateStateOfQueue`` never refuses a created queue: the Queue CRD has
+    a status subresource, so the API server drops ``status`` before this webhook sees it.
+    A spec's ``state`` is the status the queue controller writes later.)"""
+    errors = []
+    if queue.weight <= 0:
+        errors.append(
+            f"requestBody.spec.weight: Invalid value: {queue.weight}: queue weight must be a "
+            "positive integer"
+        )
+    hierarchy = _hierarchy_problem(queue, existing)
+    if hierarchy:
+        errors.append(f"requestBody.metadata.annotations: Invalid value: {hierarchy}")
+    if errors:
+        _refuse_queue(queue, errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
+
+
+def _hierarchy_problem(queue: Queue, existing: Sequence[Queue]) -> str:
+    """``validateHierarchicalAttributes``: as many weights as path parts, each a number
+    above 0, and no queue created before with a path below this one's. Quirk kept: the
+    check is one-way, so ``root/sci`` is refused after ``root/sci/dev`` but
+    ``root/sci/dev`` is accepted after ``root/sci``."""
     annotations = queue.meta.annotations
     hierarchy = annotations.get(HIERARCHY_ANNOTATION, "")
     weights = annotations.get(HIERARCHY_WEIGHTS_ANNOTATION, "")
     if not hierarchy and not weights:
-        return
-    field = "requestBody.metadata.annotations"
+        return ""
     if len(hierarchy.split("/")) != len(weights.split("/")):
-        _refuse_queue(
-            queue,
-            f"{field}: Invalid value: {hierarchy!r}: {HIERARCHY_ANNOTATION} must have the "
-            f"same length with {HIERARCHY_WEIGHTS_ANNOTATION}",
+        return (
+            f"{_quoted(hierarchy)}: {HIERARCHY_ANNOTATION} must have the same length with "
+            f"{HIERARCHY_WEIGHTS_ANNOTATION}"
         )
     for weight in weights.split("/"):
         problem = _weight_problem(weight, weights)
         if problem:
-            _refuse_queue(queue, f"{field}: Invalid value: {weights!r}: {problem}")
+            return f"{_quoted(weights)}: {problem}"
+    for other in existing:
+        path = other.meta.annotations.get(HIERARCHY_ANNOTATION, "")
+        if path and other.meta.name != queue.meta.name and path.startswith(hierarchy + "/"):
+            return (
+                f"{_quoted(hierarchy)}: {hierarchy} is not allowed to be in the sub path of {path} "
+                f"of queue {other.meta.name}"
+            )
+    return ""
+
+
+def _quoted(text: str) -> str:
+    """A string value as field.Invalid prints it (Go's ``%q``)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _weight_problem(weight: str, weights: str) -> str:
@@ -187,6 +223,7 @@ def admit_pod(
         return  # vspec's convention: a pod without schedulerName is this scheduler's
     group = pod.group_name
     if not group:
+        _admit_pod_of_no_group(pod, queues)
         return
     queue_name = pod_groups.get(f"{pod.meta.namespace}/{group}")
     if queue_name is None:
@@ -199,6 +236,56 @@ def admit_pod(
     problem = queue_state_problem(queue_name, queues)
     if problem:
         _refuse_pod(pod, f"failed : {problem}")
+
+
+def _admit_pod_of_no_group(pod: Pod, queues: dict[str, Queue]) -> None:
+    """The rest of ``validatePod``, for a pod naming no pod group: the queue its
+    ``scheduling.volcano.sh/queue-name`` annotation names must exist and be Open, and its
+    disruption budget annotations must be well formed (``validateAnnotation``)."""
+    queue = pod.meta.annotations.get(QUEUE_NAME_ANNOTATION, "")
+    problem = queue_state_problem(queue, queues) if queue else ""
+    if problem:
+        _refuse_pod(pod, problem)
+    found = [key for key in JDB_ANNOTATIONS if key in pod.meta.annotations]
+    for key in found:
+        problem = _budget_problem(key, pod.meta.annotations[key])
+        if problem:
+            _refuse_pod(pod, problem)
+    if len(found) > 1:
+        _refuse_pod(
+            pod,
+            f"not allow configure multiple annotations <[{' '.join(JDB_ANNOTATIONS)}]> at "
+            "same time",
+        )
+
+
+def _budget_problem(key: str, value: str) -> str:
+    """``validateIntPercentageStr``: a positive integer (``intstr.Parse`` reads one as
+    ``strconv.Atoi`` does), or a percentage from 1% to 99%."""
+    number = _atoi(value)
+    if isinstance(number, int):
+        if number <= 0:
+            return f'invalid value <"{value}"> for {key}, it must be a positive integer'
+        return ""
+    percent = _atoi(value.replace("%", ""))
+    if isinstance(percent, str):
+        return f"invalid value {percent} for {key}"
+    if percent <= 0 or percent >= 100:
+        return (
+            f'invalid value <"{value}"> for {key}, it must be a valid percentage which '
+            "between 1% ~ 99%"
+        )
+    return ""
+
+
+def _atoi(text: str) -> int | str:
+    """Go's ``strconv.Atoi``: the int64, or its error's text."""
+    if not _ATOI.fullmatch(text):
+        return f'strconv.Atoi: parsing "{text}": invalid syntax'
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        return f'strconv.Atoi: parsing "{text}": value out of range'
+    return value
 
 
 def queue_state_problem(name: str, queues: dict[str, Queue]) -> str:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 import re
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -82,6 +83,12 @@ SPEC_SUFFIXES = (".yaml", ".yml")
 SPEC_ONLY_KEYS = frozenset({"cluster", "expect", "probes", "scheduler"})
 CONFIGMAP_KEY = "volcano-scheduler.conf"
 MAX_INCLUDE_DEPTH = 32  # files including files: deeper is a mistake (and Python's stack)
+# apimachinery's names.SimpleNameGenerator: the generateName prefix cut to 58 characters,
+# then 5 characters of util/rand's alphabet (no vowels, no 0, 1 or 3).
+GENERATED_PREFIX_MAX = 58
+GENERATED_SUFFIX = 5
+GENERATED_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+IGNORED_NAMES_SHOWN = 3  # names listed in a warning about objects of an ignored kind
 KUBELET_MAX_PODS = Fraction(110)  # what a kubelet reports as allocatable pods by default
 
 
@@ -213,10 +220,8 @@ def load_cluster_file(
     with the contract's defaults applied (``seed`` expands its ``generate``) in
     ``cluster_mode`` (default: the file's project setting); raises :class:`SpecError`
     (:class:`InvalidFile` for schema errors) when invalid."""
-    context = _Context(None)
-    doc = context.cluster_document(Path(path), None)
-    builder = _ClusterBuilder(context, options or SchedulerOptions(), seed)
-    builder.section(At(doc))
+    builder = _ClusterBuilder(_Context(None), options or SchedulerOptions(), seed)
+    builder.stream(Path(path), None, ())
     return builder.finish(cluster_mode or project_settings(Path(path)).cluster_mode)
 
 
@@ -250,18 +255,14 @@ class _Context:
         self.check_names = check_names
         self.seed = seed  # overrides every spec's seed
         self.documents: dict[Path, Document] = {}
-        self.valid: set[Path] = set()  # cluster files checked against the schema
+        self.streams: dict[Path, list[Document]] = {}  # cluster files, checked
         self.confs: dict[Path, Document] = {}  # scheduler conf files, checked
 
     def single_document(self, path: Path, at: At | None, what: str) -> Document:
         """The one document of an included file; ``at`` is where the spec names it."""
         key = path.resolve()
         if key not in self.documents:
-            if not path.is_file():
-                if at is None:
-                    raise SpecError(f"{what} not found", Location(str(path)))
-                raise at.error(f"{what} {at.value!r} not found (looked for {path})")
-            documents = [d for d in read_documents(path) if d.data is not None]
+            documents = _read(path, at, what)
             if len(documents) > 1:
                 raise documents[1].error((), f"a {what} holds one YAML document, not several")
             self.documents[key] = (
@@ -269,17 +270,26 @@ class _Context:
             )
         return self.documents[key]
 
-    def cluster_document(self, path: Path, at: At | None) -> Document:
-        """A cluster file, or Kubernetes manifests as ``kubectl get -o yaml`` prints
-        them (one manifest or a ``List`` of mixed kinds), checked once."""
-        doc = self.single_document(path, at, "cluster file")
-        if path.resolve() not in self.valid:
-            if mf.is_manifest(doc.data):
-                _check_manifests(doc)
-            else:
-                _check(doc, "cluster")
-            self.valid.add(path.resolve())
-        return doc
+    def cluster_documents(self, path: Path, at: At | None) -> list[Document]:
+        """A cluster file as ``kubectl apply -f`` takes one: a stream of documents, each
+        the keys of ``cluster`` or Kubernetes manifests (one, or a list kind), in any mix;
+        every document checked once, all errors of the file at once. In a file of several
+        documents, each location names its document."""
+        key = path.resolve()
+        if key not in self.streams:
+            documents = _read(path, at, "cluster file")
+            if len(documents) > 1:
+                documents = [replace(d, label=f"document {d.index + 1}") for d in documents]
+            errors: list[SpecError] = []
+            for doc in documents:
+                if mf.is_manifest(doc.data):
+                    errors.extend(_manifest_errors(doc, ()))
+                else:
+                    errors.extend(validate(doc, "cluster"))
+            if errors:
+                raise InvalidFile(errors)
+            self.streams[key] = documents
+        return self.streams[key]
 
     def scheduler_file(self, path: Path, at: At | None) -> SchedulerConf:
         key = path.resolve()
@@ -338,21 +348,29 @@ _MANIFEST_SCHEMAS: dict[kinds.Target, Kind] = {
 }
 
 
-def _check_manifests(doc: Document) -> None:
-    """Each manifest of a manifest file against the schema of its kind (every error of
-    the file at once); kinds vspec does not take are only checked to be manifests."""
-    data = doc.data
-    is_list = isinstance(data, dict) and data.get("kind") == "List"
-    if is_list:
-        _check(doc, "manifestList")
-    items = (data.get("items") or []) if is_list else [data]
-    errors: list[SpecError] = []
-    for i, item in enumerate(items):
-        target, _ = kinds.classify(item) if isinstance(item, dict) else (None, "")
-        path: tuple[str | int, ...] = ("items", i) if is_list else ()
-        errors.extend(validate(doc, _MANIFEST_SCHEMAS[target] if target else "anyManifest", path))
-    if errors:
-        raise InvalidFile(errors)
+def _manifest_errors(doc: Document, path: tuple[str | int, ...]) -> list[SpecError]:
+    """The manifest at ``path`` (a list kind's items each, lists in lists too) against
+    the schema of its kind; kinds vspec does not take are only checked to be manifests
+    (apiVersion, kind and metadata), never for their own fields."""
+    data = doc.get(path)
+    if mf.is_list(data):
+        errors = validate(doc, "manifestList", path)
+        if errors:
+            return errors
+        for i in range(len(data["items"])):
+            errors.extend(_manifest_errors(doc, (*path, "items", i)))
+        return errors
+    target, _ = kinds.classify(data) if isinstance(data, dict) else (None, "")
+    return validate(doc, _MANIFEST_SCHEMAS[target] if target else "anyManifest", path)
+
+
+def _read(path: Path, at: At | None, what: str) -> list[Document]:
+    """The non-empty documents of a file a spec names at ``at``."""
+    if not path.is_file():
+        if at is None:
+            raise SpecError(f"{what} not found", Location(str(path)))
+        raise at.error(f"{what} {at.value!r} not found (looked for {path})")
+    return [d for d in read_documents(path) if d.data is not None]
 
 
 def _embedded_conf(configmap: Document) -> Document:
@@ -537,7 +555,10 @@ class _ClusterBuilder:
         self.queues_declared = False
         self.generate_at: At | None = None
         self.volcano_jobs: list[tuple[Mapping[str, Any], At]] = []  # converted at finish
-        self.warnings: list[str] = []  # located: manifests of kinds Volcano ignores
+        # manifests of kinds Volcano ignores, by (apiVersion, kind): (names, first place)
+        self.ignored: dict[tuple[str, str], tuple[list[str], Location]] = {}
+        self.name_draws = random.Random(f"generateName:{seed}")  # metadata.generateName
+        self.generated_names: set[str] = set()
         # pod groups written without a queue; True: a PodGroup of its own, whose webhook
         # reads the namespace's queue annotation (a job's group gets the job's queue)
         self.unqueued: list[tuple[PodGroup, bool]] = []
@@ -567,18 +588,57 @@ class _ClusterBuilder:
                 self.job(at / "jobs" / i)
         self.entries(raw, at, "pods", self.pod)
         for i, entry in enumerate(raw.get("objects") or ()):
+            if mf.is_list(entry):  # the schema checked the list, not its items' kinds
+                errors = _manifest_errors(at.doc, (*at.path, "objects", i))
+                if errors:
+                    raise InvalidFile(errors)
             for item, place in mf.expand(entry, at / "objects" / i, None):
                 self.manifest(item, place)
+
+    @property
+    def warnings(self) -> list[str]:
+        """One located warning per kind ignored: where its first object is, and which."""
+        out = []
+        for (api, kind), (names, first) in self.ignored.items():
+            shown = ", ".join(names[:IGNORED_NAMES_SHOWN])
+            if len(names) > IGNORED_NAMES_SHOWN:
+                shown += f" and {len(names) - IGNORED_NAMES_SHOWN} more"
+            what = kind if len(names) == 1 else f"{len(names)} {kind}s"
+            reason = kinds.ignored_reason(api, kind)
+            out.append(f"{first}: ignored: {what} {shown} ({api}): {reason}")
+        return out
+
+    def named(self, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The manifest with the name the API server gives one that has a
+        ``metadata.generateName`` and no name (``names.SimpleNameGenerator``, before
+        admission validates it), drawn from the spec's seed; a name drawn twice is drawn
+        again, as the API server retries a generated name that exists."""
+        meta = raw.get("metadata")
+        if not isinstance(meta, Mapping) or meta.get("name") or not meta.get("generateName"):
+            return raw
+        prefix = str(meta["generateName"])[:GENERATED_PREFIX_MAX]
+        name = ""
+        while not name or name in self.generated_names:
+            name = prefix + "".join(
+                self.name_draws.choice(GENERATED_ALPHABET) for _ in range(GENERATED_SUFFIX)
+            )
+        self.generated_names.add(name)
+        return {**raw, "metadata": {**meta, "name": name}}
 
     def manifest(self, raw: Mapping[str, Any], at: At) -> None:
         """A manifest of any kind (an included ``kubectl get`` List, ``objects``), sent to
         the converter of its kind; one vspec does not take is an error, or a warning when
         Volcano's scheduler ignores it too."""
+        raw = self.named(raw)
         target, why = kinds.classify(raw)
         if target is None:
             if not why.startswith("ignored: "):
                 raise at.error(why)
-            self.warnings.append(f"{at.location()}: {why}")
+            key = (str(raw["apiVersion"]), str(raw["kind"]))
+            names, _ = self.ignored.setdefault(key, ([], at.location()))
+            namespace = raw["metadata"].get("namespace")
+            name = str(raw["metadata"]["name"])
+            names.append(f"{namespace}/{name}" if namespace else name)
             return
         if target == "queue":
             self.queues_declared = True
@@ -595,6 +655,7 @@ class _ClusterBuilder:
 
     def typed(self, raw: Mapping[str, Any], at: At, target: kinds.Target, convert: Convert) -> None:
         """A manifest in a list of one kind: its apiVersion must be the one vspec takes."""
+        raw = self.named(raw)
         why = kinds.check_api_version(raw, target)
         if why:
             raise at.error(why)
@@ -621,12 +682,17 @@ class _ClusterBuilder:
         if key in self.included:
             return  # included twice (a diamond): its objects are the same objects
         self.included.add(key)
-        doc = self.context.cluster_document(path, at)
-        if mf.is_manifest(doc.data):
-            for raw, place in mf.expand(doc.data, At(doc), None):
-                self.manifest(raw, place)
-        else:
-            self.section(At(doc), chain)
+        self.stream(path, at, chain)
+
+    def stream(self, path: Path, at: At | None, includers: tuple[Path, ...]) -> None:
+        """Every document of the cluster file ``path``, in order: manifests go where
+        their kinds belong, cluster mappings are merged as sections."""
+        for doc in self.context.cluster_documents(path, at):
+            if mf.is_manifest(doc.data):
+                for raw, place in mf.expand(doc.data, At(doc), None):
+                    self.manifest(raw, place)
+            else:
+                self.section(At(doc), includers)
 
     def generated(self, at: At) -> None:
         """Expand ``cluster.generate`` with the spec's seed and take its objects as if
@@ -730,6 +796,10 @@ class _ClusterBuilder:
         self.cluster.pod_groups.append(pg)
 
     def pod(self, raw: Mapping[str, Any], at: At) -> None:
+        if mf.is_manifest(raw):
+            claim = kinds.claim_volume(raw.get("spec") or {})
+            if claim is not None:
+                raise (at / "spec" / "volumes" / claim).error(kinds.VOLUME_BINDING_NOT_MODELLED)
         pod = mf.pod_from_manifest(raw, at) if mf.is_manifest(raw) else _compact_pod(raw, at)
         self.define("pod", pod.meta, at)
         self.cluster.pods.append(pod)
@@ -795,7 +865,6 @@ class _ClusterBuilder:
         if self.mode == "deployed":
             admit_pods(part.cluster, self.options)
         _resolve_pod_priorities(part.cluster)
-        self.warnings.extend(part.warnings)
         return part.cluster
 
     def node_at(self, at: At) -> Node:
@@ -814,6 +883,9 @@ class _ClusterBuilder:
         """A builder whose objects are kept apart but named against this one's."""
         part = _ClusterBuilder(self.context, self.options, self.seed)
         part.defined = self.defined
+        part.ignored = self.ignored
+        part.name_draws = self.name_draws
+        part.generated_names = self.generated_names
         return part
 
     def finish(self, mode: ClusterMode) -> Cluster:

@@ -55,13 +55,28 @@ def is_manifest(raw: Any) -> bool:
 
 def expand(raw: Any, at: At, kind: str | None) -> Iterator[tuple[Any, At]]:
     """The entry itself, or each item of a ``kind: List`` manifest (or ``<kind>List``, as
-    the API server returns a list of ``kind``), with its place."""
-    list_kinds = ("List", f"{kind}List") if kind else ("List",)
-    if isinstance(raw, dict) and raw.get("kind") in list_kinds and "items" in raw:
-        for index, item in enumerate(raw["items"]):
-            yield item, at / "items" / index
-    else:
+    the API server returns a list of ``kind``), with its place. Where any kind may stand
+    (``kind`` None: an included file, ``objects``), every list kind is expanded, lists in
+    lists too, as ``kubectl apply -f`` flattens them."""
+    if not is_list(raw, kind):
         yield raw, at
+        return
+    for index, item in enumerate(raw["items"]):
+        if kind is None:
+            yield from expand(item, at / "items" / index, None)
+        else:
+            yield item, at / "items" / index
+
+
+def is_list(raw: Any, kind: str | None = None) -> bool:
+    """A list manifest: ``List``, or ``<kind>List`` (any ``...List`` when ``kind`` is
+    None), holding ``items``."""
+    if not isinstance(raw, dict) or "items" not in raw:
+        return False
+    list_kind = raw.get("kind")
+    if kind is not None:
+        return list_kind in ("List", f"{kind}List")
+    return isinstance(list_kind, str) and list_kind.endswith("List")
 
 
 # -- values ----------------------------------------------------------------------------

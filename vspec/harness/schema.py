@@ -109,18 +109,21 @@ def spec_schema() -> dict[str, Any]:
 
 
 def cluster_schema() -> dict[str, Any]:
-    """The schema of a cluster file (what ``cluster.include`` names): the keys of a
-    spec's ``cluster``, or Kubernetes manifests as ``kubectl get -o yaml`` prints them
-    (one manifest, or a ``List`` of them), told apart as the loader tells them."""
+    """The schema of a document of a cluster file (what ``cluster.include`` names): the
+    keys of a spec's ``cluster``, or Kubernetes manifests as ``kubectl apply -f`` takes
+    them (one manifest, or a list kind of them), told apart as the loader tells them."""
     return _file_schema(
         "urn:vspec:cluster:v1",
         "vspec cluster file",
-        "The keys of a spec's cluster (nodes, jobs, podGroups, pods, queues, ...), or "
-        "Kubernetes manifests as kubectl get -o yaml prints them.",
+        "A document of a cluster file: the keys of a spec's cluster (nodes, jobs, podGroups, "
+        "pods, queues, ...), or Kubernetes manifests as kubectl apply -f takes them.",
         {
             "if": _MANIFEST_LIKE,
             "then": {
-                "if": {"properties": {"kind": {"const": "List"}}, "required": ["kind"]},
+                "if": {
+                    "properties": {"kind": {"type": "string", "pattern": "List$"}},
+                    "required": ["kind", "items"],
+                },
                 "then": {"$ref": "#/$defs/manifestList"},
                 "else": {"$ref": "#/$defs/anyManifest"},
             },

@@ -3,8 +3,8 @@
 What the scheduler sees of a Volcano Job is what v1.11.0's job controller makes of it
 (pkg/controllers/job: ``createOrUpdatePodGroup``, ``calcPGMinResources`` and
 ``createJobPod``), after the admission webhooks of a ``deployed`` cluster have filled in
-its defaults and checked it (pkg/webhooks/admission/jobs: ``createPatch``,
-``validateJobCreate``). In ``bare`` mode no webhook runs: the Job is converted as written.
+its defaults and checked it (pkg/webhooks/admission/jobs, :mod:`vspec.harness.jobwebhook`).
+In ``bare`` mode no webhook runs: the Job is converted as written.
 
 The controller creates a Job's pods only once its PodGroup has left Pending (``syncJob``
 syncs tasks only when the phase is neither "" nor Pending), so the pods of a fresh Job
@@ -15,15 +15,13 @@ in the next cycle, as on a cluster. A Job whose PodGroup or pods are given too (
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from vspec.errors import Location
+from vspec.harness import jobwebhook, kinds
 from vspec.harness import manifests as mf
-from vspec.harness.deployment import ROOT_QUEUE, AdmissionRefused, queue_state_problem
 from vspec.harness.yamlload import At
 from vspec.k8s.podinfo import pod_requests
 from vspec.model.conf import SchedulerOptions
@@ -35,12 +33,10 @@ from vspec.model.objects import (
     ObjectMeta,
     Pod,
     PodGroup,
-    Queue,
 )
 from vspec.model.spec import ClusterMode
 
 API_VERSION = "batch.volcano.sh/v1alpha1"
-DEFAULT_TASK_SPEC = "default"
 # Annotations and labels the job controller writes on every pod (volcano.sh/apis
 # batch/v1alpha1/labels.go); the scheduler reads the task spec and the group name.
 TASK_INDEX = "volcano.sh/task-index"
@@ -55,9 +51,16 @@ NUMA_POLICY = "volcano.sh/numa-topology-policy"
 COPIED_ANNOTATIONS = ("volcano.sh/preemptable", "volcano.sh/cooldown-time")
 REVOCABLE_ZONE = "volcano.sh/revocable-zone"
 JDB_KEYS = ("volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable")
-JOB_PLUGINS = frozenset({"env", "svc", "ssh", "tensorflow", "mpi", "pytorch"})
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+
+
+@dataclass
+class Policy:
+    """A lifecycle policy: what the job controller does on an event or exit code."""
+
+    event: str
+    events: list[str]
+    action: str
+    exit_code: int | None
 
 
 @dataclass
@@ -68,6 +71,8 @@ class Task:
     template: Mapping[str, Any]  # the pod template: metadata and spec
     topology_policy: str
     at: At
+    policies: list[Policy] = field(default_factory=list)
+    depends_on: list[str] | None = None  # dependsOn.name; None: no dependsOn
 
 
 @dataclass
@@ -79,8 +84,12 @@ class Job:
     queue: str
     scheduler_name: str
     priority_class_name: str
-    plugins: list[str]
+    plugins: dict[str, list[str]]  # job plugin -> its arguments, as written
     tasks: list[Task] = field(default_factory=list)
+    max_retry: int = 0
+    ttl_seconds_after_finished: int | None = None
+    policies: list[Policy] = field(default_factory=list)
+    volumes: list[Mapping[str, Any]] = field(default_factory=list)
 
     @property
     def pod_group_name(self) -> str:
@@ -103,126 +112,41 @@ def parse(raw: Mapping[str, Any], at: At) -> Job:
             template=t.get("template") or {},
             topology_policy=str(t.get("topologyPolicy") or ""),
             at=s / "tasks" / i,
+            policies=_policies(t.get("policies")),
+            depends_on=None
+            if t.get("dependsOn") is None
+            else [str(n) for n in t["dependsOn"].get("name") or ()],
         )
         for i, t in enumerate(spec.get("tasks") or ())
     ]
+    ttl = spec.get("ttlSecondsAfterFinished")
     return Job(
         meta=meta,
         min_available=int(spec.get("minAvailable") or 0),
         queue=str(spec.get("queue") or ""),
         scheduler_name=str(spec.get("schedulerName") or ""),
         priority_class_name=str(spec.get("priorityClassName") or ""),
-        plugins=[str(p) for p in spec.get("plugins") or {}],
+        plugins={
+            str(p): [str(a) for a in args or ()] for p, args in (spec.get("plugins") or {}).items()
+        },
         tasks=tasks,
+        max_retry=int(spec.get("maxRetry") or 0),
+        ttl_seconds_after_finished=None if ttl is None else int(ttl),
+        policies=_policies(spec.get("policies")),
+        volumes=list(spec.get("volumes") or ()),
     )
 
 
-# -- admission: pkg/webhooks/admission/jobs -------------------------------------------------
-
-
-def mutate(job: Job, options: SchedulerOptions) -> None:
-    """``createPatch`` (jobs/mutate/mutate_job.go): queue ``default``, the first scheduler
-    name, unnamed tasks ``default<i>``, a task's minAvailable its replicas, the job's
-    minAvailable the sum of its tasks'."""
-    if not job.queue:
-        job.queue = "default"
-    if not job.scheduler_name:
-        job.scheduler_name = options.scheduler_names[0]
-    for index, task in enumerate(job.tasks):
-        if not task.name:
-            task.name = f"{DEFAULT_TASK_SPEC}{index}"
-        if task.min_available is None:
-            task.min_available = task.replicas
-    if job.min_available == 0:
-        job.min_available = sum(t.min_available or 0 for t in job.tasks)
-
-
-def validate(job: Job, queues: Mapping[str, Queue], location: Location | None) -> None:
-    """``validateJobCreate`` (jobs/validate/admit_job.go), the rules that bear on
-    scheduling or on the objects made: counts, task and pod names, job plugins and the
-    queue. (Lifecycle policies, volumes, DAG dependencies and the Kubernetes pod template
-    validation are not modelled.)"""
-    if job.min_available < 0:
-        _refuse("job 'minAvailable' must be >= 0.", location)
-    if not job.tasks:
-        _refuse("No task specified in job spec", location)
-    msg = ""
-    names: set[str] = set()
-    for index, task in enumerate(job.tasks):
-        where = f"task: {task.name}, job: {job.meta.name};"
-        if task.replicas < 0:
-            msg += f" 'replicas' < 0 in {where}"
-        if task.min_available is not None:
-            if task.min_available < 0:
-                msg += f" 'minAvailable' < 0 in {where}"
-            elif task.min_available > task.replicas:
-                msg += f" 'minAvailable' is greater than 'replicas' in {where}"
-        label = _dns1123_label(task.name)
-        if label:
-            msg += f" [{label}];"
-        if task.name in names:
-            msg += f" duplicated task name {task.name};"
-            break
-        names.add(task.name)
-        pod_name = f"{job.meta.name}-{task.name}-{index}"
-        problem = _qualified_name(pod_name)
-        if problem:
-            msg += f"create pod with name {pod_name} validate failed [{problem}];"
-    problem = _qualified_name(job.meta.name)
-    if problem:
-        msg += f"create job with name {job.meta.name} validate failed [{problem}]"
-    if sum(t.replicas for t in job.tasks) < job.min_available:
-        msg += " job 'minAvailable' should not be greater than total replicas in tasks;"
-    for name in job.plugins:
-        if name not in JOB_PLUGINS:
-            msg += f" unable to find job plugin: {name};"
-    msg += _queue_problem(job.queue, queues)
-    if msg:
-        _refuse(msg, location)
-
-
-def _queue_problem(name: str, queues: Mapping[str, Queue]) -> str:
-    problem = queue_state_problem(name, dict(queues))
-    if name not in queues:
-        return problem
-    if name == ROOT_QUEUE:
-        return problem + " can not submit job to root queue;"
-    children = [q for q in queues.values() if q.parent == name]
-    if children:
-        problem += (
-            f" can only submit job to leaf queue, queue `{name}` has {len(children)} child queues;"
+def _policies(raw: list[Mapping[str, Any]] | None) -> list[Policy]:
+    return [
+        Policy(
+            event=str(p.get("event") or ""),
+            events=[str(e) for e in p.get("events") or ()],
+            action=str(p.get("action") or ""),
+            exit_code=None if p.get("exitCode") is None else int(p["exitCode"]),
         )
-    return problem
-
-
-def _dns1123_label(name: str) -> str:
-    if len(name) > 63:
-        return "must be no more than 63 characters"
-    if not _DNS1123_LABEL.fullmatch(name):
-        return (
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters "
-            "or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  "
-            "or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-        )
-    return ""
-
-
-def _qualified_name(name: str) -> str:
-    """``validation.IsQualifiedName`` for a name without a prefix."""
-    if len(name) > 63:
-        return "name part must be no more than 63 characters"
-    if not _QUALIFIED_NAME.fullmatch(name):
-        return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  "
-            "or '123-abc', regex used for validation is "
-            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-        )
-    return ""
-
-
-def _refuse(message: str, location: Location | None) -> None:
-    raise AdmissionRefused("validatejob.volcano.sh", message.strip(), location)
+        for p in raw or ()
+    ]
 
 
 # -- the job controller: pkg/controllers/job ------------------------------------------------
@@ -234,14 +158,9 @@ def admit_and_create(
     """Admit the Job (``deployed``) and add to ``cluster`` what its controller makes."""
     job = parse(raw, at)
     if mode == "deployed":
-        mutate(job, options)
-        validate(job, {q.meta.name: q for q in cluster.queues}, at.location())
-    for task in job.tasks:
-        if not task.name:
-            raise task.at.error(
-                "a task needs a name (the webhook that names unnamed tasks does not run in "
-                "bare mode)"
-            )
+        jobwebhook.mutate(job, options)
+        jobwebhook.validate(job, {q.meta.name: q for q in cluster.queues}, at.location())
+    _check_modelled(job, at)
     pod_group = _pod_group(job, cluster, at)
     existing = {p.meta.key for p in (*cluster.pods, *cluster.held_pods)}
     created = [p for p in _pods(job, pod_group, at) if p.meta.key not in existing]
@@ -249,6 +168,28 @@ def admit_and_create(
         cluster.held_pods.extend(created)
     else:
         cluster.pods.extend(created)
+
+
+def _check_modelled(job: Job, at: At) -> None:
+    """What of an admitted Job vspec cannot model is an error: job volumes (the
+    controller creates their PersistentVolumeClaims) and claims in a pod template; so is
+    an unnamed task in bare mode."""
+    if job.volumes:
+        raise (at / "spec" / "volumes").error(
+            "the job controller makes PersistentVolumeClaims of a Job's volumes: "
+            + kinds.VOLUME_BINDING_NOT_MODELLED
+        )
+    for task in job.tasks:
+        if not task.name:
+            raise task.at.error(
+                "a task needs a name (the webhook that names unnamed tasks does not run in "
+                "bare mode)"
+            )
+        claim = kinds.claim_volume(task.template.get("spec") or {})
+        if claim is not None:
+            raise (task.at / "template" / "spec" / "volumes" / claim).error(
+                kinds.VOLUME_BINDING_NOT_MODELLED
+            )
 
 
 def _pod_group(job: Job, cluster: Cluster, at: At) -> PodGroup:

@@ -114,6 +114,16 @@ class Document:
     text: str = field(repr=False, default="")
     key_prefix: KeyPath = ()
     offset: tuple[int, int] | None = None  # set for a document embedded in a string
+    # "document 2" for a document of a file that holds several: shown before the key path
+    # of each location, as a line alone does not say which object of a stream is meant.
+    label: str = ""
+
+    def key(self, path: Sequence[Key]) -> str:
+        """The key path of a location in this document, after its label."""
+        text = format_path((*self.key_prefix, *path))
+        if not self.label:
+            return text
+        return f"{self.label}, {text}" if text else self.label
 
     def get(self, path: Sequence[Key]) -> Any:
         """The value at ``path``, or None when a step is missing."""
@@ -159,7 +169,7 @@ class Document:
         line, column = self.position(path, key=key)
         if self.offset is not None:
             line, column = line + self.offset[0], column + self.offset[1]
-        return Location(self.file, line + 1, column + 1, format_path((*self.key_prefix, *path)))
+        return Location(self.file, line + 1, column + 1, self.key(path))
 
     def error(self, path: Sequence[Key], message: str, *, key: bool = False) -> SpecError:
         return SpecError(message, self.locate(path, key=key))
@@ -185,6 +195,7 @@ class Document:
             marks,
             key_prefix=(*self.key_prefix, *path),
             offset=self.offset,
+            label=self.label,
         )
 
     def source_char(self, path: Sequence[Key]) -> str:
@@ -251,7 +262,7 @@ class At:
         line, column = (entry[2], entry[3]) if isinstance(parent, dict) else entry
         if doc.offset is not None:
             line, column = line + doc.offset[0], column + doc.offset[1]
-        return Location(doc.file, line + 1, column + 1, format_path((*doc.key_prefix, *self.path)))
+        return Location(doc.file, line + 1, column + 1, doc.key(self.path))
 
     def error(self, message: str, *, key: bool = False) -> SpecError:
         return self.doc.error(self.path, message, key=key)

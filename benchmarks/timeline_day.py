@@ -22,7 +22,7 @@ from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
-from vspec.fuzz import SEED_CONF
+from vspec.fuzz.runner import SEED_CONF
 from vspec.model.conf import load_conf
 from vspec.model.corev1 import Container
 from vspec.model.objects import (

@@ -24,12 +24,12 @@ from vspec.api.unschedule_info import FitError, FitErrors
 from vspec.framework import columnar
 from vspec.framework.recorder import Recorder
 from vspec.framework.scheduler import simulate
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster
 from vspec.model.result import LogBlock, LogLine, LogRecords, Severity, SimulationResult
-from vspec.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
 from vspec.timeline.clock import run_timeline
-from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
 from vspec.util.scheduler_helper import prioritize_nodes
 
 SPACE = ConfSpace(

@@ -22,14 +22,14 @@ from vspec.api.resource import Resource
 from vspec.errors import VspecError
 from vspec.framework.cache import SchedulerCache, Snapshot
 from vspec.framework.log import Klog
-from vspec.fuzz import SEED_CONF, load_space
+from vspec.fuzz.runner import SEED_CONF, load_space
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.k8s.nodeinfo import build_node_map
 from vspec.model.objects import Cluster
 from vspec.model.timeline import Arrival, Timeline
-from vspec.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.timeline.clock import run_timeline
-from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=4)
 REPO = Path(__file__).resolve().parents[2]

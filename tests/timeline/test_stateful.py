@@ -15,15 +15,15 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from vspec.engines import get_engine
-from vspec.fuzz import SEED_CONF
+from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, conf_from_document
+from vspec.fuzz.timelines import HORIZON, GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.harness.timeline_check import PER_SESSION_DISABLED
 from vspec.invariants import InvariantInputs, run_checks
 from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, Node, ObjectMeta, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
-from vspec.strategies import ClusterBounds, ConfSpace, clusters, conf_from_document
 from vspec.timeline.clock import Clock, run_timeline
-from vspec.timeline_fuzz import HORIZON, GeneratedTimelineSpec, timeline_specs
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=3)
 CONF = conf_from_document(SEED_CONF)

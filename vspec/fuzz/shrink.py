@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from vspec.fuzz.strategies import HOSTNAME, GeneratedSpec
 from vspec.model.objects import TASK_SPEC_KEY, ZERO_TIME, Cluster, Pod, PodGroup
-from vspec.strategies import HOSTNAME, GeneratedSpec
 
 Fails = Callable[[GeneratedSpec], bool]
 # One pass: the keys it may edit in a spec, and the spec with one key's edit (None when

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.harness.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
 _ENGINE = pytest.StashKey["Engine"]()
-_PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
+_PROFILES = frozenset({"dev", "fuzz"})  # vspec.fuzz.strategies.register_profiles' own
 _SECTION = pytest.StashKey[str]()
 
 
@@ -91,7 +91,7 @@ def _register_profiles(config: pytest.Config) -> None:
     except ValueError:  # Hypothesis' plugin is not active
         chosen = None
     if (chosen or os.environ.get("HYPOTHESIS_PROFILE")) in _PROFILES:
-        from vspec.strategies import register_profiles
+        from vspec.fuzz.strategies import register_profiles
 
         register_profiles()
 

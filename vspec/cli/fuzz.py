@@ -1,6 +1,6 @@
 """The command lines of ``vspec fuzz`` and ``vspec invariants``.
 
-Kept apart from :mod:`vspec.fuzz` because ``vspec`` builds its whole parser for every
+Kept apart from :mod:`vspec.fuzz.runner` because ``vspec`` builds its whole parser for every
 command: a ``vspec run`` then pays for these few arguments, not for importing the fuzzer.
 The handlers import it when the command runs.
 """
@@ -11,18 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-BUILTIN_SPACES = (
-    "default",
-    "seed",
-    "preempt",
-    "reclaim",
-    "capacity",
-    "shuffle",
-    "placement",
-    "mixed",
-)
-DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
-DEFAULT_OUT = Path("fuzz-findings")
+from vspec.fuzz import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 
 
 def add_cli(subparsers: Any) -> None:
@@ -67,12 +56,12 @@ def add_cli(subparsers: Any) -> None:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
-    from vspec.fuzz import fuzz_command
+    from vspec.fuzz.runner import fuzz_command
 
     return fuzz_command(args)
 
 
 def _invariants(args: argparse.Namespace) -> int:
-    from vspec.fuzz import invariants_command
+    from vspec.fuzz.runner import invariants_command
 
     return invariants_command(args)

@@ -1,4 +1,4 @@
-"""The command line of ``vspec compare``, apart from :mod:`vspec.compare`: ``vspec``
+"""The command line of ``vspec compare``, apart from :mod:`vspec.report.compare`: ``vspec``
 builds its whole parser for every command, and a ``vspec run`` should not import the
 timeline metrics to do so. The handler imports them when the command runs.
 """
@@ -38,6 +38,6 @@ def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from vspec.compare import run_compare
+    from vspec.report.compare import run_compare
 
     return run_compare(args)

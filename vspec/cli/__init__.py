@@ -25,8 +25,8 @@ from vspec.util.collector import tuned_collector
 if TYPE_CHECKING:
     from rich.live import Live
 
+    from vspec.cli.live import LiveState
     from vspec.harness.runner import RunReport, SpecOutcome
-    from vspec.live import LiveState
     from vspec.model.engine import Engine
     from vspec.model.spec import Spec
     from vspec.report.page import HtmlReport
@@ -247,7 +247,7 @@ _COMMANDS: dict[str, Callable[[_Commands], None]] = {
 
 
 def _add_fuzz(commands: _Commands) -> None:
-    from vspec.fuzz_cli import add_cli  # `vspec fuzz` and `vspec invariants`
+    from vspec.cli.fuzz import add_cli  # `vspec fuzz` and `vspec invariants`
 
     add_cli(commands)
     fuzz = commands.choices["fuzz"]
@@ -256,7 +256,7 @@ def _add_fuzz(commands: _Commands) -> None:
 
 
 def _add_compare(commands: _Commands) -> None:
-    from vspec.compare_cli import add_cli as add_compare  # `vspec compare`
+    from vspec.cli.compare import add_cli as add_compare  # `vspec compare`
 
     add_compare(commands)
     compare = commands.choices["compare"]
@@ -454,8 +454,8 @@ def _live(paths: Sequence[str]) -> tuple[Live | None, LiveState | None]:
     codes would have to reimplement."""
     if not sys.stdout.isatty():
         return None, None
+    from vspec.cli.live import LiveState, live_display
     from vspec.harness.runner import spec_files
-    from vspec.live import LiveState, live_display
 
     state = LiveState(files=len(spec_files(paths, [])))
     raw = sys.stdout.stream if isinstance(sys.stdout, _Escaping) else sys.stdout

@@ -32,7 +32,7 @@ class Run:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    """``vspec compare``'s handler (its command line is :mod:`vspec.compare_cli`'s)."""
+    """``vspec compare``'s handler (its command line is :mod:`vspec.cli.compare`'s)."""
     from vspec.harness.loader import load_scheduler_conf, load_workload
     from vspec.timeline.clock import run_timeline
 
@@ -67,7 +67,7 @@ def _write_files(
 ) -> int:
     try:
         if plots is not None:
-            from vspec.timeline.plots import all_plots
+            from vspec.report.timeline_plots import all_plots
 
             plots.mkdir(parents=True, exist_ok=True)
             for file, svg in all_plots({r.name: r.result for r in runs}).items():

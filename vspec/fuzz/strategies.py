@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from vspec.errors import Location
 from vspec.framework.registry import registered_actions, registered_plugins
-from vspec.generate import generate_cluster
+from vspec.harness.generate import generate_cluster
 from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
 from vspec.model.corev1 import (
     Affinity,

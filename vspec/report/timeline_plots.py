@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pygal
 
-from vspec.svg import STYLE, render
+from vspec.report.svg import STYLE, render
 from vspec.timeline import metrics as m
 from vspec.timeline.records import TimelineResult
 

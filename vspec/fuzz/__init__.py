@@ -3,7 +3,9 @@ strategies that draw clusters, configurations and timelines (:mod:`vspec.fuzz.st
 :mod:`vspec.fuzz.timelines`), and the shrinker of findings (:mod:`vspec.fuzz.shrink`).
 
 This module holds only the fuzzer's defaults, so that ``vspec``'s parser can name them
-without importing the fuzzer, Hypothesis or the invariants.
+without importing the fuzzer, Hypothesis or the invariants. The package may import the
+engines, the report, the harness and everything below them; only the front ends
+(:mod:`vspec.cli`) import it.
 """
 
 from __future__ import annotations

@@ -5,4 +5,6 @@ and node events; :func:`vspec.timeline.clock.run_timeline` runs Volcano's sessio
 that cluster at the schedule period, jumping over periods in which nothing can change,
 and records per-pod and per-tick facts that :mod:`vspec.timeline.metrics` turns into
 waits, shares, utilisation and makespan for ``expect.metrics`` and ``vspec compare``.
+
+May import the invariants, the framework and what is below them, never the harness.
 """

@@ -47,7 +47,14 @@ class TimelineMachine(RuleBasedStateMachine):
         self.jobs = 0
         self.added = 0
         self.clock = Clock(
-            CONF, cluster, Timeline(period=timedelta(seconds=5)), seed, _START, 0, self._check
+            CONF,
+            cluster,
+            Timeline(period=timedelta(seconds=5)),
+            seed,
+            _START,
+            0,
+            self._check,
+            ENGINE,
         )
 
     def _check(self, now: object, before: object, session: object) -> None:
@@ -154,8 +161,8 @@ TestTimelineMachine.settings = settings(max_examples=15, stateful_step_count=12,
 def test_a_drawn_timeline_is_deterministic_and_writes_back(case: GeneratedTimelineSpec) -> None:
     """Run twice, the same records; written as a spec (a fuzz finding) and loaded
     again, the same timeline."""
-    first = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
-    again = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+    first = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=ENGINE)
+    again = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=ENGINE)
     assert first.jobs == again.jobs and first.pods == again.pods
     assert first.ticks == again.ticks
     text = yaml.safe_dump(case.document(), sort_keys=False)

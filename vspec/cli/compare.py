@@ -41,6 +41,7 @@ def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from vspec.engines import get_engine
     from vspec.report.compare import run_compare
 
-    return run_compare(args)
+    return run_compare(args, get_engine())

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vspec.errors import VspecError
+from vspec.model.engine import Engine
 from vspec.timeline import metrics as m
 from vspec.timeline.expr import MetricError, evaluate, format_value, parse_bound
 from vspec.timeline.records import TimelineResult
@@ -31,8 +32,9 @@ class Run:
     result: TimelineResult
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    """``vspec compare``'s handler (its command line is :mod:`vspec.cli.compare`'s)."""
+def run_compare(args: argparse.Namespace, engine: Engine) -> int:
+    """``vspec compare``'s handler (its command line is :mod:`vspec.cli.compare`'s): both
+    timelines run on ``engine``."""
     from vspec.harness.loader import load_scheduler_conf, load_workload
     from vspec.timeline.clock import run_timeline
 
@@ -48,7 +50,7 @@ def run_compare(args: argparse.Namespace) -> int:
             conf = load_scheduler_conf(path)
             cluster, timeline = load_workload(args.workload, options=conf.options, seed=args.seed)
             print(f"running {name} ({path}) ...", file=sys.stderr, flush=True)
-            result = run_timeline(conf, cluster, timeline, seed=args.seed)
+            result = run_timeline(conf, cluster, timeline, seed=args.seed, engine=engine)
             runs.append(Run(name, result))
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)

@@ -6,5 +6,8 @@ that cluster at the schedule period, jumping over periods in which nothing can c
 and records per-pod and per-tick facts that :mod:`vspec.timeline.metrics` turns into
 waits, shares, utilisation and makespan for ``expect.metrics`` and ``vspec compare``.
 
-May import the invariants, the framework and what is below them, never the harness.
+It runs a scheduler only through the Engine seam (:mod:`vspec.model.engine`) and reads
+what it counts from the model: it may import the model, util's collector settings and
+the leaves, never an engine, the framework, the api or the harness (the import-linter
+contracts in pyproject.toml).
 """

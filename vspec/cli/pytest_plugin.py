@@ -11,6 +11,9 @@ A spec's project settings (``[tool.vspec]`` of the nearest pyproject.toml above 
 plugins dirs, cluster mode) are read by the loader, as for ``vspec run``, and vspec's
 Hypothesis profiles (``dev``, ``fuzz``) are registered when one is asked for, so
 ``--hypothesis-profile=fuzz`` works from anywhere.
+
+Imports pytest at start and, once a spec file is collected, the harness, the report,
+the engines and the fuzzer's Hypothesis profiles.
 """
 
 from __future__ import annotations

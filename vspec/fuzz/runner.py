@@ -22,6 +22,8 @@ margin), so that is how long a run takes at most.
 Hypothesis and the strategies are imported when a run starts, not with this module, so
 that a run starts fast; the command line is :mod:`vspec.cli.fuzz`'s, so that building
 ``vspec``'s parser (for every command) imports neither this module nor the invariants.
+
+Imports the harness, the invariants, the engines and the rest of :mod:`vspec.fuzz`.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ invariants), until no edit keeps it. Every edit removes or lowers something, so 
 result is never larger, and every candidate is of a shape the strategies draw (a pod
 without its group, or on a node that does not exist, is never tried). Deterministic: the
 same finding shrinks the same way.
+
+Imports the model and the strategies' drawn specs.
 """
 
 from __future__ import annotations

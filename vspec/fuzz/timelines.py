@@ -11,6 +11,9 @@ every Running pod, the controller creates each again, the next session binds it 
 starts its run time again, so no job ever finishes and no session settles; preempt and
 reclaim can evict back and forth the same way. Volcano does this too, so it is drawn, but
 a few hundred sessions of it show all it has to show.
+
+Imports the strategies, the timeline clock, the invariants and the harness's
+per-session invariant settings; it is handed the engine to run.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ run times; the table sets their metrics (:func:`vspec.timeline.metrics.standard_
 plus any ``--metric``) side by side with the difference, and says for each tag of jobs
 which configuration made them wait less. ``--plots DIR`` writes the SVG plots,
 ``--csv DIR`` (or ``--parquet DIR``) the per-pod, per-job and per-tick records.
+
+A report of two timeline runs, so it lives with the reports; imports the harness's
+loader, the timeline and the Engine seam, and is handed the engine to run.
 """
 
 from __future__ import annotations

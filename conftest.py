@@ -21,7 +21,7 @@ import importlib_metadata  # noqa: E402, F401
 
 def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.has_plugin("vspec"):
-        from vspec import pytest_plugin
+        from vspec.cli import pytest_plugin
 
         config.pluginmanager.register(pytest_plugin, "vspec")
 

@@ -101,7 +101,7 @@ def test_ten_thousand_pods_load_in_a_couple_of_seconds(benchmark: Any, tmp_path:
 
 
 def test_five_thousand_nodes_fifty_thousand_pods_generate_fast(benchmark: Any) -> None:
-    from vspec.generate import generate_cluster
+    from vspec.harness.generate import generate_cluster
 
     cluster = benchmark.pedantic(generate_cluster, (FIVE_THOUSAND_NODES,), {"seed": 7}, rounds=2)
     assert len(cluster.pods) == 50_000

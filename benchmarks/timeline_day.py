@@ -22,7 +22,8 @@ from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
-from vspec.fuzz import SEED_CONF
+from vspec.engines import get_engine
+from vspec.fuzz.runner import SEED_CONF
 from vspec.model.conf import load_conf
 from vspec.model.corev1 import Container
 from vspec.model.objects import (
@@ -101,10 +102,12 @@ def main() -> None:
     started = time.process_time()
     if args.profile:
         profiler = cProfile.Profile()
-        result = profiler.runcall(run_timeline, conf, cluster, timeline, seed=args.seed)
+        result = profiler.runcall(
+            run_timeline, conf, cluster, timeline, seed=args.seed, engine=get_engine()
+        )
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     else:
-        result = run_timeline(conf, cluster, timeline, seed=args.seed)
+        result = run_timeline(conf, cluster, timeline, seed=args.seed, engine=get_engine())
     cpu = time.process_time() - started
     if args.records is not None:
         write_csv(result, args.records)

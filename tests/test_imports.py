@@ -67,7 +67,7 @@ CHILD = textwrap.dedent(
 def test_every_module_imports_alone_and_the_front_ends_import_lazily() -> None:
     modules = all_modules()
     assert "vspec.framework.session" in modules and "vspec.harness.runner" in modules
-    lazy = ["vspec", "vspec.cli", "vspec.pytest_plugin"]
+    lazy = ["vspec", "vspec.cli", "vspec.cli.pytest_plugin"]
     for names, lazy_ones in ((modules, []), (lazy, lazy)):
         done = subprocess.run(
             [sys.executable, "-c", CHILD, ",".join(names), ",".join(lazy_ones), ",".join(HEAVY)],
@@ -81,8 +81,8 @@ def test_every_module_imports_alone_and_the_front_ends_import_lazily() -> None:
 # What a run of a plain spec (no probes, no Volcano Job, no error, outside any project)
 # never needs: each was a millisecond or more of every `vspec run`'s start-up.
 NOT_FOR_A_PLAIN_SPEC = (
-    "vspec.fuzz_cli",
-    "vspec.compare_cli",
+    "vspec.cli.fuzz",
+    "vspec.cli.compare",
     "vspec.model.probes",
     "vspec.harness.vcjob",
     "vspec.gofmt",

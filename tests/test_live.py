@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from vspec.cli.live import SHOW_AFTER, LiveState
 from vspec.errors import Location
-from vspec.live import SHOW_AFTER, LiveState
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.spec import Spec

@@ -33,7 +33,7 @@ def fake_simulate(conf, cluster, *, seed=0, now=None, cycles=1, verbosity=3, pro
 
 def pytest_configure(config):
     if not config.pluginmanager.has_plugin("vspec"):
-        from vspec import pytest_plugin
+        from vspec.cli import pytest_plugin
 
         config.pluginmanager.register(pytest_plugin, "vspec")
     scheduler.simulate = fake_simulate

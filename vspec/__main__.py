@@ -1,4 +1,4 @@
-"""``python -m vspec``: the ``vspec`` command."""
+"""``python -m vspec``: the ``vspec`` command (:mod:`vspec.cli`, all it imports)."""
 
 from vspec.cli import command
 

@@ -9,6 +9,8 @@ Volcano's Go code returns and acts on (a predicate that fails, a score that is d
 Only a ``GoError`` is turned into scheduling behaviour; any other exception raised in
 plugin or action code is a bug, and the run names the code that raised it
 (:func:`culprit`).
+
+A leaf: imports nothing of vspec, since every layer raises these.
 """
 
 from __future__ import annotations

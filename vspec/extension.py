@@ -5,6 +5,8 @@ module defines a :class:`Plugin` subclass decorated with :func:`register_plugin`
 in ``on_session_open`` registers session functions (``ssn.add_job_order_fn(self.name,
 fn)``, ``ssn.add_predicate_fn(...)`` ...) exactly where a Go plugin calls
 ``ssn.AddJobOrderFn``. See ``docs/writing-a-plugin.md``.
+
+Re-exports names of the api, the framework and the model; nothing in vspec imports it.
 """
 
 from vspec.api.job_info import JobInfo

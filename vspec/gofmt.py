@@ -13,6 +13,8 @@ Go values are written as Python values: ``str``, ``bool``, ``int`` (Go ``int``),
 as ``internal/fmtsort`` does), ``list``/``tuple`` (a slice), and, for the shapes Python
 has no word for, :class:`Typed` (a named type or a sized int), :class:`Struct`,
 :class:`Pointer` and :class:`Stringer` (a value whose ``String()`` fmt calls).
+
+A leaf, beside :mod:`vspec.golang`: imports nothing of vspec.
 """
 
 from __future__ import annotations

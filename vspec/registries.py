@@ -3,6 +3,7 @@
 A registry is the only global mutable state vspec keeps (module import registers, a
 conf looks up). :meth:`Registry.isolated` gives a test (or an embedding tool) a scope
 whose registrations are undone afterwards, instead of clearing private dicts by hand.
+A leaf: imports nothing of vspec.
 """
 
 from __future__ import annotations

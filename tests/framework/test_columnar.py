@@ -21,15 +21,16 @@ from vspec.actions.allocate import predicate
 from vspec.api.resource import ZERO
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors
+from vspec.engines import get_engine
 from vspec.framework import columnar
 from vspec.framework.recorder import Recorder
 from vspec.framework.scheduler import simulate
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster
 from vspec.model.result import LogBlock, LogLine, LogRecords, Severity, SimulationResult
-from vspec.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
 from vspec.timeline.clock import run_timeline
-from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
 from vspec.util.scheduler_helper import prioritize_nodes
 
 SPACE = ConfSpace(
@@ -76,9 +77,13 @@ def test_columns_kept_between_sessions_give_the_per_node_timeline(
     """The cache keeps the columns from session to session, recomputing the rows of the
     nodes that changed: over arrivals, binds and completions, the per-node records."""
     with mock.patch.object(columnar, "COLUMNAR_MIN_NODES", 10**9):
-        scalar = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+        scalar = run_timeline(
+            case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine()
+        )
     with _forced():
-        fast = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+        fast = run_timeline(
+            case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine()
+        )
     assert fast.sessions == scalar.sessions
     assert fast.pods == scalar.pods and fast.jobs == scalar.jobs and fast.ticks == scalar.ticks
     assert fast.simulation.binds == scalar.simulation.binds

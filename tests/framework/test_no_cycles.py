@@ -23,7 +23,7 @@ from vspec.errors import EngineError, VspecError
 from vspec.framework import columnar
 from vspec.framework.columns import FEW_ROWS
 from vspec.framework.scheduler import simulate
-from vspec.fuzz import SEED_CONF
+from vspec.fuzz.runner import SEED_CONF
 from vspec.harness.loader import load_file
 from vspec.harness.runner import simulate_spec
 from vspec.model.conf import load_conf

@@ -100,7 +100,7 @@ def test_file_schemas_tell_manifests_apart_as_the_loader_does() -> None:
 
 
 def test_cluster_generate_is_the_generators_own_schema() -> None:
-    from vspec.generate import generate_schema
+    from vspec.harness.generate import generate_schema
 
     embedded = spec_schema()["$defs"]["cluster"]["properties"]["generate"]
     assert embedded == generate_schema()

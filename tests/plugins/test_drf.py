@@ -15,7 +15,7 @@ from vspec.framework.session import Session
 from vspec.golang import parse_go_float
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster, Pod, Queue
-from vspec.plugins._util import share
+from vspec.plugins._job_accounting import share
 from vspec.plugins.drf import DrfPlugin, calculate_share, resource_saturated
 
 FLAGS = {"name": "drf", "enableJobOrder": True, "enablePreemptable": True}

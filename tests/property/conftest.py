@@ -3,7 +3,7 @@
 
 import pytest
 
-from vspec.strategies import register_profiles
+from vspec.fuzz.strategies import register_profiles
 
 
 def pytest_configure(config: pytest.Config) -> None:

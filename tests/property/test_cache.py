@@ -19,17 +19,18 @@ from hypothesis import given, settings
 
 from tests.builders import node, pod, pod_group, queue
 from vspec.api.resource import Resource
+from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.cache import SchedulerCache, Snapshot
 from vspec.framework.log import Klog
-from vspec.fuzz import SEED_CONF, load_space
+from vspec.fuzz.runner import SEED_CONF, load_space
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.k8s.nodeinfo import build_node_map
 from vspec.model.objects import Cluster
 from vspec.model.timeline import Arrival, Timeline
-from vspec.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.timeline.clock import run_timeline
-from vspec.timeline_fuzz import GeneratedTimelineSpec, timeline_specs
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=4)
 REPO = Path(__file__).resolve().parents[2]
@@ -120,7 +121,7 @@ def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list
 
 
 def _run(case: GeneratedTimelineSpec) -> None:
-    run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+    run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine())
 
 
 @settings(max_examples=25, deadline=None)
@@ -157,7 +158,7 @@ def test_a_busy_timeline_keeps_the_cache(monkeypatch: pytest.MonkeyPatch) -> Non
         timeline.arrivals.append(Arrival(timedelta(seconds=11 * j), [group], pods, run))
     conf = conf_from_document(SEED_CONF)
     with compared_with_fresh_caches(monkeypatch) as kept:
-        result = run_timeline(conf, cluster, timeline, seed=3)
+        result = run_timeline(conf, cluster, timeline, seed=3, engine=get_engine())
     assert result.sessions >= 6 and all(job.completed for job in result.jobs.values())
     assert len(kept) == result.sessions - 1 and all(kept)
 
@@ -174,10 +175,14 @@ def test_timeline_specs_give_the_records_of_fresh_caches(
     """Every session on a fresh cache (as before the cache was kept): the same records."""
     for spec in load_file(REPO / "specs" / "timeline" / name).specs:
         assert spec.timeline is not None
-        kept = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+        kept = run_timeline(
+            spec.scheduler, spec.cluster, spec.timeline, now=spec.now, engine=get_engine()
+        )
         with monkeypatch.context() as patch:
             patch.setattr(SchedulerCache, "update", SchedulerCache._build)
-            fresh = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+            fresh = run_timeline(
+                spec.scheduler, spec.cluster, spec.timeline, now=spec.now, engine=get_engine()
+            )
         assert kept.sessions == fresh.sessions > 0
         assert kept.jobs == fresh.jobs and kept.pods == fresh.pods
         assert kept.ticks == fresh.ticks

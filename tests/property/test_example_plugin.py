@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vspec.framework.scheduler import simulate
+from vspec.fuzz.strategies import ClusterBounds, clusters
 from vspec.harness.plugin_dirs import load_plugins_dirs
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster
-from vspec.strategies import ClusterBounds, clusters
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "plugins"
 LABEL = "example.vspec/dedicated"  # the plugin's node label and pod group annotation

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from vspec.cli.fuzz import add_cli
 from vspec.engines import get_engine
 from vspec.errors import SpecError
 from vspec.framework.statement import Statement
-from vspec.fuzz import SEED_CONF, Fuzzer, FuzzSpace, load_space, parse_space
-from vspec.fuzz_cli import BUILTIN_SPACES, add_cli
+from vspec.fuzz import BUILTIN_SPACES
+from vspec.fuzz.runner import SEED_CONF, Fuzzer, FuzzSpace, load_space, parse_space
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 from vspec.invariants import check_invariants
-from vspec.strategies import ClusterBounds, ConfSpace
 
 GANG = {
     "actions": "enqueue, allocate",

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from vspec.errors import SpecError
-from vspec.generate import GenerateError, generate_cluster, generate_schema, resolve
+from vspec.harness.generate import GenerateError, generate_cluster, generate_schema, resolve
 from vspec.model.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY
 
 

@@ -239,7 +239,7 @@ def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
         best = scores[max(scores)]
         return best[next(calls) % len(best)]
 
-    monkeypatch.setattr("vspec.actions._common.select_best_node", alternate)
+    monkeypatch.setattr("vspec.actions._node_choice.select_best_node", alternate)
     inputs, result = run(ALLOCATE, world())
     assert violations("deterministic", inputs, result) == [
         "a second run with seed 3 gives different binds",
@@ -269,9 +269,9 @@ def test_deterministic_runs_on_large_clusters_only_when_thorough(
         tied = rows[scores == top]
         return nodes[int(tied[next(calls) % len(tied)])]
 
-    monkeypatch.setattr("vspec.actions._common.select_best_node", alternate)
+    monkeypatch.setattr("vspec.actions._node_choice.select_best_node", alternate)
     # A cluster this big takes the columnar path (vspec/framework/columnar.py): its tie-break.
-    monkeypatch.setattr("vspec.actions._common._best_scored", alternate_row)
+    monkeypatch.setattr("vspec.actions._node_choice._best_scored", alternate_row)
     inputs, result = run(ALLOCATE, world)
     invariant = get("deterministic")
     assert invariant is not None and not invariant.applies_to(inputs)

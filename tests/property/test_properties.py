@@ -17,15 +17,8 @@ from vspec.api.resource import Resource
 from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.scheduler import simulate
-from vspec.fuzz import SEED_CONF, examine
-from vspec.harness.loader import load_file
-from vspec.invariants.base import InvariantInputs, run_checks
-from vspec.invariants.history import allocatable, cycles, dims, requests, taint_fails
-from vspec.invariants.outside import pod_request
-from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
-from vspec.model.spec import Spec
-from vspec.strategies import (
+from vspec.fuzz.runner import SEED_CONF, examine
+from vspec.fuzz.strategies import (
     ClusterBounds,
     ConfSpace,
     GeneratedSpec,
@@ -33,6 +26,13 @@ from vspec.strategies import (
     generated_clusters,
     specs,
 )
+from vspec.harness.loader import load_file
+from vspec.invariants.base import InvariantInputs, run_checks
+from vspec.invariants.history import allocatable, cycles, dims, requests, taint_fails
+from vspec.invariants.outside import pod_request
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.spec import Spec
 
 REPO = Path(__file__).resolve().parents[2]
 CORE_PLUGINS = (
@@ -88,7 +88,7 @@ def test_no_invariant_changes_the_shared_pod_requests(path: str) -> None:
 
 @given(generate_params(max_nodes=20, max_jobs=20), st.integers(0, 1000))
 def test_generator_is_deterministic_and_never_overcommits(params: dict, seed: int) -> None:
-    from vspec.generate import generate_cluster
+    from vspec.harness.generate import generate_cluster
 
     cluster = generate_cluster(params, seed)
     assert cluster == generate_cluster(params, seed)

@@ -1,4 +1,4 @@
-"""vspec.shrink: the failure stays, the spec gets smaller and stays a valid spec; and the
+"""vspec.fuzz.shrink: the failure stays, the spec gets smaller and stays a valid spec; and the
 fuzzer writes the shrunk spec, which fails under ``vspec run``."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from vspec.engines import get_engine
 from vspec.framework.statement import Statement
-from vspec.fuzz import SEED_CONF, examine, reproduces
+from vspec.fuzz.runner import SEED_CONF, examine, reproduces
+from vspec.fuzz.shrink import ShrinkStats, shrink, size
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
 from vspec.harness.loader import load_file
 from vspec.model.objects import Cluster
-from vspec.shrink import ShrinkStats, shrink, size
-from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
 
 GANG = {
     "actions": "enqueue, allocate",
@@ -243,11 +243,11 @@ def test_vspec_fuzz_writes_the_shrunk_finding_within_its_margin(
 def test_a_shrunk_spec_that_passes_under_vspec_run_is_not_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vspec import fuzz
+    from vspec.fuzz import runner as fuzz
 
     monkeypatch.setattr(Statement, "discard", Statement.commit)  # partial gangs get bound
     monkeypatch.setattr(fuzz, "reproduces", lambda path, engine: False)
-    monkeypatch.setattr(fuzz, "HYPOTHESIS_SHRINK_SHARE", 0.0)  # leave vspec.shrink work
+    monkeypatch.setattr(fuzz, "HYPOTHESIS_SHRINK_SHARE", 0.0)  # leave vspec.fuzz.shrink work
     space = fuzz.FuzzSpace(ConfSpace(fixed=GANG), ClusterBounds(max_nodes=3, max_jobs=4))
     fuzzer = fuzz.Fuzzer(space, get_engine(), tmp_path, None, None, shrink_seconds=2, first=True)
     report = fuzzer.run(seconds=10, examples=None, seed_value=3)

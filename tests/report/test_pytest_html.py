@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parents[2]
 CONFTEST = """
 def pytest_configure(config):
     if not config.pluginmanager.has_plugin("vspec"):
-        from vspec import pytest_plugin
+        from vspec.cli import pytest_plugin
 
         config.pluginmanager.register(pytest_plugin, "vspec")
 """

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vspec.engines import get_engine
 from vspec.harness.loader import load_file
 from vspec.model.spec import Spec
 from vspec.timeline.clock import run_timeline
@@ -41,6 +42,7 @@ class Loader:
     def run(self, text: str, **kwargs: object) -> TimelineResult:
         spec = self.spec(text)
         assert spec.timeline is not None
+        kwargs.setdefault("engine", get_engine())
         return run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now, **kwargs)  # type: ignore[arg-type]
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from tests.timeline.conftest import Loader
+from vspec.engines import get_engine
 from vspec.timeline.clock import run_timeline
 from vspec.timeline.expr import evaluate
 
@@ -37,9 +38,13 @@ def test_jumping_changes_no_outcome(loader: Loader) -> None:
     and stuck periods, and far more sessions."""
     spec = loader.spec(TWO_JOBS)
     assert spec.timeline is not None
-    jumped = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+    jumped = run_timeline(
+        spec.scheduler, spec.cluster, spec.timeline, now=spec.now, engine=get_engine()
+    )
     spec.timeline.skip = "none"
-    every = run_timeline(spec.scheduler, spec.cluster, spec.timeline, now=spec.now)
+    every = run_timeline(
+        spec.scheduler, spec.cluster, spec.timeline, now=spec.now, engine=get_engine()
+    )
     assert jumped.jobs == every.jobs and jumped.pods == every.pods
     assert jumped.sessions < 10 < every.sessions
     assert jumped.skipped > 800
@@ -68,19 +73,21 @@ def test_a_drained_node_evicts_and_its_pods_come_back(loader: Loader) -> None:
     assert evaluate("evictions", result) == 1
 
 
+# A job too big for every node until a node is added: thirty stuck minutes.
+STUCK = """
+name: t
+cluster:
+  nodes: [{name: n1, allocatable: {cpu: 1}}]
+timeline:
+  arrivals:
+  - {at: 0s, runFor: 5m, jobs: [{name: big, tasks: [{name: w, requests: {cpu: 4}}]}]}
+  nodes:
+  - {at: 30m, add: {name: n2, allocatable: {cpu: 8}}}
+"""
+
+
 def test_an_added_node_lets_a_waiting_job_start(loader: Loader) -> None:
-    result = loader.run(
-        """
-        name: t
-        cluster:
-          nodes: [{name: n1, allocatable: {cpu: 1}}]
-        timeline:
-          arrivals:
-          - {at: 0s, runFor: 5m, jobs: [{name: big, tasks: [{name: w, requests: {cpu: 4}}]}]}
-          nodes:
-          - {at: 30m, add: {name: n2, allocatable: {cpu: 8}}}
-        """
-    )
+    result = loader.run(STUCK)
     assert result.jobs["default/big"].started == result.start + timedelta(minutes=30)
     assert result.sessions < 10  # the thirty stuck minutes were jumped over
 

@@ -15,15 +15,15 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from vspec.engines import get_engine
-from vspec.fuzz import SEED_CONF
+from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, conf_from_document
+from vspec.fuzz.timelines import HORIZON, GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.harness.timeline_check import PER_SESSION_DISABLED
 from vspec.invariants import InvariantInputs, run_checks
 from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, Node, ObjectMeta, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
-from vspec.strategies import ClusterBounds, ConfSpace, clusters, conf_from_document
 from vspec.timeline.clock import Clock, run_timeline
-from vspec.timeline_fuzz import HORIZON, GeneratedTimelineSpec, timeline_specs
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=3)
 CONF = conf_from_document(SEED_CONF)
@@ -47,7 +47,14 @@ class TimelineMachine(RuleBasedStateMachine):
         self.jobs = 0
         self.added = 0
         self.clock = Clock(
-            CONF, cluster, Timeline(period=timedelta(seconds=5)), seed, _START, 0, self._check
+            CONF,
+            cluster,
+            Timeline(period=timedelta(seconds=5)),
+            seed,
+            _START,
+            0,
+            self._check,
+            ENGINE,
         )
 
     def _check(self, now: object, before: object, session: object) -> None:
@@ -154,8 +161,8 @@ TestTimelineMachine.settings = settings(max_examples=15, stateful_step_count=12,
 def test_a_drawn_timeline_is_deterministic_and_writes_back(case: GeneratedTimelineSpec) -> None:
     """Run twice, the same records; written as a spec (a fuzz finding) and loaded
     again, the same timeline."""
-    first = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
-    again = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed)
+    first = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=ENGINE)
+    again = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=ENGINE)
     assert first.jobs == again.jobs and first.pods == again.pods
     assert first.ticks == again.ticks
     text = yaml.safe_dump(case.document(), sort_keys=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vspec.actions._common import ErrorCacheAction, choose_node, choose_row
+from vspec.actions._node_choice import ErrorCacheAction, choose_node, choose_row
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo

@@ -7,7 +7,7 @@ no node (or fails PrePredicate) ends the whole action (quirk kept).
 
 from __future__ import annotations
 
-from vspec.actions._common import ErrorCacheAction, choose_node
+from vspec.actions._node_choice import ErrorCacheAction, choose_node
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo

@@ -26,13 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vspec.actions._common import (
-    PREEMPT_NEVER,
-    ErrorCacheAction,
-    JobHeaps,
-    TaskHeaps,
-    pending_task_heap,
-)
+from vspec.actions._node_choice import ErrorCacheAction
+from vspec.actions._pending_heaps import PREEMPT_NEVER, JobHeaps, TaskHeaps, pending_task_heap
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo

@@ -19,7 +19,7 @@ Quirks of v1.11.0 kept here (each is marked where it happens):
 
 from __future__ import annotations
 
-from vspec.actions._common import PREEMPT_NEVER, JobHeaps, TaskHeaps, pending_task_heap
+from vspec.actions._pending_heaps import PREEMPT_NEVER, JobHeaps, TaskHeaps, pending_task_heap
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo

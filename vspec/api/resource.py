@@ -8,25 +8,41 @@ like their Go counterparts so call chains read the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from enum import Enum
-from fractions import Fraction
 from typing import NamedTuple
 
 from vspec.errors import EngineError
-from vspec.model.quantity import milli_value, parse_quantity, value
-
-MIN_RESOURCE = 0.1
-CPU = "cpu"
-MEMORY = "memory"
-PODS = "pods"
-EPHEMERAL_STORAGE = "ephemeral-storage"
-GPU_RESOURCE_NAME = "nvidia.com/gpu"
-
-# Volcano's IgnoredDevicesList: vGPU resources are handled by deviceshare, not as scalars.
-IGNORED_DEVICES = frozenset(
-    {"volcano.sh/vgpu-memory", "volcano.sh/vgpu-memory-percentage", "volcano.sh/vgpu-cores"}
+from vspec.model.resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    GPU_RESOURCE_NAME,
+    IGNORED_DEVICES,
+    MEMORY,
+    MIN_RESOURCE,
+    PODS,
+    ResourceVector,
+    is_scalar_resource_name,
 )
+
+__all__ = [
+    "CPU",
+    "EPHEMERAL_STORAGE",
+    "GPU_RESOURCE_NAME",
+    "IGNORED_DEVICES",
+    "INFINITY",
+    "MEMORY",
+    "MIN_RESOURCE",
+    "PODS",
+    "ZERO",
+    "Dimension",
+    "Resource",
+    "ResourceValues",
+    "exceeded_part",
+    "helpers_max",
+    "is_scalar_resource_name",
+    "resource_text",
+]
 
 
 class Dimension(Enum):
@@ -38,15 +54,6 @@ class Dimension(Enum):
 
 ZERO = Dimension.ZERO
 INFINITY = Dimension.INFINITY
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """Kubernetes' ``IsScalarResourceName``: extended, hugepages, prefixed native, volumes."""
-    if name.startswith(("hugepages-", "attachable-volumes-")):
-        return True
-    if "kubernetes.io/" in name:
-        return True
-    return "/" in name and not name.startswith("requests.")
 
 
 def _le(left: float, right: float) -> bool:
@@ -72,88 +79,12 @@ class ResourceValues(NamedTuple):
         return resource_text(self.milli_cpu, self.memory, self.scalars)
 
 
-class Resource:
-    """A resource vector. ``scalars`` keeps insertion order (Go's map order is random)."""
+class Resource(ResourceVector):
+    """Volcano's ``Resource``: the plain vector of :mod:`vspec.model.resources` with Volcano's
+    comparisons, tolerance and quirks (the asserting ``Sub``, ``LessEqual`` with dimension
+    defaults, ``Diff``)."""
 
-    __slots__ = ("max_task_num", "memory", "milli_cpu", "scalars")
-
-    def __init__(
-        self,
-        milli_cpu: float = 0.0,
-        memory: float = 0.0,
-        scalars: dict[str, float] | None = None,
-        max_task_num: int = 0,
-    ) -> None:
-        self.milli_cpu = milli_cpu
-        self.memory = memory
-        self.scalars: dict[str, float] = scalars if scalars is not None else {}
-        self.max_task_num = max_task_num
-
-    # -- construction -------------------------------------------------------------------
-    @classmethod
-    def from_list(cls, resource_list: Mapping[str, object] | None) -> Resource:
-        """``NewResource(v1.ResourceList)``: quantities as written in a manifest."""
-        r = cls()
-        if not resource_list:
-            return r
-        for name, raw in resource_list.items():
-            q = raw if isinstance(raw, Fraction) else parse_quantity(raw)
-            r.add_quantity(name, q)
-        return r
-
-    def add_quantity(self, name: str, q: Fraction) -> None:
-        if name == CPU:
-            self.milli_cpu += milli_value(q)
-        elif name == MEMORY:
-            self.memory += value(q)
-        elif name == PODS:
-            self.max_task_num += value(q)
-            self.add_scalar(PODS, float(value(q)))
-        elif name == EPHEMERAL_STORAGE:
-            self.add_scalar(name, float(milli_value(q)))
-        elif name.startswith("count/"):
-            return
-        elif is_scalar_resource_name(name) and name not in IGNORED_DEVICES:
-            self.add_scalar(name, float(milli_value(q)))
-
-    def clone(self) -> Resource:
-        return Resource(self.milli_cpu, self.memory, dict(self.scalars), self.max_task_num)
-
-    # -- accessors ----------------------------------------------------------------------
-    def get(self, name: str) -> float:
-        if name == CPU:
-            return self.milli_cpu
-        if name == MEMORY:
-            return self.memory
-        return self.scalars.get(name, 0.0)
-
-    def signature(self) -> tuple[float, float, tuple[tuple[str, float], ...]]:
-        """The quantities as a hashable value: equal signatures compare alike against any
-        resource (scalar order included, as it orders the names of short dimensions)."""
-        return self.milli_cpu, self.memory, tuple(self.scalars.items())
-
-    def resource_names(self) -> list[str]:
-        names = []
-        if self.milli_cpu >= MIN_RESOURCE:
-            names.append(CPU)
-        if self.memory >= MIN_RESOURCE:
-            names.append(MEMORY)
-        names.extend(n for n, q in self.scalars.items() if q >= MIN_RESOURCE)
-        return names
-
-    def is_empty(self) -> bool:
-        if self.milli_cpu >= MIN_RESOURCE or self.memory >= MIN_RESOURCE:
-            return False
-        return all(q < MIN_RESOURCE for n, q in self.scalars.items() if n != PODS)
-
-    # -- mutation -----------------------------------------------------------------------
-    def add(self, rr: Resource) -> Resource:
-        self.milli_cpu += rr.milli_cpu
-        self.memory += rr.memory
-        scalars = self.scalars
-        for name, q in rr.scalars.items():
-            scalars[name] = scalars.get(name, 0.0) + q
-        return self
+    __slots__ = ()
 
     def sub(self, rr: Resource) -> Resource:
         """The asserting ``Sub``: Volcano panics (PANIC_ON_ERROR defaults on) when short."""
@@ -164,36 +95,12 @@ class Resource:
             )
         return self.sub_without_assert(rr)
 
-    def sub_without_assert(self, rr: Resource) -> Resource:
-        self.milli_cpu -= rr.milli_cpu
-        self.memory -= rr.memory
-        scalars = self.scalars
-        # Quirk kept from Go: a receiver without scalars ignores rr's scalars.
-        if not scalars:
-            return self
-        for name, q in rr.scalars.items():
-            scalars[name] = scalars.get(name, 0.0) - q
-        return self
-
     def multi(self, ratio: float) -> Resource:
         self.milli_cpu *= ratio
         self.memory *= ratio
         for name in self.scalars:
             self.scalars[name] *= ratio
         return self
-
-    def add_scalar(self, name: str, q: float) -> None:
-        self.scalars[name] = self.scalars.get(name, 0.0) + q
-
-    def set_max_resource(self, rr: Resource) -> None:
-        self.milli_cpu = max(self.milli_cpu, rr.milli_cpu)
-        self.memory = max(self.memory, rr.memory)
-        if not self.scalars:
-            self.scalars.update(rr.scalars)
-            return
-        for name, q in rr.scalars.items():
-            if name not in self.scalars or q > self.scalars[name]:
-                self.scalars[name] = q
 
     def min_dimension_resource(self, rr: Resource, dflt: Dimension) -> Resource:
         self.milli_cpu = min(self.milli_cpu, rr.milli_cpu)

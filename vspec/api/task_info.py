@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from vspec.api.resource import PODS, Resource
+from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.model.objects import TASK_SPEC_KEY, Pod
+from vspec.model.resources import pod_request
 
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
@@ -57,26 +58,8 @@ def task_status_of(pod: Pod) -> TaskStatus:
 
 
 def pod_resource_request(pod: Pod) -> Resource:
-    """``GetPodResourceRequest``: containers + sidecars, max with init containers, + pods 1."""
-    result = Resource()
-    for c in pod.containers:
-        result.add(Resource.from_list(c.requests))
-    if pod.overhead:
-        result.add(Resource.from_list(pod.overhead))
-    restartable = Resource()
-    init_max = Resource()
-    for c in pod.init_containers:
-        req = Resource.from_list(c.requests)
-        if c.restart_policy == "Always":
-            result.add(req)
-            restartable.add(req)
-            req = restartable
-        else:
-            req = req.clone().add(restartable)
-        init_max.set_max_resource(req)
-    result.set_max_resource(init_max)
-    result.add_scalar(PODS, 1.0)
-    return result
+    """``GetPodResourceRequest`` (:func:`vspec.model.resources.pod_request`) as a Resource."""
+    return pod_request(pod, Resource)
 
 
 class PodRequests:

@@ -162,7 +162,8 @@ class Scheduler:
         self.conf = conf
         self.log = Klog(verbosity)
         self.rng = random.Random(seed)
-        self.actions = [cls() for cls in resolved.actions]
+        with engine_errors():  # an action's constructor may be a user's code
+            self.actions = [cls() for cls in resolved.actions]
         self.state = SchedulerState()
         self.recorder = recorder
         self.session_opened = session_opened
@@ -173,19 +174,28 @@ class Scheduler:
     def logs(self) -> LogRecords:
         return self.log.lines
 
+    @property
+    def builtin_plugins(self) -> bool:
+        """Every plugin of the conf is one of vspec's own (none from a plugins dir or an
+        entry point, which may read anything, the clock included)."""
+        return all(
+            cls.__module__.startswith("vspec.plugins.") for cls in self.plugin_classes.values()
+        )
+
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
     ) -> Cluster:
         """One session at ``now``, its effects recorded in ``result`` (with the log's
         current cycle); returns the cluster one period later. ``capture`` records the
         in-session task and pod group states, as for a spec's last cycle."""
-        log = self.log
-        log.v(4, "Start scheduling ...")
-        if self.cache is None:
-            self.cache = SchedulerCache(cluster, self.conf.options, log)
-        else:
-            self.cache.update(cluster)
-        return _run_once(self, self.cache, result, now, last=capture)
+        with engine_errors():
+            log = self.log
+            log.v(4, "Start scheduling ...")
+            if self.cache is None:
+                self.cache = SchedulerCache(cluster, self.conf.options, log)
+            else:
+                self.cache.update(cluster)
+            return _run_once(self, self.cache, result, now, last=capture)
 
     def skip_session(self) -> None:
         """What a session that changes nothing leaves behind: its uid drawn from the

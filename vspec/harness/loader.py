@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import ConfError, InvalidFile, Location, SpecError
-from vspec.generate import generate_cluster
 from vspec.harness import kinds
 from vspec.harness import manifests as mf
 from vspec.harness.apirules import (
@@ -38,6 +37,7 @@ from vspec.harness.apirules import (
 from vspec.harness.attribution import attributed
 from vspec.harness.declared import undeclared
 from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
+from vspec.harness.generate import generate_cluster
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
 from vspec.harness.settings import project_settings

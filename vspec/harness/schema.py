@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from vspec.errors import SpecError
-from vspec.generate import generate_schema
+from vspec.harness.generate import generate_schema
 from vspec.harness.yamlload import Document, Key
 from vspec.timeline.schema import metrics_schema, timeline_schema, workload_schema
 
@@ -76,7 +76,7 @@ def _raw_schema() -> dict[str, Any]:
     # Next to this module (importlib.resources would cost every run its import).
     text = Path(__file__).with_name("schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
-    # The generate vocabulary is vspec.generate's: its schema is stated there, once.
+    # The generate vocabulary is vspec.harness.generate's: its schema is stated there, once.
     schema["$defs"]["cluster"]["properties"]["generate"] = generate_schema()
     # So are timelines, workload files and metric bounds: vspec.timeline's.
     schema["$defs"]["timeline"] = timeline_schema(schema["$defs"]["cluster"]["properties"])

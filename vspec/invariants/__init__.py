@@ -4,6 +4,9 @@ Specs are checked against every invariant whose configuration applies
 (``Invariant.applies_to``), plus those ``expect.invariants`` requests, minus those it
 disables; ``vspec fuzz`` checks them on generated clusters and configurations. The
 definitions are in :mod:`vspec.invariants.checks` and docs/invariants.md.
+
+May import the framework's registry and what is below the framework; it is handed the
+engine to run (``deterministic`` runs a spec twice), never imports one.
 """
 
 from __future__ import annotations

@@ -36,12 +36,22 @@ class SchedulerProcess(Protocol):
         """Every line logged so far, appended to as sessions run."""
         ...
 
+    @property
+    def builtin_plugins(self) -> bool:
+        """Every plugin of its conf is the engine's built-in Volcano plugin, none a user's
+        (which could read the clock): a timeline's clock jumps over a stuck backlog only
+        then."""
+        ...
+
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
     ) -> Cluster:
         """One session at ``now`` on ``cluster``, its binds, evictions and events added
         to ``result`` (``capture``: the in-session task and pod group states too);
-        returns the cluster one schedule period later."""
+        returns the cluster one schedule period later.
+
+        Raises what :meth:`Engine.simulate` raises.
+        """
         ...
 
     def skip_session(self) -> None:
@@ -87,6 +97,7 @@ class Engine(Protocol):
     ) -> SchedulerProcess:
         """A scheduler process under ``conf``, for the caller to run session by session.
 
-        Raises :class:`vspec.errors.ConfError` for a conf the engine rejects.
+        Raises :class:`vspec.errors.ConfError` for a conf the engine rejects,
+        :class:`vspec.errors.PluginError` when an action's or plugin's code raises.
         """
         ...

@@ -19,7 +19,7 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import parse_duration
 from vspec.model.objects import Pod
-from vspec.plugins._util import format_tasks
+from vspec.plugins._job_accounting import format_tasks
 
 if TYPE_CHECKING:
     from datetime import datetime

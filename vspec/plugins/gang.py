@@ -10,7 +10,7 @@ from vspec.api.types import PERMIT, REJECT, TaskStatus, ValidateResult, allocate
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.model.corev1 import Condition
-from vspec.plugins._util import format_tasks
+from vspec.plugins._job_accounting import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -11,7 +11,7 @@ from vspec.api.types import PERMIT, REJECT
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, FloatArgument, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.plugins._util import running_job_reservation
+from vspec.plugins._job_accounting import running_job_reservation
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -10,7 +10,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
-from vspec.plugins._util import format_tasks
+from vspec.plugins._job_accounting import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

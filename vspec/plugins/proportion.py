@@ -20,7 +20,7 @@ from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin,
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
-from vspec.plugins._util import format_tasks, running_job_reservation, share
+from vspec.plugins._job_accounting import format_tasks, running_job_reservation, share
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

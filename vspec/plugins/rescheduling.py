@@ -24,8 +24,8 @@ from vspec.golang import go_float, go_value, parse_duration
 from vspec.k8s.qos import BEST_EFFORT, BURSTABLE, GUARANTEED, pod_qos_class
 from vspec.model.objects import Node, Pod
 from vspec.model.quantity import milli_value, value
+from vspec.plugins._job_accounting import format_tasks
 from vspec.plugins._process_state import process_memory
-from vspec.plugins._util import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

@@ -27,8 +27,8 @@ from vspec.framework.arguments import Arguments
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.golang import parse_duration
+from vspec.plugins._job_accounting import format_tasks
 from vspec.plugins._process_state import process_memory
-from vspec.plugins._util import format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session

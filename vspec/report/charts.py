@@ -12,7 +12,7 @@ from collections import defaultdict
 import pygal
 
 from vspec.explain.records import ClusterState, NodeState
-from vspec.svg import STYLE, render
+from vspec.report.svg import STYLE, render
 
 MAX_NODES = 40  # node bars per picture; the busiest nodes are kept
 MAX_JOBS = 12  # legend entries; the other jobs share one colour

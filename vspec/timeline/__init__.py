@@ -5,4 +5,9 @@ and node events; :func:`vspec.timeline.clock.run_timeline` runs Volcano's sessio
 that cluster at the schedule period, jumping over periods in which nothing can change,
 and records per-pod and per-tick facts that :mod:`vspec.timeline.metrics` turns into
 waits, shares, utilisation and makespan for ``expect.metrics`` and ``vspec compare``.
+
+It runs a scheduler only through the Engine seam (:mod:`vspec.model.engine`) and reads
+what it counts from the model: it may import the model, util's collector settings and
+the leaves, never an engine, the framework, the api or the harness (the import-linter
+contracts in pyproject.toml).
 """

@@ -52,13 +52,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from vspec.api.resource import Resource
-from vspec.api.task_info import pod_resource_request
-from vspec.framework.registry import get_plugin
-from vspec.framework.scheduler import engine_errors
 from vspec.model.conf import SchedulerConf
-from vspec.model.engine import Engine
+from vspec.model.engine import Engine, SchedulerProcess
 from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup
+from vspec.model.resources import ResourceVector, pod_request
 from vspec.model.result import SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
 from vspec.timeline.records import JobRecord, PodRecord, Tick, TimelineResult
@@ -75,6 +72,8 @@ CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling",
 
 _FINISHED = ("Succeeded", "Failed")  # pod phases whose requests no longer count
 
+_Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector]
+
 # Called after each session with the cluster it saw and what it did (invariant checks).
 SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
 
@@ -88,15 +87,17 @@ def run_timeline(
     now: datetime | None = None,
     verbosity: int = 0,
     on_session: SessionHook | None = None,
-    engine: Engine | None = None,
+    engine: Engine,
 ) -> TimelineResult:
-    """Run ``timeline`` on ``cluster`` under ``conf`` on ``engine`` (vspec's own unless
-    given) and record what happened.
+    """Run ``timeline`` on ``cluster`` under ``conf`` on ``engine`` and record what
+    happened. The clock asks the engine for a scheduler process and runs its sessions;
+    everything else it knows of the cluster it reads from the model.
 
-    Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
+    Raises what the engine raises (:meth:`vspec.model.engine.Engine.scheduler`): a
+    :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
     """
     started = time.process_time()
-    with engine_errors(), tuned_collector():
+    with tuned_collector():
         start = now or DEFAULT_NOW
         clock = Clock(conf, cluster, timeline, seed, start, verbosity, on_session, engine)
         clock.run()
@@ -138,26 +139,23 @@ class Clock:
         start: datetime,
         verbosity: int,
         on_session: SessionHook | None,
-        engine: Engine | None = None,
+        engine: Engine,
     ) -> None:
         self.conf = conf
         self.timeline = timeline
         self.start = start
-        if engine is None:
-            from vspec.framework.engine import PythonEngine
-
-            engine = PythonEngine()
         # The engine's scheduler, run session by session: the clock's decisions (when a
         # session runs, what changed between two) are the same whatever runs them.
         self.scheduler = engine.scheduler(conf, seed=seed, verbosity=verbosity)
         self.on_session = on_session
         self.names = frozenset(conf.options.scheduler_names)
         self.can_jump = timeline.skip == "idle" and set(conf.actions) <= PENDING_DRIVEN_ACTIONS
-        self.can_jump_stuck = self.can_jump and _clock_free(conf)
+        self.can_jump_stuck = self.can_jump and _clock_free(conf, self.scheduler)
         self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
         self.k = 0  # the clock is at start + k periods
-        self.allocatable_of: tuple[list[Node], dict[str, Resource], Resource] | None = None
+        # The nodes last read, each one's allocatable, and their total.
+        self.allocatable_of: _Allocatable | None = None
         self.cluster = Cluster(
             nodes=list(cluster.nodes),
             pods=list(cluster.pods),
@@ -176,7 +174,7 @@ class Clock:
         self.bound_of: dict[str, set[str]] = defaultdict(set)  # job -> pods bound now
         self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
         self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
-        self.requests: dict[str, Resource] = {}
+        self.requests: dict[str, ResourceVector] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)
         self.tags = timeline.tags_of()
@@ -274,12 +272,12 @@ class Clock:
         if not self.can_jump_stuck:
             return False
         idle = {name: room.clone() for name, room in self._allocatable().items()}
-        pending: dict[str, list[Resource]] = defaultdict(list)
+        pending: dict[str, list[ResourceVector]] = defaultdict(list)
         placed: dict[str, int] = defaultdict(int)
         for pod in self.cluster.pods:
             if pod.meta.deletion_timestamp is not None:
                 return False
-            request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+            request = self.requests.get(pod.meta.key) or pod_request(pod, ResourceVector)
             job = pod.job_id or pod.meta.key
             if pod.node_name:
                 placed[job] += 1
@@ -403,7 +401,7 @@ class Clock:
             self.members[job].append(key)
             records.pods[key] = PodRecord(key, job, queue_of.get(job, ""), submitted)
             self.originals[key] = pod
-            self.requests[key] = pod_resource_request(pod)
+            self.requests[key] = pod_request(pod, ResourceVector)
             self.loads[key] = self._load(pod)
 
     def _bound(self, key: str, node: str, now: datetime) -> None:
@@ -440,19 +438,19 @@ class Clock:
                 *(p for p in again if p.meta.key not in present),
             ]
 
-    def _allocatable(self) -> dict[str, Resource]:
+    def _allocatable(self) -> dict[str, ResourceVector]:
         """Each node's allocatable; read again only when the nodes change (a node event:
         sessions pass the same list on)."""
         nodes = self.cluster.nodes
         if self.allocatable_of is None or self.allocatable_of[0] is not nodes:
-            rooms = {node.meta.name: Resource.from_list(node.allocatable) for node in nodes}
-            total = Resource()
+            rooms = {node.meta.name: ResourceVector.from_list(node.allocatable) for node in nodes}
+            total = ResourceVector()
             for room in rooms.values():
                 total.add(room)
             self.allocatable_of = (nodes, rooms, total)
         return self.allocatable_of[1]
 
-    def _capacity(self) -> Resource:
+    def _capacity(self) -> ResourceVector:
         self._allocatable()
         assert self.allocatable_of is not None
         return self.allocatable_of[2]
@@ -464,7 +462,7 @@ class Clock:
         names = _resource_names(capacity)
         demand = {name: queue.demand for name, queue in sums.items()}
         deserved = fair_shares(self.cluster.queues, capacity, demand, names)
-        none = _Sums(Resource(), Resource())
+        none = _Sums(ResourceVector(), ResourceVector())
         self.result.ticks.append(
             Tick(
                 time=now,
@@ -517,7 +515,7 @@ class Clock:
         """What a tick counts of ``pod``: its queue, and its requests less the pods count
         (which no tick reports)."""
         record = self.result.pods.get(pod.meta.key)
-        request = self.requests.get(pod.meta.key) or pod_resource_request(pod)
+        request = self.requests.get(pod.meta.key) or pod_request(pod, ResourceVector)
         scalars = tuple((n, q) for n, q in request.scalars.items() if n != "pods")
         queue = record.queue if record is not None else ""
         return _Load(queue, request.milli_cpu, request.memory, scalars)
@@ -537,7 +535,7 @@ class _Load:
             q.is_integer() and abs(q) < _EXACT for q in (self.milli_cpu, self.memory)
         )
 
-    def add_scalars(self, *totals: Resource) -> None:
+    def add_scalars(self, *totals: ResourceVector) -> None:
         for total in totals:
             for name, q in self.scalars:
                 total.scalars[name] = total.scalars.get(name, 0.0) + q
@@ -554,7 +552,7 @@ class _Tally:
     pods: list[Pod]
     members: dict[int, Pod]
     names: frozenset[str]  # the scheduler's names
-    used: Resource = field(default_factory=Resource)
+    used: ResourceVector = field(default_factory=ResourceVector)
     sums: dict[str, _Sums] = field(default_factory=dict)  # queue -> its pods' requests
     pending: int = 0
     running: int = 0
@@ -564,7 +562,7 @@ class _Tally:
 
     def count(self, pod: Pod, load: _Load, sign: float) -> None:
         """Add (``sign`` 1) or take off (-1) what ``pod`` requests, if not finished:
-        Resource.add inline, with the same additions in the same order as a tick
+        ResourceVector.add inline, with the same additions in the same order as a tick
         adding every pod up."""
         self.members[id(pod)] = pod
         if pod.meta.deletion_timestamp is not None:
@@ -576,7 +574,7 @@ class _Tally:
         self.exact = self.exact and load.exact
         queue = self.sums.get(load.queue)
         if queue is None:
-            queue = self.sums[load.queue] = _Sums(Resource(), Resource())
+            queue = self.sums[load.queue] = _Sums(ResourceVector(), ResourceVector())
         cpu, memory = sign * load.milli_cpu, sign * load.memory
         queue.demand.milli_cpu += cpu
         queue.demand.memory += memory
@@ -603,11 +601,11 @@ class _Tally:
 
 @dataclass(frozen=True, slots=True)
 class _Sums:
-    demand: Resource  # requests of its pods not finished
-    used: Resource  # of those on a node
+    demand: ResourceVector  # requests of its pods not finished
+    used: ResourceVector  # of those on a node
 
 
-def _fits(request: Resource, room: Resource) -> bool:
+def _fits(request: ResourceVector, room: ResourceVector) -> bool:
     """The request fits in the room, pods count aside, with a unit of slack per resource
     (a looser test than allocate's: it may only say "fits" more often)."""
     if request.milli_cpu > room.milli_cpu + 1 or request.memory > room.memory + 1:
@@ -615,7 +613,7 @@ def _fits(request: Resource, room: Resource) -> bool:
     return all(q <= room.scalars.get(n, 0.0) + 1 for n, q in request.scalars.items() if n != "pods")
 
 
-def _placeable(requests: list[Resource], rooms: list[Resource], needed: int) -> int:
+def _placeable(requests: list[ResourceVector], rooms: list[ResourceVector], needed: int) -> int:
     """An upper bound on how many of a job's pending pods fit at once (up to ``needed``):
     one when any fits anywhere, else per node as many copies of the job's smallest
     request (resource by resource) as its room holds."""
@@ -644,20 +642,19 @@ def _gang_ready(conf: SchedulerConf) -> bool:
     )
 
 
-def _clock_free(conf: SchedulerConf) -> bool:
-    """The conf's sessions depend on the cluster alone, not the clock (module docstring)."""
+def _clock_free(conf: SchedulerConf, scheduler: SchedulerProcess) -> bool:
+    """The conf's sessions depend on the cluster alone, not the clock (module docstring):
+    the engine's own plugins, none of those that read the clock."""
     if not set(conf.actions) <= STUCK_SAFE_ACTIONS:
         return False
-    for tier in conf.tiers:
-        for option in tier.plugins:
-            plugin = get_plugin(option.name)
-            builtin = plugin is not None and plugin.__module__.startswith("vspec.plugins.")
-            if not builtin or option.name in CLOCK_READING_PLUGINS:
-                return False
-    return True
+    if not scheduler.builtin_plugins:
+        return False
+    return not any(
+        option.name in CLOCK_READING_PLUGINS for tier in conf.tiers for option in tier.plugins
+    )
 
 
-def _resource_names(capacity: Resource) -> list[str]:
+def _resource_names(capacity: ResourceVector) -> list[str]:
     return [n for n in capacity.resource_names() if n != "pods"]
 
 

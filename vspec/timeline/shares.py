@@ -12,26 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from vspec.api.resource import Resource
 from vspec.model.objects import Queue
+from vspec.model.resources import ResourceVector
 
 _EPSILON = 1e-9
 
 
 def fair_shares(
     queues: Sequence[Queue],
-    capacity: Resource,
-    demand: Mapping[str, Resource],
+    capacity: ResourceVector,
+    demand: Mapping[str, ResourceVector],
     names: Sequence[str],
 ) -> dict[str, dict[str, float]]:
-    """Queue name -> resource name -> deserved quantity (Resource units)."""
-    zero = Resource()
+    """Queue name -> resource name -> deserved quantity (Volcano's units)."""
+    zero = ResourceVector()
     wanted: dict[str, dict[str, float]] = {}
     deserved: dict[str, dict[str, float]] = {}
     remaining = {n: capacity.get(n) for n in names}
     for queue in queues:
         request = demand.get(queue.meta.name, zero)
-        cap = Resource.from_list(queue.capability) if queue.capability else None
+        cap = ResourceVector.from_list(queue.capability) if queue.capability else None
         wanted[queue.meta.name] = {
             n: min(request.get(n), cap.get(n))
             if cap is not None and cap.get(n) > 0
@@ -39,7 +39,7 @@ def fair_shares(
             for n in names
         }
         if queue.deserved:
-            fixed = Resource.from_list(queue.deserved)
+            fixed = ResourceVector.from_list(queue.deserved)
             deserved[queue.meta.name] = {n: fixed.get(n) for n in names}
             for n in names:
                 remaining[n] = max(0.0, remaining[n] - fixed.get(n))

@@ -16,6 +16,10 @@ Any field value may be a *generator form* that is resolved per object:
 Jobs marked running are placed whole (all pods or none) first-fit on nodes that admit
 them (resources, ``pods`` count, NoSchedule/NoExecute taints, node selector,
 unschedulable), so a generated cluster never starts overcommitted.
+
+Here, beside the loader that expands a spec's ``generate`` key with it (the fuzzer's
+strategies use it too); imports the model, the errors and Volcano's ``Resource`` (to
+fit running jobs on nodes).
 """
 
 from __future__ import annotations

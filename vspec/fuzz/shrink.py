@@ -12,6 +12,8 @@ invariants), until no edit keeps it. Every edit removes or lowers something, so 
 result is never larger, and every candidate is of a shape the strategies draw (a pod
 without its group, or on a node that does not exist, is never tried). Deterministic: the
 same finding shrinks the same way.
+
+Imports the model and the strategies' drawn specs.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from vspec.fuzz.strategies import HOSTNAME, GeneratedSpec
 from vspec.model.objects import TASK_SPEC_KEY, ZERO_TIME, Cluster, Pod, PodGroup
-from vspec.strategies import HOSTNAME, GeneratedSpec
 
 Fails = Callable[[GeneratedSpec], bool]
 # One pass: the keys it may edit in a spec, and the spec with one key's edit (None when

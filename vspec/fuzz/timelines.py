@@ -1,6 +1,6 @@
 """Drawn timelines, for the property tests and ``vspec fuzz --timelines``.
 
-A drawn timeline is a drawn cluster (:func:`vspec.strategies.clusters`) plus the jobs of
+A drawn timeline is a drawn cluster (:func:`vspec.fuzz.strategies.clusters`) plus the jobs of
 a second drawn cluster, submitted Pending at drawn times with drawn run times, plus
 cordon, uncordon and drain events on its nodes. Every invariant that applies is checked
 after every session, against the cluster that session saw.
@@ -11,6 +11,9 @@ every Running pod, the controller creates each again, the next session binds it 
 starts its run time again, so no job ever finishes and no session settles; preempt and
 reclaim can evict back and forth the same way. Volcano does this too, so it is drawn, but
 a few hundred sessions of it show all it has to show.
+
+Imports the strategies, the timeline clock, the invariants and the harness's
+per-session invariant settings; it is handed the engine to run.
 """
 
 from __future__ import annotations
@@ -23,12 +26,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from vspec.errors import ConfError, PluginError, VspecError, culprit
-from vspec.harness.timeline_check import PER_SESSION_DISABLED
-from vspec.invariants import InvariantInputs, run_checks
-from vspec.model.engine import Engine
-from vspec.model.objects import GROUP_NAME_ANNOTATION, Cluster, Pod, PodGroup
-from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
-from vspec.strategies import (
+from vspec.fuzz.strategies import (
     ClusterBounds,
     ConfSpace,
     GeneratedSpec,
@@ -36,6 +34,11 @@ from vspec.strategies import (
     clusters,
     scheduler_confs,
 )
+from vspec.harness.timeline_check import PER_SESSION_DISABLED
+from vspec.invariants import InvariantInputs, run_checks
+from vspec.model.engine import Engine
+from vspec.model.objects import GROUP_NAME_ANNOTATION, Cluster, Pod, PodGroup
+from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
 
 _EVENT_KINDS: tuple[NodeEventKind, ...] = ("cordon", "uncordon", "drain")
 # Every drawn event is due by 15 minutes and every run is at most 15 minutes: timelines

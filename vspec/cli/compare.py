@@ -1,12 +1,14 @@
-"""The command line of ``vspec compare``, apart from :mod:`vspec.compare`: ``vspec``
-builds its whole parser for every command, and a ``vspec run`` should not import the
-timeline metrics to do so. The handler imports them when the command runs.
+"""``vspec compare``: its command line. The handler imports the comparison
+(:mod:`vspec.report.compare`) when the command runs, so that building the parser
+imports no timeline code; this module imports only the shared ``--plugins-dir`` option.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from vspec.cli.plugin_dirs import plugins_dir_option, with_plugins
 
 
 def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,10 +36,12 @@ def add_cli(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="DIR",
         help="write Parquet records here (needs pyarrow: pip install 'vspec[parquet]')",
     )
-    compare.set_defaults(handler=_compare)
+    plugins_dir_option(compare)
+    compare.set_defaults(handler=with_plugins(_compare))
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from vspec.compare import run_compare
+    from vspec.engines import get_engine
+    from vspec.report.compare import run_compare
 
-    return run_compare(args)
+    return run_compare(args, get_engine())

@@ -1,6 +1,6 @@
 """``vspec fuzz``: Hypothesis over clusters x configurations, checking every invariant.
 
-Each example draws a spec (:func:`vspec.strategies.specs`) from a *space* (a YAML file,
+Each example draws a spec (:func:`vspec.fuzz.strategies.specs`) from a *space* (a YAML file,
 or a built-in name: ``seed``, ``default``), runs it, and checks every invariant that
 applies to its configuration. A violation, or an engine crash, is shrunk by Hypothesis
 and written as a spec file that reproduces it. Each kind of failure (an invariant, or a
@@ -9,7 +9,7 @@ hide the others; Hypothesis' example database (kept between runs) replays earlie
 failures first.
 
 A finding is shrunk twice, within ``shrink_seconds`` of being found: by Hypothesis for
-part of that time, then by :mod:`vspec.shrink`, which drops whole jobs, nodes, pods,
+part of that time, then by :mod:`vspec.fuzz.shrink`, which drops whole jobs, nodes, pods,
 queues, plugins and details while the same failure shows; the written spec is run back
 through the loader and the runner, as ``vspec run`` would, and kept only if it fails
 there too (else Hypothesis' spec is written).
@@ -20,8 +20,10 @@ examples pass), and it ends by ``--seconds`` plus ``shrink_seconds`` (the shrink
 margin), so that is how long a run takes at most.
 
 Hypothesis and the strategies are imported when a run starts, not with this module, so
-that a run starts fast; the command line is :mod:`vspec.fuzz_cli`'s, so that building
+that a run starts fast; the command line is :mod:`vspec.cli.fuzz`'s, so that building
 ``vspec``'s parser (for every command) imports neither this module nor the invariants.
+
+Imports the harness, the invariants, the engines and the rest of :mod:`vspec.fuzz`.
 """
 
 from __future__ import annotations
@@ -36,17 +38,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
-from vspec.fuzz_cli import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
+from vspec.fuzz import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 
 if TYPE_CHECKING:
+    from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec
+    from vspec.fuzz.timelines import GeneratedTimelineSpec
     from vspec.model.engine import Engine
-    from vspec.strategies import ClusterBounds, ConfSpace, GeneratedSpec
-    from vspec.timeline_fuzz import GeneratedTimelineSpec
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
-# The share of a finding's shrink time Hypothesis gets; vspec.shrink has the rest. Its
+# The share of a finding's shrink time Hypothesis gets; vspec.fuzz.shrink has the rest. Its
 # edits each remove an object, where Hypothesis' take many runs to remove one pod.
 HYPOTHESIS_SHRINK_SHARE = 0.5
 MAX_BATCH = 200
@@ -77,7 +79,7 @@ class FuzzSpace:
     max_cycles: int = 2
     disabled: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
-    timelines: bool = False  # draw timelines (vspec.timeline_fuzz) instead of cycles
+    timelines: bool = False  # draw timelines (vspec.fuzz.timelines) instead of cycles
     # A mixture: each example is drawn from one of these (their conf, bounds and cycles).
     mix: tuple[FuzzSpace, ...] = ()
     # Drawn klog levels; some invariants read lines logged at level 3 only.
@@ -86,12 +88,12 @@ class FuzzSpace:
     def strategy(self) -> Any:
         from hypothesis import strategies as st
 
-        from vspec.strategies import ClusterBounds, ConfSpace, specs
+        from vspec.fuzz.strategies import ClusterBounds, ConfSpace, specs
 
         if self.mix:
             return st.one_of([space.strategy() for space in self.mix])
         if self.timelines:
-            from vspec.timeline_fuzz import timeline_specs
+            from vspec.fuzz.timelines import timeline_specs
 
             return timeline_specs(self.conf or ConfSpace(), self.bounds or ClusterBounds())
         return specs(
@@ -115,7 +117,7 @@ def _focused(
 ) -> Any:
     """A space pinning the ``required`` actions (and priority, gang and the ``required``
     plugins, the ``last`` ones at the tier's end), flags as a ConfigMap leaves them."""
-    from vspec.strategies import ConfSpace
+    from vspec.fuzz.strategies import ConfSpace
 
     return ConfSpace(
         actions=actions,
@@ -140,7 +142,7 @@ def _bounded(space: FuzzSpace, bounds: ClusterBounds) -> FuzzSpace:
 
 def builtin_space(name: str) -> FuzzSpace:
     """The built-in spaces (docs/invariants.md, "Fuzzing")."""
-    from vspec.strategies import ClusterBounds, ConfSpace
+    from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
     rooted = ClusterBounds(hierarchy="always")
     spaces = {
@@ -265,7 +267,7 @@ _BOUND_KEYS = {
 
 def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     """A space from its YAML mapping (docs/invariants.md, "Fuzzing")."""
-    from vspec.strategies import ClusterBounds, ConfSpace
+    from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
     unknown = set(raw) - _SPACE_KEYS
     if unknown:
@@ -353,7 +355,7 @@ def examine(
     """
     timeline = _timeline_case(case)
     if timeline is not None:
-        from vspec.timeline_fuzz import examine_timeline
+        from vspec.fuzz.timelines import examine_timeline
 
         return examine_timeline(timeline, engine, disabled)
     try:
@@ -382,9 +384,9 @@ def examine(
 
 def _timeline_case(case: GeneratedSpec) -> GeneratedTimelineSpec | None:
     """``case`` if it has a timeline. Only a timeline space imports
-    :mod:`vspec.timeline_fuzz` (with the timeline checks it imports, about 30 ms of a
+    :mod:`vspec.fuzz.timelines` (with the timeline checks it imports, about 30 ms of a
     run's start-up), so a case can be one of its specs only once it is imported."""
-    module = sys.modules.get("vspec.timeline_fuzz")
+    module = sys.modules.get("vspec.fuzz.timelines")
     if module is not None and isinstance(case, module.GeneratedTimelineSpec):
         return cast("GeneratedTimelineSpec", case)
     return None
@@ -421,8 +423,8 @@ class Shrunk:
     before: tuple[int, int]  # (nodes, pods)
     after: tuple[int, int]
     seconds: float  # from the first failing example to the file written
-    edits: int = 0  # vspec.shrink's edits kept
-    note: str = ""  # why vspec.shrink's result is not the last word, if it is not
+    edits: int = 0  # vspec.fuzz.shrink's edits kept
+    note: str = ""  # why vspec.fuzz.shrink's result is not the last word, if it is not
 
     def describe(self) -> str:
         def sized(nodes_pods: tuple[int, int]) -> str:
@@ -587,7 +589,7 @@ class Fuzzer:
             case, messages, edits = finding.case, finding.messages, 0
             note = "as Hypothesis left it: the smaller spec passed under vspec run"
             path = write_finding(self.out, finding.kind, case, messages)
-        from vspec.shrink import size
+        from vspec.fuzz.shrink import size
 
         shrunk = Shrunk(size(finding.case), size(case), time.perf_counter() - found_at, edits, note)
         self.report.findings[finding.kind] = path
@@ -597,10 +599,10 @@ class Fuzzer:
     def _shrink(
         self, finding: Finding, deadline: float
     ) -> tuple[GeneratedSpec, list[str], int, str]:
-        """Hypothesis' shrunk case, shrunk further by :mod:`vspec.shrink` (the same
+        """Hypothesis' shrunk case, shrunk further by :mod:`vspec.fuzz.shrink` (the same
         failure kind on the same engine and invariants), with its messages, the edits
         kept and a note when time ran out."""
-        from vspec.shrink import ShrinkStats, shrink
+        from vspec.fuzz.shrink import ShrinkStats, shrink
 
         if _timeline_case(finding.case) is not None:
             return finding.case, finding.messages, 0, ""  # timelines: Hypothesis only
@@ -660,7 +662,7 @@ class _ShrinkTimeUp(BaseException):
 def _smaller(case: GeneratedSpec, than: GeneratedSpec) -> bool:
     """Fewer nodes and pods, then a shorter spec: how Hypothesis' shrinker progresses,
     roughly (each failure it finds while shrinking is smaller by its own order)."""
-    from vspec.shrink import size
+    from vspec.fuzz.shrink import size
 
     return (sum(size(case)), len(repr(case))) < (sum(size(than)), len(repr(than)))
 
@@ -704,7 +706,7 @@ def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]
 
 
 def fuzz_command(args: argparse.Namespace) -> int:
-    """``vspec fuzz``'s handler (its command line is :mod:`vspec.fuzz_cli`'s)."""
+    """``vspec fuzz``'s handler (its command line is :mod:`vspec.cli.fuzz`'s)."""
     from vspec.engines import get_engine
 
     try:

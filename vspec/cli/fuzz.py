@@ -1,8 +1,7 @@
-"""The command lines of ``vspec fuzz`` and ``vspec invariants``.
-
-Kept apart from :mod:`vspec.fuzz` because ``vspec`` builds its whole parser for every
-command: a ``vspec run`` then pays for these few arguments, not for importing the fuzzer.
-The handlers import it when the command runs.
+"""``vspec fuzz`` and ``vspec invariants``: their command lines. The handlers import the
+fuzzer (:mod:`vspec.fuzz.runner`) when the command runs, so that building the parser
+imports neither it, Hypothesis nor the invariants; this module imports only the
+fuzzer's defaults (:mod:`vspec.fuzz`) and the shared ``--plugins-dir`` option.
 """
 
 from __future__ import annotations
@@ -11,18 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-BUILTIN_SPACES = (
-    "default",
-    "seed",
-    "preempt",
-    "reclaim",
-    "capacity",
-    "shuffle",
-    "placement",
-    "mixed",
-)
-DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
-DEFAULT_OUT = Path("fuzz-findings")
+from vspec.cli.plugin_dirs import plugins_dir_option, with_plugins
+from vspec.fuzz import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
 
 
 def add_cli(subparsers: Any) -> None:
@@ -57,7 +46,9 @@ def add_cli(subparsers: Any) -> None:
         action="store_true",
         help="draw timelines (arrivals, run times, node events); invariants after every session",
     )
-    fuzz.set_defaults(handler=_fuzz)
+    plugins_dir_option(fuzz)
+    # The plugins dirs first, so user plugins and actions join the fuzzed space.
+    fuzz.set_defaults(handler=with_plugins(_fuzz))
 
     invariants = subparsers.add_parser("invariants", help="list the named invariants")
     invariants.add_argument(
@@ -67,12 +58,12 @@ def add_cli(subparsers: Any) -> None:
 
 
 def _fuzz(args: argparse.Namespace) -> int:
-    from vspec.fuzz import fuzz_command
+    from vspec.fuzz.runner import fuzz_command
 
     return fuzz_command(args)
 
 
 def _invariants(args: argparse.Namespace) -> int:
-    from vspec.fuzz import invariants_command
+    from vspec.fuzz.runner import invariants_command
 
     return invariants_command(args)

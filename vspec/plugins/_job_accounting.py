@@ -1,4 +1,6 @@
-"""Helpers several plugins share (``plugins/util/util.go``, ``api/helpers/helpers.go``).
+"""What a job holds and reserves, as several plugins account it (``plugins/util/util.go``,
+``api/helpers/helpers.go``): shares, allocated and inqueue resources, reservations, and
+the task lists they log.
 
 Not a plugin: the leading underscore keeps the registry from importing it as one.
 """

@@ -4,6 +4,8 @@ pygal writes SVG itself, so a chart is plain markup that a page can hold inline.
 tooltip script is never referenced (charts pass ``js=[]``), and the comments and config
 script it adds are dropped: the page then fetches nothing, and the same data always gives
 the same text.
+
+Imports pygal only.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ A spec's project settings (``[tool.vspec]`` of the nearest pyproject.toml above 
 plugins dirs, cluster mode) are read by the loader, as for ``vspec run``, and vspec's
 Hypothesis profiles (``dev``, ``fuzz``) are registered when one is asked for, so
 ``--hypothesis-profile=fuzz`` works from anywhere.
+
+Imports pytest at start and, once a spec file is collected, the harness, the report,
+the engines and the fuzzer's Hypothesis profiles.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 _SUFFIXES = frozenset({".yaml", ".yml"})  # as vspec.harness.loader.discover
 _REGISTERED_TAGS = pytest.StashKey[set[str]]()
 _ENGINE = pytest.StashKey["Engine"]()
-_PROFILES = frozenset({"dev", "fuzz"})  # vspec.strategies.register_profiles' own
+_PROFILES = frozenset({"dev", "fuzz"})  # vspec.fuzz.strategies.register_profiles' own
 _SECTION = pytest.StashKey[str]()
 
 
@@ -92,7 +95,7 @@ def _register_profiles(config: pytest.Config) -> None:
     except ValueError:  # Hypothesis' plugin is not active
         chosen = None
     if (chosen or os.environ.get("HYPOTHESIS_PROFILE")) in _PROFILES:
-        from vspec.strategies import register_profiles
+        from vspec.fuzz.strategies import register_profiles
 
         register_profiles()
 

@@ -5,6 +5,8 @@ SVG text, so ``vspec compare --plots`` writes files and the HTML report can hold
 charts inline. pygal draws them, as it draws the report's: SVG written by Python, no
 script referenced (``js=[]``), its comments and config script dropped, so the same runs
 give the same text.
+
+Imports the timeline's records and metrics, pygal and :mod:`vspec.report.svg`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Mapping
 
 import pygal
 
-from vspec.svg import STYLE, render
+from vspec.report.svg import STYLE, render
 from vspec.timeline import metrics as m
 from vspec.timeline.records import TimelineResult
 

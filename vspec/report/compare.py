@@ -5,6 +5,9 @@ run times; the table sets their metrics (:func:`vspec.timeline.metrics.standard_
 plus any ``--metric``) side by side with the difference, and says for each tag of jobs
 which configuration made them wait less. ``--plots DIR`` writes the SVG plots,
 ``--csv DIR`` (or ``--parquet DIR``) the per-pod, per-job and per-tick records.
+
+A report of two timeline runs, so it lives with the reports; imports the harness's
+loader, the timeline and the Engine seam, and is handed the engine to run.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vspec.errors import VspecError
+from vspec.model.engine import Engine
 from vspec.timeline import metrics as m
 from vspec.timeline.expr import MetricError, evaluate, format_value, parse_bound
 from vspec.timeline.records import TimelineResult
@@ -31,8 +35,9 @@ class Run:
     result: TimelineResult
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    """``vspec compare``'s handler (its command line is :mod:`vspec.compare_cli`'s)."""
+def run_compare(args: argparse.Namespace, engine: Engine) -> int:
+    """``vspec compare``'s handler (its command line is :mod:`vspec.cli.compare`'s): both
+    timelines run on ``engine``."""
     from vspec.harness.loader import load_scheduler_conf, load_workload
     from vspec.timeline.clock import run_timeline
 
@@ -48,7 +53,7 @@ def run_compare(args: argparse.Namespace) -> int:
             conf = load_scheduler_conf(path)
             cluster, timeline = load_workload(args.workload, options=conf.options, seed=args.seed)
             print(f"running {name} ({path}) ...", file=sys.stderr, flush=True)
-            result = run_timeline(conf, cluster, timeline, seed=args.seed)
+            result = run_timeline(conf, cluster, timeline, seed=args.seed, engine=engine)
             runs.append(Run(name, result))
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
@@ -67,7 +72,7 @@ def _write_files(
 ) -> int:
     try:
         if plots is not None:
-            from vspec.timeline.plots import all_plots
+            from vspec.report.timeline_plots import all_plots
 
             plots.mkdir(parents=True, exist_ok=True)
             for file, svg in all_plots({r.name: r.result for r in runs}).items():

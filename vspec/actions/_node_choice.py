@@ -1,24 +1,23 @@
-"""What several actions share: the ``predicateErrorCacheEnable`` base, choosing one node
-of the feasible ones, and preempt's pending-work heaps that reclaim walks too.
+"""Choosing one node for a task, as allocate and backfill do: the
+``predicateErrorCacheEnable`` base those actions (and preempt) share, and the pick of
+the best-scored feasible node.
 
 In Volcano each action is a package of its own and repeats these lines; here they live
 once, below the actions, so that no action imports another. Not an action: the leading
-underscore keeps the registry from importing it as one.
+underscore keeps the registry from importing it as one. Imports the api, the framework
+and the scheduler helpers (:mod:`vspec.util`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
-from vspec.api.types import TaskStatus
 from vspec.framework import columnar
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import Action, ArgumentSpec, BoolArgument
 from vspec.framework.session import Session
-from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
 if TYPE_CHECKING:
@@ -91,15 +90,3 @@ def _best_scored(
     if len(tied) == 1:
         return nodes[int(tied[0])]
     return nodes[int(tied[ssn.rng.randrange(len(tied))])]
-
-
-PREEMPT_NEVER = "Never"
-JobHeaps = dict[str, PriorityQueue[JobInfo]]  # queue -> its starving jobs in JobOrder
-TaskHeaps = dict[str, PriorityQueue[TaskInfo]]  # job -> its pending tasks in TaskOrder
-
-
-def pending_task_heap(ssn: Session, job: JobInfo) -> PriorityQueue[TaskInfo]:
-    """The job's Pending tasks that are not scheduling-gated, in TaskOrder."""
-    return PriorityQueue(
-        ssn.task_order_fn, (t for t in job.tasks_in(TaskStatus.Pending) if not t.sch_gated)
-    )

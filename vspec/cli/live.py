@@ -9,6 +9,8 @@ CI log) nothing is drawn at all.
 The engine is not asked to report anything: the line is fed by a
 :class:`~vspec.framework.recorder.Recorder` (the hooks a session already calls) and by the
 runner's per-spec callbacks, and rich redraws it from its own thread four times a second.
+
+Imports the framework's recorder seam; rich when the line is drawn.
 """
 
 from __future__ import annotations

@@ -1,0 +1,26 @@
+"""Generated specs and fuzzing: ``vspec fuzz`` (:mod:`vspec.fuzz.runner`), the Hypothesis
+strategies that draw clusters, configurations and timelines (:mod:`vspec.fuzz.strategies`,
+:mod:`vspec.fuzz.timelines`), and the shrinker of findings (:mod:`vspec.fuzz.shrink`).
+
+This module holds only the fuzzer's defaults, so that ``vspec``'s parser can name them
+without importing the fuzzer, Hypothesis or the invariants. The package may import the
+engines, the report, the harness and everything below them; only the front ends
+(:mod:`vspec.cli`) import it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BUILTIN_SPACES = (
+    "default",
+    "seed",
+    "preempt",
+    "reclaim",
+    "capacity",
+    "shuffle",
+    "placement",
+    "mixed",
+)
+DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
+DEFAULT_OUT = Path("fuzz-findings")

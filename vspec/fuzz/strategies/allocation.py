@@ -1,0 +1,200 @@
+"""Allocate-shaped clusters (:func:`allocate_clusters`), for the allocate space.
+
+What allocate's order and its gang rules show: one queue (mostly) whose jobs compete for
+room the cluster has, of one priority (mostly) so that the next JobOrder decides: gangs
+already ready (running at minMember, with replicas pending) next to gangs that are not,
+held shares that differ, and jobs with one pod no node takes (larger than every node, or
+selecting a zone no node is in) next to a role that fits. Imports the cluster vocabulary,
+the eviction module's pod builder and the model.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import strategies as st
+
+from vspec.fuzz.strategies.cluster import (
+    CREATED,
+    GI,
+    GROUP_CLASS,
+    HOSTNAME,
+    PRIORITY_CLASSES,
+    TERMS_BYTES,
+    ZONES,
+    ClusterBounds,
+    drawn_terms,
+)
+from vspec.fuzz.strategies.dice import Dice, weighted_pool
+from vspec.fuzz.strategies.eviction import shaped_pod
+from vspec.model.corev1 import (
+    Affinity,
+    NodeAffinity,
+)
+from vspec.model.objects import (
+    Cluster,
+    Node,
+    ObjectMeta,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    Queue,
+)
+from vspec.model.quantity import parse_quantity
+
+_ALLOC_NODE_CPU = weighted_pool(
+    (3, parse_quantity("4")), (2, parse_quantity("2")), (2, parse_quantity("3"))
+)
+_ALLOC_NODE_MEMORY = weighted_pool((3, Fraction(4 * GI)), (1, Fraction(8 * GI)))
+_ALLOC_CPU = weighted_pool(
+    (3, parse_quantity("1")), (2, parse_quantity("500m")), (1, parse_quantity("2"))
+)
+_ALLOC_MEMORY = weighted_pool((3, Fraction(0)), (2, Fraction(GI)))
+_JOB_KINDS = weighted_pool((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"))
+# minMember by kind: for a partial job, one, its fitting replicas or none; for a ready
+# gang, its running pods, none or one fewer; else all, one or none.
+_PARTIAL_MIN = weighted_pool((3, "one"), (1, "fits"), (1, "none"))
+_READY_MIN = weighted_pool((3, "running"), (1, "none"), (1, "fewer"))
+_GANG_MIN = weighted_pool((2, "all"), (1, "one"), (1, "none"))
+_NOWHERE = {"zone": "none"}  # no node is in that zone
+
+
+def _allocate_node(dice: Dice, index: int) -> Node:
+    """Plain nodes with room (2 bytes)."""
+    cpu, memory = dice.pick(_ALLOC_NODE_CPU), dice.pick(_ALLOC_NODE_MEMORY)
+    allocatable = {"cpu": cpu, "memory": memory, "pods": Fraction(110)}
+    return Node(
+        ObjectMeta(f"n{index}", labels={"zone": ZONES[index % 2], HOSTNAME: f"n{index}"}),
+        allocatable=allocatable,
+        capacity=dict(allocatable),
+    )
+
+
+def _allocate_job_bytes(bounds: ClusterBounds) -> int:
+    return 7 + TERMS_BYTES + max(2, bounds.max_replicas)
+
+
+def _allocate_job(
+    dice: Dice,
+    index: int,
+    kind: str,
+    nodes_: list[Node],
+    bounds: ClusterBounds,
+    used: dict[str, list[Fraction]],
+) -> tuple[list[Pod], int]:
+    """The pods of one job of ``kind`` and its minMember (``_allocate_job_bytes``).
+    Running pods go on the first node with room for them (``used``: each node's cpu and
+    memory taken so far)."""
+    job = f"j{index}"
+    requests = {"cpu": dice.pick(_ALLOC_CPU), "memory": dice.pick(_ALLOC_MEMORY)}
+    replicas = 1 + dice.below(max(1, bounds.max_replicas))
+    halves = dice.one_in(2)
+    huge = len(nodes_) > 1 and halves  # within the cluster's total, not a node's
+    minimum = dice.pick(_PARTIAL_MIN if kind == "partial" else _READY_MIN)
+    gang_minimum = dice.pick(_GANG_MIN)
+    affinity = _node_selection(dice)
+    more = [dice.one_in(2) for _ in range(max(2, bounds.max_replicas))]
+    if kind == "single":
+        return [shaped_pod(job, "r0", 0, "ns0", requests, "")], 1
+    if kind == "partial":
+        # r0's pod fits no node and comes first in TaskOrder; r1's pods fit.
+        widest = max(Fraction(n.allocatable["cpu"]) for n in nodes_)
+        lost = shaped_pod(job, "r0", 0, "ns0", {**requests, "cpu": widest + 1}, "")
+        if not huge:
+            lost = shaped_pod(job, "r0", 0, "ns0", requests, "")
+            lost.node_selector = dict(_NOWHERE)
+        fits = [shaped_pod(job, "r1", i, "ns0", requests, "") for i in range(replicas)]
+        _select_nodes(affinity, fits)
+        return [lost, *fits], {"one": 1, "fits": replicas, "none": 0}[minimum]
+    count = max(2, replicas) if kind == "ready" else replicas
+    pods = []
+    for i in range(count):
+        node = ""
+        # A ready gang runs its first pod, maybe more, and keeps one pending.
+        if kind == "ready" and i < count - 1 and (i == 0 or more[i]):
+            node = _room(nodes_, used, requests)
+        pods.append(shaped_pod(job, "r0", i, "ns0", requests, node))
+    running = sum(1 for p in pods if p.node_name)
+    _select_nodes(affinity, pods)
+    if kind == "ready":
+        return pods, {"running": running, "none": 0, "fewer": max(0, running - 1)}[minimum]
+    return pods, {"all": count, "one": 1, "none": 0}[gang_minimum]
+
+
+def _node_selection(dice: Dice) -> Affinity | None:
+    """One role in three selects nodes by required node affinity (NotIn on labels these
+    nodes lack, most often): the filters then decide where, or whether, it fits."""
+    selects, terms = dice.one_in(3), drawn_terms(dice)
+    return Affinity(NodeAffinity(required=terms)) if selects else None
+
+
+def _select_nodes(affinity: Affinity | None, pods: list[Pod]) -> None:
+    if affinity is not None:
+        for pod in pods:
+            if not pod.node_name:
+                pod.affinity = affinity
+
+
+def _room(
+    nodes_: list[Node], used: dict[str, list[Fraction]], requests: dict[str, Fraction]
+) -> str:
+    """The first node whose cpu and memory still take ``requests`` (taken from it), or ""."""
+    for n in nodes_:
+        taken = used[n.meta.name]
+        cpu, memory = taken[0] + requests["cpu"], taken[1] + requests["memory"]
+        if cpu <= n.allocatable["cpu"] and memory <= n.allocatable["memory"]:
+            used[n.meta.name] = [cpu, memory]
+            return n.meta.name
+    return ""
+
+
+_INQUEUE_MOSTLY = weighted_pool((4, "Inqueue"), (1, "Pending"))
+
+
+@st.composite
+def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
+    """Nodes with room and 2-4 jobs, mostly in one queue and of one priority, that
+    allocate must order and place: ready gangs with pods pending, gangs that are not
+    ready, single pods, and jobs with a pod no node takes."""
+    with Dice(draw, 5) as dice:
+        count = 1 + dice.below(max(1, min(3, bounds.max_nodes)))
+        second_queue, weight = dice.one_in(4), 1 + dice.below(2)
+        shared_class = dice.pick(GROUP_CLASS)
+        jobs = 2 + dice.below(max(2, min(4, bounds.max_jobs)) - 1)
+    with Dice(draw, 2 * count) as dice:
+        node_list = [_allocate_node(dice, i) for i in range(count)]
+    queue_list = [Queue(ObjectMeta("q0"))]
+    if second_queue:
+        queue_list.append(Queue(ObjectMeta("q1"), weight=weight))
+    if bounds.hierarchy == "always":
+        for q in queue_list:
+            q.parent = "root"
+        queue_list.insert(0, Queue(ObjectMeta("root"), weight=1))
+    used = {n.meta.name: [Fraction(0), Fraction(0)] for n in node_list}
+    groups: list[PodGroup] = []
+    pods: list[Pod] = []
+    for j in range(jobs):
+        with Dice(draw, 6 + _allocate_job_bytes(bounds)) as dice:
+            kind = dice.pick(_JOB_KINDS)
+            members, min_member = _allocate_job(dice, j, kind, node_list, bounds, used)
+            created, in_q1 = dice.pick(CREATED), dice.one_in(4)
+            own, own_class = dice.one_in(8), dice.pick(GROUP_CLASS)
+            phase = dice.pick(_INQUEUE_MOSTLY)
+        running = any(p.node_name for p in members)
+        groups.append(
+            PodGroup(
+                ObjectMeta(f"j{j}", "ns0", creation_timestamp=created),
+                queue="q1" if len(queue_list) > 1 and in_q1 else "q0",
+                min_member=min_member,
+                priority_class_name=own_class if own else shared_class,
+                phase="Running" if running else phase,
+            )
+        )
+        pods.extend(members)
+    return Cluster(
+        nodes=node_list,
+        queues=queue_list,
+        priority_classes=[PriorityClass(ObjectMeta(n), v) for n, v in PRIORITY_CLASSES],
+        pod_groups=groups,
+        pods=pods,
+    )

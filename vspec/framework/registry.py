@@ -121,6 +121,37 @@ def _in_scope() -> list[Path]:
     return list(dict.fromkeys([*_process_dirs, *dirs]))
 
 
+@dataclass(frozen=True)
+class GoPlugin:
+    """A Go plugin in a plugins dir: ``NAME.go``, or a directory ``NAME/`` of Go files,
+    named as Volcano's ``LoadCustomPlugins`` names a ``NAME.so`` (the file name without
+    its extension). Only the real engine runs one; vspec's engine refuses a conf that
+    names one."""
+
+    name: str
+    files: tuple[Path, ...]
+    origin: Path  # the file or the directory
+
+
+def go_plugins_in_scope() -> list[GoPlugin]:
+    """The Go plugins of the plugins dirs in scope (``--plugins-dir``, the project's
+    and the spec's ``pluginsDir``), in the order of the dirs."""
+    found: list[GoPlugin] = []
+    for directory in _in_scope():
+        for path in sorted(directory.iterdir()):
+            if path.suffix == ".go" and path.is_file():
+                found.append(GoPlugin(path.stem, (path,), path))
+            elif path.is_dir() and (files := tuple(sorted(path.glob("*.go")))):
+                found.append(GoPlugin(path.name, files, path))
+    return found
+
+
+def shared_objects_in_scope() -> list[Path]:
+    """Built Go plugins (``*.so``) in the plugins dirs in scope, as ``--plugins-dir``
+    gives them to Volcano's loader."""
+    return [so for directory in _in_scope() for so in sorted(directory.glob("*.so"))]
+
+
 def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Action]]]:
     tables: dict[Path, Registry[type[Plugin]]] | dict[Path, Registry[type[Action]]]
     tables = _DIR_PLUGINS if kind == "plugin" else _DIR_ACTIONS
@@ -130,6 +161,17 @@ def _providers(kind: Kind, name: str) -> list[tuple[Path, type[Plugin] | type[Ac
         cls = None if table is None else table.get(name)
         if cls is not None and all(cls is not other for _, other in found):
             found.append((directory, cls))
+    return found
+
+
+def python_plugins_in_scope() -> dict[str, Path]:
+    """The plugins the plugins dirs in scope define in Python: name -> its module file."""
+    import inspect
+
+    found: dict[str, Path] = {}
+    for directory in _in_scope():
+        for name, cls in (_DIR_PLUGINS.get(directory) or {}).items():
+            found.setdefault(name, Path(inspect.getfile(cls)))
     return found
 
 

@@ -28,6 +28,7 @@ from vspec.framework.registry import (
     action_names,
     conflict,
     get_action,
+    go_plugins_in_scope,
     plugin_names,
     registered_actions,
     registered_plugins,
@@ -94,8 +95,15 @@ def _check_conf(conf: SchedulerConf) -> Resolved:
             raise ConfError(conflict("action", name))
         actions.append(cls)
     classes = plugin_classes(conf)
+    go = {p.name: p.origin for p in go_plugins_in_scope()}
     for tier in conf.tiers:
         for option in tier.plugins:
+            if option.name in go:
+                raise ConfError(
+                    f"plugin {option.name!r} is Go source ({go[option.name]}): it runs on the "
+                    "real Volcano (--engine volcano); vspec's engine runs Python plugins",
+                    option.location,
+                )
             if option.name not in classes:
                 raise ConfError(_unknown("plugin", option.name, plugin_names()), option.location)
             why = conflict("plugin", option.name)

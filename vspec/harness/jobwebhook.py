@@ -24,7 +24,7 @@ from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import Queue
 
 if TYPE_CHECKING:
-    from vspec.harness.vcjob import Job, Policy, Task
+    from vspec.harness.vcjob_types import Job, Policy, Task
 
 WEBHOOK = "validatejob.volcano.sh"
 DEFAULT_QUEUE = "default"

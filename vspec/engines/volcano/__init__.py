@@ -10,15 +10,18 @@ on by the rule both engines share (:mod:`vspec.model.cycles`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vspec.engines.volcano import kube
-from vspec.engines.volcano.build import Target, ensure_built
+from vspec.engines.volcano.build import EngineBuildError, Target, ensure_built
 from vspec.engines.volcano.conf import conf_text, options
+from vspec.engines.volcano.plugins import go_plugins_for
 from vspec.engines.volcano.process import EngineProcess
 from vspec.errors import ConfError, EngineError, SpecError, Unsupported
+from vspec.framework.registry import GoPlugin
 from vspec.model.conf import SchedulerConf
 from vspec.model.corev1 import Condition
 from vspec.model.cycles import next_cluster
@@ -58,19 +61,33 @@ class VolcanoEngine:
 
     def __init__(self, target: Target | None = None) -> None:
         self.target = target or Target()
-        self._binary: Path | None = None
+        # One build per set of Go plugins the specs bring; a failed one is not retried.
+        self._built: dict[tuple[GoPlugin, ...], Path | EngineBuildError] = {}
         self._spare: EngineProcess | None = None
 
-    def binary(self) -> Path:
-        if self._binary is None:
-            self._binary = ensure_built(self.target)
-        return self._binary
+    def binary(self, plugins: tuple[GoPlugin, ...] = ()) -> Path:
+        built = self._built.get(plugins)
+        if built is None:
+            try:
+                built = ensure_built(replace(self.target, plugins=plugins))
+            except EngineBuildError as exc:
+                built = exc
+            self._built[plugins] = built
+        if isinstance(built, EngineBuildError):
+            raise built
+        return built
 
-    def fresh_process(self) -> EngineProcess:
-        """A started process no spec has used, and another one started for the next."""
-        process = self._spare or EngineProcess(self.binary())
+    def fresh_process(self, plugins: tuple[GoPlugin, ...] = ()) -> EngineProcess:
+        """A started process no spec has used, and another one of the same build started
+        for the next spec."""
+        binary = self.binary(plugins)
+        spare = self._spare
+        if spare is not None and spare.binary != binary:
+            spare.close()
+            spare = None
+        process = spare or EngineProcess(binary)
         process.start()
-        self._spare = EngineProcess(self.binary())
+        self._spare = EngineProcess(binary)
         self._spare.start()
         return process
 
@@ -116,8 +133,10 @@ class VolcanoEngine:
     def scheduler(
         self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
     ) -> VolcanoScheduler:
-        """A vc-scheduler process of its own, for the caller to run session by session."""
-        return VolcanoScheduler(self.fresh_process(), conf, seed=seed, verbosity=verbosity)
+        """A vc-scheduler process of its own, for the caller to run session by session,
+        with the Go plugins of the plugins dirs in scope compiled in."""
+        process = self.fresh_process(go_plugins_for(conf))
+        return VolcanoScheduler(process, conf, seed=seed, verbosity=verbosity)
 
     def close(self) -> None:
         if self._spare is not None:

@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from vspec.errors import VspecError
+from vspec.errors import Location, VspecError
+from vspec.framework.registry import GoPlugin
 
 # The version the shipped go.mod and go.sum pin: the one a machine with only a partial
 # module proxy can build, and the one CI builds.
@@ -44,13 +45,18 @@ class EngineBuildError(VspecError):
 
 @dataclass(frozen=True)
 class Target:
-    """Which Volcano to link: a released module ``version``, or a local ``source`` tree."""
+    """Which Volcano to link: a released module ``version``, or a local ``source`` tree;
+    and the Go plugins of the spec's plugins dirs, compiled in."""
 
     version: str = DEFAULT_VERSION
     source: Path | None = None
+    plugins: tuple[GoPlugin, ...] = ()
 
     def __str__(self) -> str:
-        return f"source tree {self.source}" if self.source is not None else self.version
+        what = f"source tree {self.source}" if self.source is not None else self.version
+        if self.plugins:
+            what += " with " + ", ".join(f"{p.name} ({p.origin})" for p in self.plugins)
+        return what
 
 
 def cache_root() -> Path:
@@ -130,6 +136,9 @@ def build_key(target: Target, go_version: str) -> str:
         h.update(b"source\0" + tree_digest(target.source).encode())
     else:
         h.update(b"version\0" + target.version.encode())
+    for plugin in target.plugins:
+        root = plugin.origin.parent
+        h.update(b"plugin\0" + plugin.name.encode() + _digest(iter(plugin.files), root).encode())
     return h.hexdigest()[:16]
 
 
@@ -190,11 +199,73 @@ def _build(go: str, target: Target, home: Path, binary: Path) -> None:
         _link_source(go, src, target.source.resolve())
     elif target.version != SHIPPED_VERSION:
         _link_version(go, src, target.version)
+    copies = _add_plugins(src, target.plugins)
     try:
         _go(go, "build", "-o", str(binary.with_suffix(".tmp")), ".", cwd=src)
     except _GoFailed as failed:
-        raise EngineBuildError(_compile_failure(target, str(failed))) from None
+        raise _plugin_failure(str(failed), copies) or EngineBuildError(
+            _compile_failure(target, str(failed))
+        ) from None
     binary.with_suffix(".tmp").rename(binary)
+
+
+def _package(name: str) -> str:
+    return "plugin_" + re.sub(r"\W", "_", name)
+
+
+def _add_plugins(src: Path, plugins: tuple[GoPlugin, ...]) -> dict[str, Path]:
+    """Each Go plugin as a package of the program (``package main``, as a plugin built
+    with -buildmode=plugin declares, renamed), registered under its name before the
+    program starts, as ``LoadCustomPlugins`` registers a ``NAME.so``: over a built-in of
+    that name. Returns each copy's path in the program -> the user's file."""
+    copies: dict[str, Path] = {}
+    if not plugins:
+        return copies
+    imports, registrations = [], []
+    for plugin in plugins:
+        package = _package(plugin.name)
+        target = src / "userplugins" / package
+        target.mkdir(parents=True)
+        for path in plugin.files:
+            text = re.sub(r"(?m)^package\s+\w+", f"package {package}", path.read_text(), count=1)
+            (target / path.name).write_text(text)
+            copies[f"userplugins/{package}/{path.name}"] = path
+        imports.append(f'\t{package} "vspec.dev/volcano-engine/userplugins/{package}"')
+        registrations.append(
+            f"\tframework.RegisterPluginBuilder({json.dumps(plugin.name)}, {package}.New)"
+        )
+    (src / "userplugins.go").write_text(
+        "package main\n\nimport (\n"
+        + "\n".join(imports)
+        + '\n\n\t"volcano.sh/volcano/pkg/scheduler/framework"\n)\n\n'
+        + "// The Go plugins of the spec's plugins dirs, registered by their file names.\n"
+        + "func init() {\n"
+        + "\n".join(registrations)
+        + "\n}\n"
+    )
+    return copies
+
+
+def _plugin_failure(output: str, copies: dict[str, Path]) -> EngineBuildError | None:
+    """A compile error in a user's Go plugin, located in the user's own file."""
+    lines = []
+    first: Location | None = None
+    for line in output.splitlines():
+        found = re.match(r"(?:\./)?(userplugins/\w+/[^:]+\.go):(\d+)(?::(\d+))?: (.*)", line)
+        if found is None or found[1] not in copies:
+            continue
+        path = copies[found[1]]
+        lines.append(f"{path}:{found[2]}: {found[4]}")
+        if first is None:
+            first = Location(str(path), int(found[2]), int(found[3] or 0))
+    if first is None:
+        if "userplugins.go" in output and "New" in output:
+            return EngineBuildError(
+                "a Go plugin must declare func New(framework.Arguments) framework.Plugin, "
+                "as Volcano's loader looks it up:\n" + _tail(output)
+            )
+        return None
+    return EngineBuildError("the Go plugin does not compile:\n" + "\n".join(lines), first)
 
 
 def _replace_block(gomod: str, base: Path | None = None) -> list[str]:

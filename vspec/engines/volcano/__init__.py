@@ -135,8 +135,12 @@ class VolcanoEngine:
     ) -> VolcanoScheduler:
         """A vc-scheduler process of its own, for the caller to run session by session,
         with the Go plugins of the plugins dirs in scope compiled in."""
-        process = self.fresh_process(go_plugins_for(conf))
-        return VolcanoScheduler(process, conf, seed=seed, verbosity=verbosity)
+        plugins = go_plugins_for(conf)
+        process = self.fresh_process(plugins)
+        builtin = not plugins and self.target.source is None
+        return VolcanoScheduler(
+            process, conf, seed=seed, verbosity=verbosity, builtin_plugins=builtin
+        )
 
     def close(self) -> None:
         if self._spare is not None:
@@ -148,13 +152,19 @@ class VolcanoScheduler:
     """One vc-scheduler of the Go program: its random generator is seeded once, at the
     first session, and plugins' package-level state lives in the program."""
 
-    # The program links Volcano's own plugins and no other (it rejects a conf naming one
-    # it lacks), so a timeline's clock may jump over a settled backlog.
-    builtin_plugins = True
-
     def __init__(
-        self, process: EngineProcess, conf: SchedulerConf, *, seed: int, verbosity: int
+        self,
+        process: EngineProcess,
+        conf: SchedulerConf,
+        *,
+        seed: int,
+        verbosity: int,
+        builtin_plugins: bool = True,
     ) -> None:
+        # Whether every plugin is a released Volcano's own: not with Go plugins from a
+        # plugins dir or a fork's tree (which could read the clock), and then a
+        # timeline's clock never jumps over a settled backlog.
+        self.builtin_plugins = builtin_plugins
         self.process = process
         self.conf = conf
         self.conf_text = conf_text(conf)

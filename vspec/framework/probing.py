@@ -1,13 +1,13 @@
-"""Evaluating probes on an opened session (spec format, "Probes").
+"""vspec's engine's answers to probes, from an opened session (spec format, "Probes").
 
 Probes ask the session's dispatchers exactly what an action would ask, so a probe
-failure reads like a failing Go unit test of a plugin function.
+failure reads like a failing Go unit test of a plugin function. The answers are judged
+against the probes by :mod:`vspec.model.probe_answers`, as the real engine's are.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -18,26 +18,12 @@ from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
+from vspec.model.probe_answers import ProbeAnswer, judge
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.result import ProbeFailure
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
 T = TypeVar("T")
-
-
-class _Failures:
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.items: list[ProbeFailure] = []
-
-    def add(self, key: str, message: str) -> None:
-        self.items.append(ProbeFailure(self.index, key, message))
-
-
-def _close(expected: float, got: float, tolerance: float | None) -> bool:
-    if tolerance is not None:
-        return abs(expected - got) <= tolerance
-    return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
 
 
 def find_task(ssn: Session, key: str) -> TaskInfo:
@@ -88,10 +74,10 @@ def _pre_predicate_error(ssn: Session, task: TaskInfo) -> str | None:
     return None
 
 
-def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
+def _task_answer(ssn: Session, probe: TaskProbe, out: ProbeAnswer) -> None:
     task = find_task(ssn, probe.task)
     pre_error = _pre_predicate_error(ssn, task) if probe.predicates else None
-    for name, expected in (probe.predicates or {}).items():
+    for name in probe.predicates or {}:
         error: str | None = pre_error
         try:
             if pre_error is None:
@@ -100,71 +86,43 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
             error = str(fe)
         except GoError as exc:
             error = str(exc)
-        if expected is True and error is not None:
-            out.add(f"predicates.{name}", f"expected to pass, failed: {error}")
-        elif expected is False and error is None:
-            out.add(f"predicates.{name}", "expected to fail, passed")
-        elif isinstance(expected, str) and (error is None or expected not in error):
-            outcome = "passed" if error is None else f"failed: {error}"
-            out.add(f"predicates.{name}", f"expected a failure containing {expected!r}, {outcome}")
+        out.predicates[name] = error
     if probe.scores is not None or probe.best_node is not None:
         names = list(probe.scores or {})
         nodes = [_node(ssn, name) for name in names]
         batch = ssn.batch_node_order_fn(task, nodes)
-        for name, expected_score in (probe.scores or {}).items():
-            score = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
-            if not _close(expected_score, score, probe.tolerance):
-                out.add(f"scores.{name}", f"expected {expected_score}, got {score}")
+        for name in probe.scores or {}:
+            out.scores[name] = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
         if probe.best_node is not None:
             scores = prioritize_nodes(ssn, task, nodes)
             best = ssn.best_node_fn(task, scores) or select_best_node(ssn, scores)
-            got_name = best.name if best is not None else None
-            if got_name != probe.best_node:
-                out.add("bestNode", f"expected {probe.best_node}, got {got_name}")
+            out.best = [best.name] if best is not None else []
     for plugin, expected_scores in (probe.plugin_scores or {}).items():
         # A plugin whose enableNodeOrder is off contributes nothing to the total.
         orders = _listed(ssn, "node_order", plugin)
         nodes = [_node(ssn, name) for name in expected_scores]
         batches = [fn(task, nodes) for fn in _listed(ssn, "batch_node_order", plugin)]
-        for name, expected_score in expected_scores.items():
+        got = out.plugin_scores[plugin] = {}
+        for name in expected_scores:
             order_score = sum(fn(task, ssn.nodes[name]) for fn in orders)
-            plugin_score = order_score + sum(batch.get(name, 0.0) for batch in batches)
-            if not _close(expected_score, plugin_score, probe.tolerance):
-                out.add(
-                    f"pluginScores.{plugin}.{name}",
-                    f"expected {expected_score}, got {plugin_score}",
-                )
+            got[name] = order_score + sum(batch.get(name, 0.0) for batch in batches)
 
 
-def _job_probe(ssn: Session, probe: JobProbe, out: _Failures) -> None:
+def _job_answer(ssn: Session, probe: JobProbe, out: ProbeAnswer) -> None:
     job = find_job(ssn, probe.job)
-    checks: list[tuple[str, bool | None, Callable[[JobInfo], bool]]] = [
+    votes: list[tuple[str, bool | None, Callable[[JobInfo], bool]]] = [
         ("enqueueable", probe.enqueueable, ssn.job_enqueueable),
         ("ready", probe.ready, ssn.job_ready),
         ("pipelined", probe.pipelined, ssn.job_pipelined),
         ("starving", probe.starving, ssn.job_starving),
     ]
-    for key, expected, fn in checks:
+    for key, expected, fn in votes:
         if expected is not None:
-            got = fn(job)
-            if got != expected:
-                out.add(key, f"expected {str(expected).lower()}, got {str(got).lower()}")
+            out.votes[key] = fn(job)
     if probe.valid is not None:
         result = ssn.job_valid(job)
         passed = result is None or result.passed
-        message = "" if result is None else f"{result.reason}: {result.message}"
-        if probe.valid is True and not passed:
-            out.add("valid", f"expected valid, got invalid ({message})")
-        elif probe.valid is False and passed:
-            out.add("valid", "expected invalid, got valid")
-        elif isinstance(probe.valid, str) and (passed or probe.valid not in message):
-            out.add("valid", f"expected invalid with {probe.valid!r}, got {message or 'valid'}")
-
-
-def _victims(got: Sequence[TaskInfo], expected: list[str], key: str, out: _Failures) -> None:
-    got_keys = sorted(t.key for t in got)
-    if got_keys != sorted(expected):
-        out.add(key, f"expected {sorted(expected)}, got {got_keys}")
+        out.valid = (passed, "" if result is None else f"{result.reason}: {result.message}")
 
 
 def _sorted(items: list[T], less: Callable[[T, T], bool]) -> list[T]:
@@ -178,48 +136,50 @@ def _sorted(items: list[T], less: Callable[[T, T], bool]) -> list[T]:
     return sorted(items, key=functools.cmp_to_key(cmp))
 
 
-def _order_probe(ssn: Session, probe: OrderProbe, out: _Failures) -> None:
-    got: list[str]
+def _order(ssn: Session, probe: OrderProbe) -> list[str]:
     if probe.order == "jobs":
         jobs = [find_job(ssn, key) for key in probe.items]
-        got = [j.uid for j in _sorted(jobs, ssn.job_order_fn)]
-    elif probe.order == "tasks":
+        return [j.uid for j in _sorted(jobs, ssn.job_order_fn)]
+    if probe.order == "tasks":
         tasks = [find_task(ssn, key) for key in probe.items]
-        got = [t.key for t in _sorted(tasks, ssn.task_order_fn)]
-    elif probe.order == "queues":
+        return [t.key for t in _sorted(tasks, ssn.task_order_fn)]
+    if probe.order == "queues":
         queues = [ssn.queues[name] for name in probe.items]
-        got = [q.name for q in _sorted(queues, ssn.queue_order_fn)]
-    else:
-        # Volcano v1.11 registers no namespace order: items keep their given order.
-        got = list(probe.items)
-    if got != probe.expect:
-        out.add("expect", f"expected order {probe.expect}, got {got}")
+        return [q.name for q in _sorted(queues, ssn.queue_order_fn)]
+    # Volcano v1.11 registers no namespace order: items keep their given order.
+    return list(probe.items)
+
+
+def answer(ssn: Session, probes: Sequence[Probe]) -> list[ProbeAnswer]:
+    """Each probe's answers from the session (judged by :func:`vspec.model.probe_answers.judge`)."""
+    answers: list[ProbeAnswer] = []
+    for probe in probes:
+        out = ProbeAnswer()
+        try:
+            _answer_one(ssn, probe, out)
+        except LookupError as exc:
+            out = ProbeAnswer(missing=str(exc.args[0]))
+        answers.append(out)
+    return answers
 
 
 def evaluate(ssn: Session, probes: Sequence[Probe]) -> list[ProbeFailure]:
-    failures: list[ProbeFailure] = []
-    for index, probe in enumerate(probes):
-        out = _Failures(index)
-        try:
-            _evaluate_one(ssn, probe, out)
-        except LookupError as exc:
-            out.add("probe", str(exc.args[0]))
-        failures.extend(out.items)
-    return failures
+    """The probes' failures on this session: vspec's engine answers every key."""
+    return judge(probes, answer(ssn, probes)).failures
 
 
-def _evaluate_one(ssn: Session, probe: Any, out: _Failures) -> None:
+def _answer_one(ssn: Session, probe: Probe, out: ProbeAnswer) -> None:
     if isinstance(probe, TaskProbe):
-        _task_probe(ssn, probe, out)
+        _task_answer(ssn, probe, out)
     elif isinstance(probe, JobProbe):
-        _job_probe(ssn, probe, out)
+        _job_answer(ssn, probe, out)
     elif isinstance(probe, VictimProbe):
         task = find_task(ssn, probe.task)
         candidates = [find_task(ssn, key) for key in probe.candidates]
         fn = ssn.preemptable if probe.kind == "preemptor" else ssn.reclaimable
-        _victims(fn(task, candidates), probe.victims, "victims", out)
+        out.victims = [t.key for t in fn(task, candidates)]
     elif isinstance(probe, VictimTasksProbe):
         tasks = [find_task(ssn, key) for key in probe.tasks]
-        _victims(ssn.victim_tasks(tasks), probe.victims, "victims", out)
-    elif isinstance(probe, OrderProbe):
-        _order_probe(ssn, probe, out)
+        out.victims = [t.key for t in ssn.victim_tasks(tasks)]
+    else:
+        out.order = _order(ssn, probe)

@@ -1,7 +1,7 @@
 """Probes: a plugin author's unit-test view of one session (see spec-format "Probes").
 
-These are plain model types; the spec loader builds them and
-:func:`vspec.framework.probing.evaluate` checks them against an opened session.
+These are plain model types; the spec loader builds them, each engine answers them,
+and :func:`vspec.model.probe_answers.judge` checks the answers.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from vspec.engines.volcano import kube
 from vspec.engines.volcano.build import EngineBuildError, Target, ensure_built
 from vspec.engines.volcano.conf import conf_text, options
 from vspec.engines.volcano.plugins import go_plugins_for
+from vspec.engines.volcano.probes import answer as probe_answer
+from vspec.engines.volcano.probes import query
 from vspec.engines.volcano.process import EngineProcess
 from vspec.errors import ConfError, EngineError, SpecError, Unsupported
 from vspec.framework.registry import GoPlugin
@@ -26,12 +28,14 @@ from vspec.model.conf import SchedulerConf
 from vspec.model.corev1 import Condition
 from vspec.model.cycles import next_cluster
 from vspec.model.objects import DEFAULT_NOW, Cluster, PodGroup, shallow_copy
+from vspec.model.probe_answers import judge
 from vspec.model.result import (
     Bind,
     Eviction,
     LogLine,
     LogRecords,
     PodGroupResult,
+    ProbeFailure,
     RecordedEvent,
     Severity,
     SimulationResult,
@@ -111,15 +115,12 @@ class VolcanoEngine:
         verbosity: int = 3,
         probes: Sequence[Probe] = (),
     ) -> SimulationResult:
-        if probes:
-            raise Unsupported(
-                "the volcano engine does not answer probes (predicates, scores, orders, "
-                "votes and victims are asked of vspec's engine only)"
-            )
         start = now or DEFAULT_NOW
         scheduler = self.scheduler(conf, seed=seed, verbosity=verbosity)
         result = SimulationResult(logs=scheduler.logs)
         try:
+            if probes:
+                result.probe_failures = scheduler.probe(cluster, start, probes)
             for cycle in range(cycles):
                 scheduler.cycle = cycle
                 cluster = scheduler.run_once(
@@ -176,22 +177,23 @@ class VolcanoScheduler:
         self.sessions = 0
         self.logs = LogRecords()
 
+    def _session(self, cluster: Cluster, now: datetime) -> dict[str, Any]:
+        """A "run" request for a session on ``cluster`` at ``now``."""
+        return {
+            "op": "run",
+            "conf": self.conf_text,
+            "options": options(self.conf.options),
+            "seed": self.seed,
+            "reseed": self.sessions == 0,
+            "verbosity": self.verbosity,
+            "now": now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "cluster": kube.cluster(cluster, self.conf.options.scheduler_names),
+        }
+
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
     ) -> Cluster:
-        answer = self.process.request(
-            {
-                "op": "run",
-                "conf": self.conf_text,
-                "options": options(self.conf.options),
-                "seed": self.seed,
-                "reseed": self.sessions == 0,
-                "verbosity": self.verbosity,
-                "now": now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-                "capture": capture,
-                "cluster": kube.cluster(cluster, self.conf.options.scheduler_names),
-            }
-        )
+        answer = self.process.request({**self._session(cluster, now), "capture": capture})
         cycle = self.cycle
         self.sessions += 1
         for line in answer.get("logs") or ():
@@ -202,6 +204,22 @@ class VolcanoScheduler:
         if failure is not None:
             raise _failure(failure)
         return self._record(cluster, answer, result, cycle, capture=capture)
+
+    def probe(self, cluster: Cluster, now: datetime, probes: Sequence[Probe]) -> list[ProbeFailure]:
+        """The probes' failures, asked of a quiet session of the program's own on the
+        cluster as given, before any session runs. Raises :class:`Unsupported` naming
+        the keys Volcano's answers cannot decide (a best node among ties), unless a
+        probe already fails."""
+        request = self._session(cluster, now)
+        request.update(op="probe", reseed=False, verbosity=0, probes=[query(p) for p in probes])
+        answer = self.process.request(request)
+        failure = answer.get("error")
+        if failure is not None:
+            raise _failure(failure)
+        judgement = judge(probes, [probe_answer(raw) for raw in answer["probes"]])
+        if judgement.undecided and not judgement.failures:
+            raise Unsupported("the volcano engine cannot decide " + "; ".join(judgement.undecided))
+        return judgement.failures
 
     def skip_session(self) -> None:
         """A session that would change nothing: Volcano's generator is drawn only while

@@ -9,7 +9,7 @@ model drops (because no scheduler code reads it) is dropped here too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -61,7 +61,12 @@ def resources(rl: ResourceList) -> dict[str, str]:
 
 
 def timestamp(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M:%SZ") if at.microsecond == 0 else at.isoformat()
+    """RFC 3339 in UTC, as Go reads metav1.Time. The year is written with its four
+    digits: strftime's %Y drops them for Go's zero time (year 1)."""
+    if at.tzinfo is not None:
+        at = at.astimezone(UTC)
+    fraction = f".{at.microsecond:06d}" if at.microsecond else ""
+    return f"{at.year:04d}{at.strftime('-%m-%dT%H:%M:%S')}{fraction}Z"
 
 
 def metadata(meta: ObjectMeta) -> Json:

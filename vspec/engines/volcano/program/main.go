@@ -73,8 +73,12 @@ func serve(req *Request, logs *capture, setVerbosity func(int)) (resp *Response)
 	switch req.Op {
 	case "hello":
 		return &Response{ID: req.ID, Volcano: linkedVolcano(), Go: runtime.Version()}
-	case "run":
-		resp, err := runSession(req, logs, setVerbosity)
+	case "run", "probe":
+		session := runSession
+		if req.Op == "probe" {
+			session = probeSession
+		}
+		resp, err := session(req, logs, setVerbosity)
 		if err != nil {
 			kind := "engine"
 			if e, ok := err.(errorOf); ok {

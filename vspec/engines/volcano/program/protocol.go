@@ -8,7 +8,8 @@ import (
 // question about the program itself ("hello").
 type Request struct {
 	ID string `json:"id"`
-	// Op is "run" (one scheduling session) or "hello" (what this build links).
+	// Op is "run" (one scheduling session), "probe" (questions asked of a session no
+	// action runs in, see probes.go) or "hello" (what this build links).
 	Op string `json:"op"`
 	// Conf is volcano-scheduler.conf as YAML text, every plugin flag written out.
 	Conf      string  `json:"conf"`
@@ -23,6 +24,8 @@ type Request struct {
 	Cluster Cluster `json:"cluster"`
 	// Capture asks for the in-session task and pod group states (the spec's last cycle).
 	Capture bool `json:"capture"`
+	// Probes are the questions of a "probe" request.
+	Probes []ProbeQuery `json:"probes,omitempty"`
 }
 
 // Options are the vc-scheduler command-line options that change scheduling.
@@ -75,7 +78,9 @@ type Response struct {
 	// the next session's cluster carries.
 	Patched  map[string]map[string]string `json:"patched,omitempty"`
 	Warnings []string                     `json:"warnings,omitempty"`
-	Error    *Failure                     `json:"error,omitempty"`
+	// Probes answers a "probe" request's questions, one answer each, in order.
+	Probes []ProbeAnswer `json:"probes,omitempty"`
+	Error  *Failure      `json:"error,omitempty"`
 }
 
 // Bind is one pod bound by the session's binder.

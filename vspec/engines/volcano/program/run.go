@@ -14,6 +14,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	nodeinfov1alpha1 "volcano.sh/apis/pkg/apis/nodeinfo/v1alpha1"
 	vcv1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -124,6 +125,11 @@ func decodeServed(c Cluster, offset time.Duration) (*served, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Conditions age too: cdp measures a pod's cooldown from PodScheduled's time.
+		for i := range pod.Status.Conditions {
+			shifted(&pod.Status.Conditions[i].LastTransitionTime, offset)
+			shifted(&pod.Status.Conditions[i].LastProbeTime, offset)
+		}
 		s.pods = append(s.pods, pod)
 	}
 	return s, nil
@@ -171,7 +177,10 @@ func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *se
 		if err != nil {
 			return nil, errorOf{"object", fmt.Errorf("usage of node %s: %v", name, err)}
 		}
-		node.ResourceUsage = &api.NodeUsage{MetricsTime: at.Add(offset), CPUUsageAvg: u.CPU, MEMUsageAvg: u.Memory}
+		if !at.IsZero() { // never measured stays so
+			at = at.Add(offset)
+		}
+		node.ResourceUsage = &api.NodeUsage{MetricsTime: at, CPUUsageAvg: u.CPU, MEMUsageAvg: u.Memory}
 	}
 	var warnings []string
 	for _, raw := range c.Objects {
@@ -284,8 +293,26 @@ func conditions(pg *api.PodGroup, offset time.Duration) []Condition {
 
 func taskKey(t *api.TaskInfo) string { return t.Namespace + "/" + t.Name }
 
-// runSession is one runOnce of vc-scheduler on the request's cluster.
-func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response, error) {
+// prepared is a request's scheduler cache, filled and started, ready for a session.
+type prepared struct {
+	actions        []framework.Action
+	tiers          []conf.Tier
+	configurations []conf.Configuration
+	sc             *cache.SchedulerCache
+	fx             *effects
+	client         kubernetes.Interface
+	objects        *served
+	warnings       []string
+	// offset moves the spec's clock onto the real one (see shifted).
+	offset time.Duration
+	// informed says the cache's informers run (and carry out binds themselves).
+	informed bool
+	stop     func()
+}
+
+// prepare reads the request's conf and fills a scheduler cache with its cluster, as
+// vc-scheduler's cache would hold it when a session opens.
+func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, error) {
 	actions, tiers, configurations, err := loadConf(req.Conf)
 	if err != nil {
 		return nil, err
@@ -327,20 +354,35 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	// volumes, namespaces); starting them costs a 100 ms sync poll, so a cluster
 	// without such objects leaves them stopped and their listers empty, as they would
 	// be. Binds are then carried out here, not by the cache's bind goroutine.
-	informed := len(req.Cluster.Objects) > 0
-	if informed {
+	p := &prepared{
+		actions: actions, tiers: tiers, configurations: configurations, sc: sc, fx: fx,
+		client: client, objects: objects, warnings: warnings, offset: offset,
+		informed: len(req.Cluster.Objects) > 0, stop: func() {},
+	}
+	if p.informed {
 		stop := make(chan struct{})
-		defer close(stop)
+		p.stop = func() { close(stop) }
 		sc.Run(stop)
 	}
 	logs.take() // the cache's start-up lines are not the session's
+	return p, nil
+}
+
+// runSession is one runOnce of vc-scheduler on the request's cluster.
+func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response, error) {
+	p, err := prepare(req, logs, setVerbosity)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	actions, sc, fx, warnings := p.actions, p.sc, p.fx, p.warnings
 
 	conf.EnabledActionMap = make(map[string]bool, len(actions))
 	for _, action := range actions {
 		conf.EnabledActionMap[action.Name()] = true
 	}
 	klog4("Start scheduling ...")
-	ssn := framework.OpenSession(recordingCache{sc, fx, client}, tiers, configurations)
+	ssn := framework.OpenSession(recordingCache{sc, fx, p.client}, p.tiers, p.configurations)
 	jobs := ssn.Jobs // CloseSession forgets them
 	for _, action := range actions {
 		action.Initialize()
@@ -376,7 +418,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	}
 	framework.CloseSession(ssn)
 	klog4("End scheduling ...")
-	if !informed {
+	if !p.informed {
 		drainBinds(sc, fx)
 	}
 	if err := settle(fx); err != nil {
@@ -389,7 +431,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 		status := job.PodGroup.Status
 		resp.PodGroups[string(uid)] = PodGroupResult{
 			SessionPhase: sessionPhases[string(uid)], Phase: string(status.Phase),
-			Conditions: conditions(job.PodGroup, offset),
+			Conditions: conditions(job.PodGroup, p.offset),
 			Running:    status.Running, Succeeded: status.Succeeded, Failed: status.Failed,
 		}
 	}
@@ -398,7 +440,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	resp.Evictions = append(resp.Evictions, fx.evictions...)
 	resp.Events = append(resp.Events, fx.events...)
 	fx.mu.Unlock()
-	resp.Patched = objects.patched(client)
+	resp.Patched = p.objects.patched(p.client)
 	resp.Logs = logs.take()
 	return resp, nil
 }

@@ -232,11 +232,6 @@ SPECS_DIFFERING = {
     "a lower-priority job preempts a higher-priority one when drf decides in tier 2": (
         "nondeterministic"
     ),
-    # Read from the wall clock (tdm's revocable window, the vGPU handshake's age): the
-    # real engine runs at today's time, not the spec's `now`.
-    "tdm puts revocable workloads on revocable nodes during the zone's window": "clock",
-    "deviceshare slices vGPUs by memory": "clock",
-    "deviceshare keeps a bound pod's vGPU slice in later cycles": "clock",
     # task-topology buckets tasks by iterating Go maps: the node chosen differs from run
     # to run (Volcano's own nondeterminism; vspec's engine fixes one order).
     "task-topology keeps affine task roles together": "nondeterministic",

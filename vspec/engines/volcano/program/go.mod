@@ -3,6 +3,7 @@ module vspec.dev/volcano-engine
 go 1.22.0
 
 require (
+	github.com/agiledragon/gomonkey/v2 v2.11.0
 	github.com/go-logr/logr v1.4.1
 	gopkg.in/yaml.v2 v2.4.0
 	k8s.io/api v0.30.2

@@ -114,6 +114,7 @@ func main() {
 	setVerbosity := installCapture(logs)
 	options.Default()
 	registerSeed()
+	installClock()
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	for {
 		line, err := in.ReadBytes('\n')

@@ -16,8 +16,7 @@ type Request struct {
 	Options   Options `json:"options"`
 	Seed      int64   `json:"seed"`
 	Verbosity int     `json:"verbosity"`
-	// Now is the scheduler's clock at this session (RFC 3339); object timestamps are
-	// shifted onto the real clock by the same offset, since Volcano reads time.Now().
+	// Now is the scheduler's clock at this session (RFC 3339): time.Now() reads it.
 	Now string `json:"now"`
 	// Reseed restarts math/rand from Seed: the first session of a spec.
 	Reseed  bool    `json:"reseed"`

@@ -89,46 +89,29 @@ func setOptions(o Options) {
 	}
 }
 
-// shifted moves a timestamp from the spec's clock onto the real one: Volcano's plugins
-// read time.Now(), so the objects age as they would at the spec's "now". Go's zero time
-// (the test builders' creation time) stays zero.
-func shifted(t *metav1.Time, offset time.Duration) {
-	if t != nil && !t.IsZero() {
-		t.Time = t.Add(offset)
-	}
-}
-
-func decode[T any](raw json.RawMessage, what string, offset time.Duration, meta func(*T) *metav1.ObjectMeta) (*T, error) {
+func decode[T any](raw json.RawMessage, what string) (*T, error) {
 	obj := new(T)
 	if err := json.Unmarshal(raw, obj); err != nil {
 		return nil, errorOf{"object", fmt.Errorf("%s: %v", what, err)}
 	}
-	m := meta(obj)
-	shifted(&m.CreationTimestamp, offset)
-	shifted(m.DeletionTimestamp, offset)
 	return obj, nil
 }
 
 // decodeServed reads the cluster's nodes and pods, which both the cache and the
 // session's API client take.
-func decodeServed(c Cluster, offset time.Duration) (*served, error) {
+func decodeServed(c Cluster) (*served, error) {
 	s := &served{}
 	for _, raw := range c.Nodes {
-		node, err := decode(raw, "node", offset, func(o *v1.Node) *metav1.ObjectMeta { return &o.ObjectMeta })
+		node, err := decode[v1.Node](raw, "node")
 		if err != nil {
 			return nil, err
 		}
 		s.nodes = append(s.nodes, node)
 	}
 	for _, raw := range c.Pods {
-		pod, err := decode(raw, "pod", offset, func(o *v1.Pod) *metav1.ObjectMeta { return &o.ObjectMeta })
+		pod, err := decode[v1.Pod](raw, "pod")
 		if err != nil {
 			return nil, err
-		}
-		// Conditions age too: cdp measures a pod's cooldown from PodScheduled's time.
-		for i := range pod.Status.Conditions {
-			shifted(&pod.Status.Conditions[i].LastTransitionTime, offset)
-			shifted(&pod.Status.Conditions[i].LastProbeTime, offset)
 		}
 		s.pods = append(s.pods, pod)
 	}
@@ -138,7 +121,7 @@ func decodeServed(c Cluster, offset time.Duration) (*served, error) {
 // fill hands the cluster to the cache in Volcano's unit-test helper's order (nodes,
 // pods, pod groups, queues, priority classes, then the rest); kinds the cache reads
 // through informers are served by its fake API client instead.
-func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *served) ([]string, error) {
+func fill(sc *cache.SchedulerCache, c Cluster, objects *served) ([]string, error) {
 	for _, node := range objects.nodes {
 		if err := sc.AddOrUpdateNode(node); err != nil {
 			return nil, errorOf{"object", fmt.Errorf("node %s: %v", node.Name, err)}
@@ -148,21 +131,21 @@ func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *se
 		sc.AddPod(pod)
 	}
 	for _, raw := range c.PodGroups {
-		pg, err := decode(raw, "pod group", offset, func(o *vcv1beta1.PodGroup) *metav1.ObjectMeta { return &o.ObjectMeta })
+		pg, err := decode[vcv1beta1.PodGroup](raw, "pod group")
 		if err != nil {
 			return nil, err
 		}
 		sc.AddPodGroupV1beta1(pg)
 	}
 	for _, raw := range c.Queues {
-		queue, err := decode(raw, "queue", offset, func(o *vcv1beta1.Queue) *metav1.ObjectMeta { return &o.ObjectMeta })
+		queue, err := decode[vcv1beta1.Queue](raw, "queue")
 		if err != nil {
 			return nil, err
 		}
 		sc.AddQueueV1beta1(queue)
 	}
 	for _, raw := range c.PriorityClasses {
-		pc, err := decode(raw, "priority class", offset, func(o *schedulingv1.PriorityClass) *metav1.ObjectMeta { return &o.ObjectMeta })
+		pc, err := decode[schedulingv1.PriorityClass](raw, "priority class")
 		if err != nil {
 			return nil, err
 		}
@@ -177,14 +160,11 @@ func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *se
 		if err != nil {
 			return nil, errorOf{"object", fmt.Errorf("usage of node %s: %v", name, err)}
 		}
-		if !at.IsZero() { // never measured stays so
-			at = at.Add(offset)
-		}
 		node.ResourceUsage = &api.NodeUsage{MetricsTime: at, CPUUsageAvg: u.CPU, MEMUsageAvg: u.Memory}
 	}
 	var warnings []string
 	for _, raw := range c.Objects {
-		warning, err := fillObject(sc, raw, offset)
+		warning, err := fillObject(sc, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +175,7 @@ func fill(sc *cache.SchedulerCache, c Cluster, offset time.Duration, objects *se
 	return warnings, nil
 }
 
-func fillObject(sc *cache.SchedulerCache, raw json.RawMessage, offset time.Duration) (string, error) {
+func fillObject(sc *cache.SchedulerCache, raw json.RawMessage) (string, error) {
 	var head metav1.TypeMeta
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return "", errorOf{"object", err}
@@ -206,37 +186,37 @@ func fillObject(sc *cache.SchedulerCache, raw json.RawMessage, offset time.Durat
 	switch head.Kind {
 	case "ResourceQuota":
 		var obj *v1.ResourceQuota
-		if obj, err = decode(raw, "resource quota", offset, func(o *v1.ResourceQuota) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[v1.ResourceQuota](raw, "resource quota"); err == nil {
 			sc.AddResourceQuota(obj)
 		}
 	case "Numatopology":
 		var obj *nodeinfov1alpha1.Numatopology
-		if obj, err = decode(raw, "numatopology", offset, func(o *nodeinfov1alpha1.Numatopology) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[nodeinfov1alpha1.Numatopology](raw, "numatopology"); err == nil {
 			sc.AddNumaInfoV1alpha1(obj)
 		}
 	case "PodDisruptionBudget":
 		var obj *policyv1.PodDisruptionBudget
-		if obj, err = decode(raw, "pod disruption budget", offset, func(o *policyv1.PodDisruptionBudget) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[policyv1.PodDisruptionBudget](raw, "pod disruption budget"); err == nil {
 			_, err = client.PolicyV1().PodDisruptionBudgets(obj.Namespace).Create(ctx, obj, create)
 		}
 	case "PersistentVolume":
 		var obj *v1.PersistentVolume
-		if obj, err = decode(raw, "persistent volume", offset, func(o *v1.PersistentVolume) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[v1.PersistentVolume](raw, "persistent volume"); err == nil {
 			_, err = client.CoreV1().PersistentVolumes().Create(ctx, obj, create)
 		}
 	case "PersistentVolumeClaim":
 		var obj *v1.PersistentVolumeClaim
-		if obj, err = decode(raw, "persistent volume claim", offset, func(o *v1.PersistentVolumeClaim) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[v1.PersistentVolumeClaim](raw, "persistent volume claim"); err == nil {
 			_, err = client.CoreV1().PersistentVolumeClaims(obj.Namespace).Create(ctx, obj, create)
 		}
 	case "StorageClass":
 		var obj *storagev1.StorageClass
-		if obj, err = decode(raw, "storage class", offset, func(o *storagev1.StorageClass) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[storagev1.StorageClass](raw, "storage class"); err == nil {
 			_, err = client.StorageV1().StorageClasses().Create(ctx, obj, create)
 		}
 	case "Namespace":
 		var obj *v1.Namespace
-		if obj, err = decode(raw, "namespace", offset, func(o *v1.Namespace) *metav1.ObjectMeta { return &o.ObjectMeta }); err == nil {
+		if obj, err = decode[v1.Namespace](raw, "namespace"); err == nil {
 			_, err = client.CoreV1().Namespaces().Create(ctx, obj, create)
 		}
 	default:
@@ -276,7 +256,7 @@ func settle(fx *effects) error {
 	return nil
 }
 
-func conditions(pg *api.PodGroup, offset time.Duration) []Condition {
+func conditions(pg *api.PodGroup) []Condition {
 	out := []Condition{}
 	for _, c := range pg.Status.Conditions {
 		cond := Condition{
@@ -284,7 +264,7 @@ func conditions(pg *api.PodGroup, offset time.Duration) []Condition {
 			Message: c.Message, TransitionID: c.TransitionID,
 		}
 		if !c.LastTransitionTime.IsZero() {
-			cond.LastTransitionTime = c.LastTransitionTime.Add(-offset).UTC().Format(time.RFC3339Nano)
+			cond.LastTransitionTime = c.LastTransitionTime.UTC().Format(time.RFC3339Nano)
 		}
 		out = append(out, cond)
 	}
@@ -303,8 +283,6 @@ type prepared struct {
 	client         kubernetes.Interface
 	objects        *served
 	warnings       []string
-	// offset moves the spec's clock onto the real one (see shifted).
-	offset time.Duration
 	// informed says the cache's informers run (and carry out binds themselves).
 	informed bool
 	stop     func()
@@ -317,19 +295,18 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
 	if req.Now != "" {
 		at, err := time.Parse(time.RFC3339Nano, req.Now)
 		if err != nil {
 			return nil, errorOf{"request", fmt.Errorf("now: %v", err)}
 		}
-		now = at
+		setClock(at)
 	}
-	offset := time.Since(now)
 	setOptions(req.Options)
 	setVerbosity(req.Verbosity)
-	if req.Reseed {
+	if req.Reseed { // a fresh scheduler's first session
 		rand.Seed(req.Seed) //nolint:staticcheck // the spec's seed drives Volcano's tie-breaks
+		startScheduler()
 	}
 
 	fx := newEffects()
@@ -338,7 +315,7 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 		name = req.Options.SchedulerNames[0]
 	}
 	sc := cache.NewCustomMockSchedulerCache(name, binder{fx}, evictor{fx}, statusUpdater{fx}, nil, nil, recorder{fx})
-	objects, err := decodeServed(req.Cluster, offset)
+	objects, err := decodeServed(req.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +323,7 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 	if err != nil {
 		return nil, err
 	}
-	warnings, err := fill(sc, req.Cluster, offset, objects)
+	warnings, err := fill(sc, req.Cluster, objects)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +333,7 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 	// be. Binds are then carried out here, not by the cache's bind goroutine.
 	p := &prepared{
 		actions: actions, tiers: tiers, configurations: configurations, sc: sc, fx: fx,
-		client: client, objects: objects, warnings: warnings, offset: offset,
+		client: client, objects: objects, warnings: warnings,
 		informed: len(req.Cluster.Objects) > 0, stop: func() {},
 	}
 	if p.informed {
@@ -431,7 +408,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 		status := job.PodGroup.Status
 		resp.PodGroups[string(uid)] = PodGroupResult{
 			SessionPhase: sessionPhases[string(uid)], Phase: string(status.Phase),
-			Conditions: conditions(job.PodGroup, p.offset),
+			Conditions: conditions(job.PodGroup),
 			Running:    status.Running, Succeeded: status.Succeeded, Failed: status.Failed,
 		}
 	}

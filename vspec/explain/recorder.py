@@ -18,7 +18,7 @@ from typing import Any
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.api.resource import Resource
+from vspec.api.resource import UNLIMITED, Resource, amount, amounts
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ABSTAIN, ALLOCATED_STATUSES, PERMIT, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors
@@ -32,7 +32,6 @@ from vspec.explain.records import (
     NodeVerdict,
     PodBar,
     QueueState,
-    ResourceAmounts,
     ResourceShare,
     RoleCount,
     TaskExplanation,
@@ -51,26 +50,6 @@ from vspec.model.result import LogLine
 _JOB_QUESTIONS: tuple[Kind, ...] = ("job_valid", "job_ready", "job_pipelined", "job_enqueueable")
 _QUEUE_TASK_QUESTIONS: tuple[Kind, ...] = ("allocatable", "preemptive")
 _VICTIM_KINDS: tuple[Kind, ...] = ("preemptable", "reclaimable")
-_UNLIMITED = 1e300  # Volcano's "no limit" is MaxFloat64
-_PLAIN = frozenset({"memory", "pods"})  # kept as they are
-
-
-def amount(name: str, value: float) -> float:
-    """A Resource quantity in the unit a user writes (cores, bytes, cards)."""
-    if name in _PLAIN:
-        return value
-    return value / 1000
-
-
-def amounts(res: Resource, *, keep_zero: bool = False) -> ResourceAmounts:
-    out: ResourceAmounts = {}
-    for name in ("cpu", "memory", *res.scalars):
-        if name == "pods":
-            continue
-        value = res.get(name)
-        if value or keep_zero:
-            out[name] = amount(name, value)
-    return out
 
 
 def _vote_word(value: object) -> str:
@@ -491,7 +470,7 @@ def _limit(res: Resource | None, name: str) -> float | None:
     if res is None:
         return None
     value = res.get(name)
-    return None if value >= _UNLIMITED else amount(name, value)
+    return None if value >= UNLIMITED else amount(name, value)
 
 
 def _queue_state(name: str, plugin: str, shares: QueueShares, votes: list[Vote]) -> QueueState:

@@ -18,6 +18,7 @@ from vspec.explain.records import (
     VictimSearch,
     Vote,
 )
+from vspec.model.quantity import shown_amount, shown_number
 
 FEASIBLE_ROWS = 10  # scored nodes listed before "... N more fit"
 NAMES_PER_ROW = 3  # node names shown in a row of alike nodes
@@ -52,21 +53,6 @@ def task_lines(te: TaskExplanation) -> list[str]:
     for attempt in te.attempts:
         lines.extend(_attempt_lines(attempt))
     return lines
-
-
-def quantity(resource: str, value: float | None) -> str:
-    """``4``, ``1.5``, ``8Gi``; ``-`` for unlimited."""
-    if value is None:
-        return "-"
-    if resource in ("memory", "ephemeral-storage") and value >= 1024:
-        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-            if value >= size:
-                return f"{_num(value / size)}{unit}"
-    return _num(value)
-
-
-def _num(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
 def _votes(votes: list[Vote]) -> str:
@@ -108,11 +94,11 @@ def _queue_lines(queue: QueueState) -> list[str]:
         rows.append(
             [
                 r.resource,
-                quantity(r.resource, r.deserved),
-                quantity(r.resource, r.allocated),
-                quantity(r.resource, r.real_capability),
-                quantity(r.resource, r.guarantee),
-                quantity(r.resource, r.request),
+                shown_amount(r.resource, r.deserved),
+                shown_amount(r.resource, r.allocated),
+                shown_amount(r.resource, r.real_capability),
+                shown_amount(r.resource, r.guarantee),
+                shown_amount(r.resource, r.request),
                 "at deserved" if r.at_deserved else "",
             ]
         )
@@ -180,9 +166,9 @@ def _row_cells(
     by_plugin = {c.plugin: c for c in row.checks}
     cells = [row.node, "yes" if row.fits else "no"]
     cells += [_check_cell(by_plugin.get(p)) for p in checks]
-    cells += [_num(row.scores[p]) if p in row.scores else "-" for p in scores]
+    cells += [shown_number(row.scores[p]) if p in row.scores else "-" for p in scores]
     if len(cells) < width:
-        cells.append("-" if row.total is None else _num(row.total))
+        cells.append("-" if row.total is None else shown_number(row.total))
     if row.node == attempt.chosen:
         cells.append("<- chosen")
     return cells

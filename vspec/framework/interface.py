@@ -11,9 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
-from vspec.api.resource import Resource
+from vspec.api.resource import Resource, amounts
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
+from vspec.model.result import QueueResult
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -125,6 +126,21 @@ class QueueShares:
             guarantee=attr.guarantee.clone(),
             request=attr.request.clone(),
             share=attr.share,
+        )
+
+    def result(self, plugin: str) -> QueueResult:
+        """What ``expect.queues`` checks, in the units a spec writes."""
+        return QueueResult(
+            plugin=plugin,
+            deserved=amounts(self.deserved, keep_zero=True),
+            allocated=amounts(self.allocated, keep_zero=True),
+            request=amounts(self.request, keep_zero=True),
+            guarantee=amounts(self.guarantee, keep_zero=True),
+            capability={} if self.capability is None else amounts(self.capability, keep_zero=True),
+            real_capability={}
+            if self.real_capability is None
+            else amounts(self.real_capability, keep_zero=True),
+            share=self.share,
         )
 
 

@@ -34,7 +34,9 @@ class _Failures:
         self.items.append(ProbeFailure(self.index, key, message))
 
 
-def _close(expected: float, got: float, tolerance: float | None) -> bool:
+def within_tolerance(expected: float, got: float, tolerance: float | None) -> bool:
+    """Within ``tolerance`` (absolute), else within a relative 1e-6: the rule of every
+    float a spec expects (scores, queue shares)."""
     if tolerance is not None:
         return abs(expected - got) <= tolerance
     return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
@@ -113,7 +115,7 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
         batch = ssn.batch_node_order_fn(task, nodes)
         for name, expected_score in (probe.scores or {}).items():
             score = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
-            if not _close(expected_score, score, probe.tolerance):
+            if not within_tolerance(expected_score, score, probe.tolerance):
                 out.add(f"scores.{name}", f"expected {expected_score}, got {score}")
         if probe.best_node is not None:
             scores = prioritize_nodes(ssn, task, nodes)
@@ -129,7 +131,7 @@ def _task_probe(ssn: Session, probe: TaskProbe, out: _Failures) -> None:
         for name, expected_score in expected_scores.items():
             order_score = sum(fn(task, ssn.nodes[name]) for fn in orders)
             plugin_score = order_score + sum(batch.get(name, 0.0) for batch in batches)
-            if not _close(expected_score, plugin_score, probe.tolerance):
+            if not within_tolerance(expected_score, plugin_score, probe.tolerance):
                 out.add(
                     f"pluginScores.{plugin}.{name}",
                     f"expected {expected_score}, got {plugin_score}",

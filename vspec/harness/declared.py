@@ -90,6 +90,7 @@ def _expect(names: _Cluster, at: At, out: list[SpecError]) -> None:
         names.nodes.items(nodes, at / "pipelined" / job, out)
     names.groups.keys(raw.get("podGroups"), at / "podGroups", out)
     names.pods.keys(raw.get("pods"), at / "pods", out)
+    names.queues.keys(raw.get("queues"), at / "queues", out)
     for pod, expected in _pairs(raw.get("pods")):
         node = expected.get("node") if isinstance(expected, Mapping) else None
         if node is not None and names.nodes.missing(node):

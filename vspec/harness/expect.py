@@ -11,8 +11,19 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from vspec.framework.probing import within_tolerance
+from vspec.model.quantity import shown_amount
 from vspec.model.result import SimulationResult
-from vspec.model.spec import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+from vspec.model.spec import (
+    QUEUE_COUNTS,
+    QUEUE_RESOURCES,
+    Expect,
+    LogsExpect,
+    PodExpect,
+    PodGroupExpect,
+    QueueExpect,
+    Spec,
+)
 
 if TYPE_CHECKING:
     from vspec.model.probes import Probe
@@ -44,6 +55,8 @@ def check_expect(expect: Expect, result: SimulationResult) -> list[str]:
         out += _pod_group(job, pg, result)
     for pod, pe in expect.pods.items():
         out += _pod(pod, pe, result)
+    for queue, qe in expect.queues.items():
+        out += _queue(queue, qe, result)
     if expect.logs is not None:
         out += _logs(expect.logs, [line.text for line in result.logs])
     return out
@@ -183,6 +196,51 @@ def _declared_node(pod: str, result: SimulationResult) -> str | None:
         if p.meta.key == pod:
             return p.node_name or None
     return None
+
+
+def _queue(queue: str, expected: QueueExpect, result: SimulationResult) -> list[str]:
+    out = _queue_counts(queue, expected, result)
+    if not expected.resources and expected.share is None:
+        return out
+    got = result.queues.get(queue)
+    if got is None:
+        return [
+            *out,
+            f"queue {queue}: no plugin of the last session kept shares of it (proportion "
+            "and capacity keep them for the queues that have a job in the session)",
+        ]
+    for key, wanted in expected.resources.items():
+        held: dict[str, float] = getattr(got, QUEUE_RESOURCES[key])
+        for name, quantity in wanted.items():
+            value = held.get(name)
+            if value is None and key in ("capability", "realCapability"):
+                out.append(
+                    f"queue {queue} {key} {name}: expected {shown_amount(name, quantity)}, "
+                    f"got unlimited ({got.plugin})"
+                )
+            elif not within_tolerance(quantity, value or 0.0, expected.tolerance):
+                out.append(
+                    f"queue {queue} {key} {name}: expected {shown_amount(name, quantity)}, "
+                    f"got {shown_amount(name, value or 0.0)} ({got.plugin})"
+                )
+    share = expected.share
+    if share is not None and not within_tolerance(share, got.share, expected.tolerance):
+        out.append(f"queue {queue} share: expected {share:g}, got {got.share:g} ({got.plugin})")
+    return out
+
+
+def _queue_counts(queue: str, expected: QueueExpect, result: SimulationResult) -> list[str]:
+    """Its pod groups by phase after the last session, as Volcano's queue controller
+    counts them into the Queue's status."""
+    if not expected.counts:
+        return []
+    groups = result.cluster.pod_groups if result.cluster is not None else []
+    phases = Counter(pg.phase for pg in groups if pg.queue == queue)
+    return [
+        f"queue {queue} {key}: expected {count} pod group(s), got {phases[QUEUE_COUNTS[key]]}"
+        for key, count in expected.counts.items()
+        if phases[QUEUE_COUNTS[key]] != count
+    ]
 
 
 def _logs(expected: LogsExpect, lines: list[str]) -> list[str]:

@@ -65,12 +65,15 @@ from vspec.model.objects import (
     Queue,
 )
 from vspec.model.spec import (
+    QUEUE_COUNTS,
+    QUEUE_RESOURCES,
     ClusterMode,
     Expect,
     LogsExpect,
     MetricBound,
     PodExpect,
     PodGroupExpect,
+    QueueExpect,
     Spec,
 )
 
@@ -435,7 +438,7 @@ def _spec(doc: Document, context: _Context) -> Spec:
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
     cluster, timeline = _cluster_and_timeline(root, builder, context, cluster_mode)
-    for key in ("podGroups", "pods", "pipelined"):
+    for key in ("podGroups", "pods", "pipelined", "queues"):
         if timeline is not None and key in (data.get("expect") or {}):
             raise (root / "expect" / key).error(
                 f"{key} reads one session's state; a timeline's spec bounds its metrics",
@@ -1109,6 +1112,8 @@ def _expect(at: At) -> Expect:
         expect.pods[pod] = PodExpect(
             node=pe.get("node"), node_given="node" in pe, status=pe.get("status")
         )
+    for queue, qe in (raw.get("queues") or {}).items():
+        expect.queues[queue] = _queue_expect(qe, at / "queues" / queue)
     logs = raw.get("logs")
     if logs is not None:
         for i, pattern in enumerate(logs.get("matches") or ()):
@@ -1135,6 +1140,20 @@ def _expect(at: At) -> Expect:
         expect.disabled_invariants = list(invariants.get("disable") or ())
     expect.locations = _ExpectLocations(At(at.doc.part(at.path)))
     return expect
+
+
+def _queue_expect(raw: Mapping[str, Any], at: At) -> QueueExpect:
+    tolerance = raw.get("tolerance")
+    return QueueExpect(
+        resources={
+            key: {n: float(q) for n, q in mf.resource_list(raw[key], at / key).items()}
+            for key in QUEUE_RESOURCES
+            if raw.get(key) is not None
+        },
+        counts={key: int(raw[key]) for key in QUEUE_COUNTS if raw.get(key) is not None},
+        share=None if raw.get("share") is None else float(raw["share"]),
+        tolerance=None if tolerance is None else float(tolerance),
+    )
 
 
 def _opt_int(raw: float | None) -> int | None:

@@ -93,3 +93,22 @@ def milli_value(q: Fraction) -> int:
 def value(q: Fraction) -> int:
     """``Quantity.Value()``: whole units, rounded up."""
     return -(-q.numerator // q.denominator)
+
+
+def shown_amount(resource: str, amount: float | None) -> str:
+    """An amount in the units a spec writes, as a user reads it: ``4``, ``1.5``, ``8Gi``;
+    ``-`` for unlimited (None)."""
+    if amount is None:
+        return "-"
+    if resource in ("memory", "ephemeral-storage") and amount >= 1024:
+        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if amount >= size:
+                return f"{shown_number(amount / size)}{unit}"
+    return shown_number(amount)
+
+
+def shown_number(number: float) -> str:
+    """Two decimals at most, and none for a whole number."""
+    if number != int(number):
+        return f"{number:.2f}".rstrip("0").rstrip(".")
+    return str(int(number))

@@ -7,7 +7,6 @@ failure reads like a failing Go unit test of a plugin function.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -19,6 +18,7 @@ from vspec.errors import GoError
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.quantity import within_tolerance
 from vspec.model.result import ProbeFailure
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
@@ -32,14 +32,6 @@ class _Failures:
 
     def add(self, key: str, message: str) -> None:
         self.items.append(ProbeFailure(self.index, key, message))
-
-
-def within_tolerance(expected: float, got: float, tolerance: float | None) -> bool:
-    """Within ``tolerance`` (absolute), else within a relative 1e-6: the rule of every
-    float a spec expects (scores, queue shares)."""
-    if tolerance is not None:
-        return abs(expected - got) <= tolerance
-    return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
 
 
 def find_task(ssn: Session, key: str) -> TaskInfo:

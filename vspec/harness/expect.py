@@ -11,8 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from vspec.framework.probing import within_tolerance
-from vspec.model.quantity import shown_amount
+from vspec.model.quantity import shown_amount, within_tolerance
 from vspec.model.result import SimulationResult
 from vspec.model.spec import (
     QUEUE_COUNTS,

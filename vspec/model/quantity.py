@@ -112,3 +112,11 @@ def shown_number(number: float) -> str:
     if number != int(number):
         return f"{number:.2f}".rstrip("0").rstrip(".")
     return str(int(number))
+
+
+def within_tolerance(expected: float, got: float, tolerance: float | None) -> bool:
+    """Within ``tolerance`` (absolute), else within a relative 1e-6: the rule of every
+    float a spec expects (scores, queue shares)."""
+    if tolerance is not None:
+        return abs(expected - got) <= tolerance
+    return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)

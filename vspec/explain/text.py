@@ -12,6 +12,7 @@ from vspec.explain.records import (
     Check,
     Explanation,
     Gang,
+    JobExplanation,
     NodeVerdict,
     QueueState,
     TaskExplanation,
@@ -32,12 +33,47 @@ def render(explanation: Explanation) -> str:
     if explanation.error is not None:
         lines.append(f"the run stopped: {explanation.error}")
         lines.append("(the tasks below are explained as the session stood then)")
-    if not explanation.tasks:
+    if not explanation.tasks and not explanation.jobs:
         lines.append("no task matches (none was pending, or the name is not in the spec)")
+    for je in explanation.jobs:
+        lines.append("")
+        lines.extend(job_lines(je))
     for te in explanation.tasks:
         lines.append("")
         lines.extend(task_lines(te))
     return "\n".join(lines)
+
+
+def job_lines(je: JobExplanation) -> list[str]:
+    pods = f"{je.pods} pod(s)" if je.pods else "no pods"
+    lines = [
+        f"{je.job}  cycle {je.cycle}  pod group {je.phase or '(no phase)'}, {pods}"
+        f"  (queue {je.queue})",
+        f"  why: {je.summary}",
+    ]
+    if je.min_resources is None:
+        wants = "minResources not set (every enqueue plugin permits such a job)"
+    else:
+        wants = f"minResources {_amounts(je.min_resources)}"
+    lines.append(f"  minMember {je.min_member}, {wants}")
+    if je.enqueue:
+        lines.append(f"  enqueue: {_votes(je.enqueue)}")
+    for room in je.rooms:
+        verdict = f"does not fit in {', '.join(room.short)}" if room.short else "fits"
+        lines.append(f"    {room.plugin}: {room.where}")
+        lines.append(
+            f"      room {_amounts(room.room)}; held {_amounts(room.held)}; "
+            f"held + minResources {verdict}"
+        )
+    if je.held_pods and not je.pods:
+        lines.append(f"  pods not created yet: {', '.join(je.held_pods)}")
+    return lines
+
+
+def _amounts(amounts: dict[str, float]) -> str:
+    return (
+        ", ".join(f"{name} {shown_amount(name, value)}" for name, value in amounts.items()) or "0"
+    )
 
 
 def task_lines(te: TaskExplanation) -> list[str]:

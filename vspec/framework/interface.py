@@ -17,6 +17,7 @@ from vspec.framework.arguments import Arguments
 from vspec.model.result import QueueResult
 
 if TYPE_CHECKING:
+    from vspec.api.job_info import JobInfo
     from vspec.framework.session import Session
 
 
@@ -144,6 +145,18 @@ class QueueShares:
         )
 
 
+@dataclass(frozen=True)
+class EnqueueRoom:
+    """What a plugin that votes on enqueue compares for a job with minResources, as it
+    stands when asked: ``held`` (what is already allocated or promised) plus the job's
+    minResources must fit within ``room`` in the dimensions the job asks for. ``where``
+    says whose room it is (a queue's real capability, the cluster's overcommitted idle)."""
+
+    where: str
+    room: Resource
+    held: Resource
+
+
 class _QueueAttr(Protocol):
     @property
     def deserved(self) -> Resource: ...
@@ -189,6 +202,11 @@ class Plugin(ABC):
     def queue_shares(self, queue_uid: str) -> QueueShares | None:
         """A plugin that keeps per-queue quotas says how it sees ``queue_uid``, so that a
         user can read why a queue is overused; the others keep none."""
+        return None
+
+    def enqueue_room(self, job: JobInfo) -> EnqueueRoom | None:
+        """A plugin whose JobEnqueueable compares minResources with some room says which
+        (for ``vspec explain`` on a job enqueue keeps Pending); the others none."""
         return None
 
 

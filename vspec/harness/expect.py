@@ -92,6 +92,46 @@ def explain_hints(spec: Spec, messages: list[str]) -> list[str]:
     return hints
 
 
+def failure_hints(spec: Spec, messages: list[str], result: SimulationResult) -> list[str]:
+    """What to read or change next: missing pods of Volcano Jobs first, then the
+    ``vspec explain`` pointers that no earlier hint already gives."""
+    hints = cycle_hints(spec, result)
+    for hint in explain_hints(spec, messages):
+        command = hint.split("`")[1]
+        if not any(command in earlier for earlier in hints):
+            hints.append(hint)
+    return hints
+
+
+def cycle_hints(spec: Spec, result: SimulationResult) -> list[str]:
+    """Why a Volcano Job's pods may be missing from a failure: the job controller creates
+    them only once the session moved their PodGroup out of Pending, so they exist from the
+    next cycle on, or not at all while it stays Pending."""
+    if result.cluster is None:
+        return []
+    hints: list[str] = []
+    late: dict[str, int] = {}
+    for pod in result.cluster.pods:
+        created = result.created.get(pod.meta.key)
+        if created is not None and created >= spec.cycles:
+            late.setdefault(f"{pod.meta.namespace}/{pod.group_name}", created)
+    for job, cycle in late.items():
+        hints.append(
+            f"the pods of {job} did not exist yet: Volcano's job controller creates them once "
+            f"their PodGroup leaves Pending (here in cycle {cycle - 1}, counting from 0); "
+            f"give `cycles: {cycle + 1}` to see them scheduled"
+        )
+    held = dict.fromkeys(f"{p.meta.namespace}/{p.group_name}" for p in result.cluster.held_pods)
+    file = spec.location.file
+    hints += [
+        f"{job} has no pods: its PodGroup never left Pending, and Volcano's job controller "
+        f"creates a Job's pods only after that; run `vspec explain {file} --job {job}` for the "
+        "enqueue decision"
+        for job in held
+    ]
+    return hints
+
+
 def _binds(expected: dict[str, str], actual: dict[str, str], *, exact: bool) -> list[str]:
     out: list[str] = []
     for task, node in expected.items():

@@ -562,6 +562,8 @@ class _ClusterBuilder:
         self.ignored: dict[tuple[str, str], tuple[list[str], Location]] = {}
         self.name_draws = random.Random(f"generateName:{seed}")  # metadata.generateName
         self.generated_names: set[str] = set()
+        # compact jobs with controllerMinResources, and their pods by task: set at finish
+        self.controller_min: list[tuple[PodGroup, list[list[Pod]]]] = []
         # pod groups written without a queue; True: a PodGroup of its own, whose webhook
         # reads the namespace's queue annotation (a job's group gets the job's queue)
         self.unqueued: list[tuple[PodGroup, bool]] = []
@@ -811,7 +813,11 @@ class _ClusterBuilder:
         """A pod group and its pods: ``<job>-<task>-<index>``, labelled with the task."""
         raw: dict[str, Any] = at.value
         tasks = raw.get("tasks") or []
-        group = {k: v for k, v in raw.items() if k not in ("tasks", "minAvailable")}
+        group = {
+            k: v
+            for k, v in raw.items()
+            if k not in ("tasks", "minAvailable", "controllerMinResources")
+        }
         if "minAvailable" in raw:
             group["minMember"] = raw["minAvailable"]
         elif "minMember" not in raw:
@@ -822,10 +828,15 @@ class _ClusterBuilder:
             self.unqueued.append((pg, False))
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
-        for i, task in enumerate(tasks):
-            self.task(task, at / "tasks" / i, pg)
+        pods = [self.task(task, at / "tasks" / i, pg) for i, task in enumerate(tasks)]
+        if raw.get("controllerMinResources"):
+            if "minResources" in raw:
+                raise (at / "controllerMinResources").error(
+                    "controllerMinResources computes minResources: give one of them", key=True
+                )
+            self.controller_min.append((pg, pods))
 
-    def task(self, task: Mapping[str, Any], at: At, pg: PodGroup) -> None:
+    def task(self, task: Mapping[str, Any], at: At, pg: PodGroup) -> list[Pod]:
         derived = {
             "namespace": pg.meta.namespace,
             "podGroup": pg.meta.name,
@@ -844,10 +855,13 @@ class _ClusterBuilder:
         if pg.priority_class_name and "priorityClassName" not in task:
             # Volcano's job controller gives a pod the job's class unless its task has one.
             template["priorityClassName"] = pg.priority_class_name
+        pods = []
         for index in range(int(task.get("replicas", 1))):
             pod = _compact_pod({**template, "name": f"{pg.meta.name}-{task['name']}-{index}"}, at)
             self.define("pod", pod.meta, at)
             self.cluster.pods.append(pod)
+            pods.append(pod)
+        return pods
 
     def kube_object(self, raw: Mapping[str, Any], at: At) -> None:
         obj: KubeObject = mf.object_from_manifest(raw, at)
@@ -865,6 +879,7 @@ class _ClusterBuilder:
         if self.mode == "deployed":
             default_queues(part.cluster, part.unqueued)
         _create_volcano_jobs(part.volcano_jobs, part.cluster, self.options, self.mode)
+        _controller_min(part.controller_min, part.cluster)
         if self.mode == "deployed":
             admit_pods(part.cluster, self.options)
         _resolve_pod_priorities(part.cluster)
@@ -902,6 +917,7 @@ class _ClusterBuilder:
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
         _create_volcano_jobs(self.volcano_jobs, self.cluster, self.options, mode)
+        _controller_min(self.controller_min, self.cluster)
         if mode == "deployed":
             admit_pods(self.cluster, self.options)
         _resolve_pod_priorities(self.cluster)
@@ -970,6 +986,14 @@ def _create_volcano_jobs(
 
     for raw, at in jobs:
         vcjob.admit_and_create(raw, at, cluster, options, mode)
+
+
+def _controller_min(jobs: list[tuple[PodGroup, list[list[Pod]]]], cluster: Cluster) -> None:
+    """Compact jobs' ``controllerMinResources``; its module is imported only for them."""
+    if jobs:
+        from vspec.harness.jobmin import set_controller_min_resources
+
+        set_controller_min_resources(jobs, cluster)
 
 
 def _resolve_pod_priorities(cluster: Cluster) -> None:

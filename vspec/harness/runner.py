@@ -29,7 +29,7 @@ from vspec.errors import (
     each_error,
     timed_out,
 )
-from vspec.harness.expect import check, explain_hints
+from vspec.harness.expect import check, failure_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.harness.plugin_dirs import spec_scope
 from vspec.harness.settings import project_settings, read_once
@@ -142,7 +142,7 @@ def execute(
         if messages:
             outcome.status = Verdict.FAILED
             outcome.messages = messages
-            outcome.hints = explain_hints(spec, messages)
+            outcome.hints = failure_hints(spec, messages, result)
             outcome.log_tail = _log_tail(spec, result, klog_header=klog_header)
             outcome.log_total = len(result.logs)
     if deadline.expired:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vspec.explain.recorder import ExplainRecorder
-from vspec.explain.records import ClusterState, TaskExplanation
+from vspec.explain.records import ClusterState, JobExplanation, TaskExplanation
 from vspec.framework.engine import PythonEngine
 from vspec.harness.expect import named_jobs, named_tasks
 from vspec.model.conf import SchedulerConf
@@ -27,6 +27,7 @@ class Capture:
     logs: Sequence[LogLine] = field(default_factory=list)
     clusters: list[ClusterState] = field(default_factory=list)
     explained: list[TaskExplanation] = field(default_factory=list)
+    jobs: list[JobExplanation] = field(default_factory=list)  # the last cycle's
 
 
 class RecordingEngine:
@@ -79,4 +80,11 @@ class RecordingEngine:
             if recorder is not None and spec is not None:
                 last = {te.task: te for te in recorder.explanations}  # the last cycle's
                 explained = list(last.values())[:EXPLAINED_TASKS]
-                self.capture = Capture(spec, recorder.log_lines, recorder.cluster_states, explained)
+                jobs = list({je.job: je for je in recorder.job_explanations}.values())
+                self.capture = Capture(
+                    spec,
+                    recorder.log_lines,
+                    recorder.cluster_states,
+                    explained,
+                    jobs[:EXPLAINED_TASKS],
+                )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vspec import __version__
 from vspec.errors import VspecError
-from vspec.explain.text import task_lines
+from vspec.explain.text import job_lines, task_lines
 from vspec.harness.report import headline
 from vspec.harness.runner import SpecOutcome
 from vspec.model.result import LogLine
@@ -38,7 +38,7 @@ def spec_section(outcome: SpecOutcome, capture: Capture | None) -> str:
         parts.append(f'<pre class="failure">{escape(chr(10).join(text))}</pre>')
     if capture is not None:
         parts.append(_pictures(capture, open_=outcome.failing))
-        if capture.explained:
+        if capture.explained or capture.jobs:
             parts.append(_explained(capture, outcome.messages, open_=outcome.failing))
         parts.append(_log(capture.logs))
     parts.append("</section>")
@@ -71,6 +71,16 @@ def _pictures(capture: Capture, *, open_: bool) -> str:
             )
         else:
             body.append(f"<p>No pending pods after cycle {state.cycle}.</p>")
+        if state.podless:
+            items = "".join(
+                f"<li><b>{escape(job)}</b>: pod group {escape(phase or '(no phase)')}</li>"
+                for job, phase in state.podless.items()
+            )
+            body.append(
+                f"<p>Pod groups without pods after cycle {state.cycle} (a Volcano Job's pods "
+                "are created once its PodGroup leaves Pending):</p>"
+                f'<ul class="pending">{items}</ul>'
+            )
         body.append("</div>")
     n = len(capture.clusters)
     return _details(f"Cluster after each cycle ({n})", "\n".join(body), open_=open_)
@@ -80,10 +90,14 @@ def _explained(capture: Capture, messages: list[str], *, open_: bool) -> str:
     """The tasks a mismatch mentions first."""
     text = "\n".join(messages) + "\n"
     ordered = sorted(capture.explained, key=lambda te: f" {te.task} " not in f" {text} ")
+    jobs = [je for je in capture.jobs if not je.pods] + [je for je in capture.jobs if je.pods]
     blocks = [
-        f'<pre class="explain">{escape(chr(10).join(task_lines(te)))}</pre>' for te in ordered
+        *(f'<pre class="explain">{escape(chr(10).join(job_lines(je)))}</pre>' for je in jobs),
+        *(f'<pre class="explain">{escape(chr(10).join(task_lines(te)))}</pre>' for te in ordered),
     ]
-    title = f"Why: vspec explain, tasks the expectations name ({len(blocks)})"
+    title = (
+        f"Why: vspec explain, the jobs without pods and what the expectations name ({len(blocks)})"
+    )
     return _details(title, "\n".join(blocks), open_=open_)
 
 

@@ -279,7 +279,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     if isinstance(default_flags, bool):
         default_flags = [default_flags]
     conf = ConfSpace(
-        fixed=raw.get("scheduler"),
+        fixed=_pinned_conf(raw.get("scheduler"), where),
         actions=tuple(raw.get("actions") or ()),
         plugins=tuple(raw.get("plugins") or ()),
         max_tiers=int(raw.get("maxTiers", 3)),
@@ -302,6 +302,27 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
     ignored = tuple(str(kind) for kind in raw.get("ignore") or ())
     return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled, ignored)
+
+
+def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:
+    """A space's ``scheduler``, in any form a spec takes it (a conf mapping, or the path
+    of a ConfigMap manifest or a plain conf file, relative to the space file), as the
+    conf mapping the drawn specs carry; an error names the space file or the conf's."""
+    if raw is None:
+        return None
+    from vspec.harness.loader import scheduler_conf_mapping
+
+    if isinstance(raw, str):
+        path = Path(where).parent / raw
+        if not path.is_file():
+            raise SpecError(f"{where}: scheduler: {raw}: no such file (relative to the space file)")
+        return scheduler_conf_mapping(path)
+    if not isinstance(raw, Mapping):
+        raise SpecError(f"{where}: scheduler: a conf mapping or the path of a conf file")
+    try:
+        return scheduler_conf_mapping(raw)
+    except VspecError as exc:
+        raise SpecError(f"{where}: scheduler: {exc.message}") from None
 
 
 def load_space(name_or_path: str) -> FuzzSpace:

@@ -241,6 +241,21 @@ def load_scheduler_conf(
     return context.scheduler_file(Path(source), None)
 
 
+def scheduler_conf_mapping(source: Path | Mapping[str, Any]) -> dict[str, Any]:
+    """The ``volcano-scheduler.conf`` mapping of a conf file (plain or a ConfigMap
+    manifest) or of a mapping, checked as a spec's ``scheduler`` is (schema, Volcano's
+    rules, registered names), errors located: for a fuzz space's pinned conf, which its
+    findings write out whole."""
+    context = _Context(None, check_names=True)
+    if isinstance(source, Mapping):
+        doc = Document("<scheduler conf>", 0, dict(source), (0, 0), {})
+        _check(doc, "schedulerConf")
+        context.conf(At(doc))
+        return dict(source)
+    context.scheduler_file(source, None)
+    return dict(context.confs[source.resolve()].data)
+
+
 # -- one load's shared state -------------------------------------------------------------
 
 

@@ -40,7 +40,7 @@ from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.generate import generate_cluster
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
-from vspec.harness.settings import project_settings
+from vspec.harness.settings import ProjectSettings, project_settings
 from vspec.harness.yamlload import At, Document, copied, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
@@ -430,25 +430,16 @@ def _options(raw: Mapping[str, Any]) -> SchedulerOptions:
 
 
 def _spec(doc: Document, context: _Context) -> Spec:
-    _check(doc, "spec")
+    try:
+        _check(doc, "spec")
+    except InvalidFile as invalid:
+        # One pass reports everything: the conf's own errors (an unknown plugin) too,
+        # when the schema found nothing wrong in what the conf is read from.
+        raise InvalidFile([*invalid.errors, *_conf_errors(doc, context, invalid.errors)]) from None
     data: dict[str, Any] = doc.data
     root = At(doc)
     settings = project_settings(doc.file)
-    load_project_plugins(settings, everywhere=False)
-    own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
-    if own_dirs:
-        load_plugins_dirs(
-            own_dirs,
-            origin=f"spec {data['name']!r}",
-            location=(root / "pluginsDir").location(),
-            everywhere=False,
-        )
-    plugins_dirs = (*settings.plugins_dirs, *own_dirs)
-    replaces = frozenset(data.get("replaceBuiltins") or ())
-    from vspec.framework.registry import scope
-
-    with scope(plugins_dirs, replaces):
-        scheduler = _scheduler(root / "scheduler", context)
+    scheduler, plugins_dirs, replaces = _spec_scheduler(doc, context, settings)
     seed = int(data.get("seed", 0)) if context.seed is None else context.seed
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
@@ -535,6 +526,50 @@ def load_workload(
     cluster, timeline = _cluster_and_timeline(At(doc), builder, context, mode)
     assert timeline is not None  # the schema requires one
     return cluster, timeline
+
+
+def _spec_scheduler(
+    doc: Document, context: _Context, settings: ProjectSettings
+) -> tuple[SchedulerConf, tuple[Path, ...], frozenset[str]]:
+    """The spec's conf, read with its project's and its own plugins dirs loaded; and
+    those dirs and the built-ins they replace, which the run needs again."""
+    data: dict[str, Any] = doc.data
+    root = At(doc)
+    load_project_plugins(settings, everywhere=False)
+    own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
+    if own_dirs:
+        load_plugins_dirs(
+            own_dirs,
+            origin=f"spec {data['name']!r}",
+            location=(root / "pluginsDir").location(),
+            everywhere=False,
+        )
+    plugins_dirs = (*settings.plugins_dirs, *own_dirs)
+    replaces = frozenset(data.get("replaceBuiltins") or ())
+    from vspec.framework.registry import scope
+
+    with scope(plugins_dirs, replaces):
+        return _scheduler(root / "scheduler", context), plugins_dirs, replaces
+
+
+_CONF_KEYS = ("scheduler", "pluginsDir", "replaceBuiltins", "name")
+
+
+def _conf_errors(doc: Document, context: _Context, found: list[SpecError]) -> list[SpecError]:
+    """The errors of an otherwise invalid spec's conf, unless the schema already found
+    one in the keys it is read from."""
+    if not isinstance(doc.data, dict) or any(
+        (e.location.key if e.location else "").split(".")[0].split("[")[0] in _CONF_KEYS
+        for e in found
+    ):
+        return []
+    try:
+        _spec_scheduler(doc, context, project_settings(doc.file))
+    except InvalidFile as exc:
+        return list(exc.errors)
+    except SpecError as exc:
+        return [exc]
+    return []
 
 
 def _scheduler(at: At, context: _Context) -> SchedulerConf:

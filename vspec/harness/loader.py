@@ -617,6 +617,7 @@ class _ClusterBuilder:
         # pod groups written without a queue; True: a PodGroup of its own, whose webhook
         # reads the namespace's queue annotation (a job's group gets the job's queue)
         self.unqueued: list[tuple[PodGroup, bool]] = []
+        self.queue_keys: dict[str, At] = {}  # pod group -> where its queue is written
         self.mode: ClusterMode = "deployed"  # set by finish, for a timeline's arrivals
 
     def section(self, at: At, includers: tuple[Path, ...] = ()) -> None:
@@ -847,6 +848,10 @@ class _ClusterBuilder:
             unqueued = "queue" not in raw
         if unqueued:
             self.unqueued.append((pg, True))
+        else:
+            self.queue_keys[pg.meta.key] = (
+                at / "spec" / "queue" if mf.is_manifest(raw) else at / "queue"
+            )
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
 
@@ -876,6 +881,8 @@ class _ClusterBuilder:
         pg = _compact_pod_group(group, at, self.options.default_queue)
         if "queue" not in raw:
             self.unqueued.append((pg, False))
+        else:
+            self.queue_keys[pg.meta.key] = at / "queue"
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
         pods = [self.task(task, at / "tasks" / i, pg) for i, task in enumerate(tasks)]
@@ -931,7 +938,7 @@ class _ClusterBuilder:
         _create_volcano_jobs(part.volcano_jobs, part.cluster, self.options, self.mode)
         _controller_min(part.controller_min, part.cluster)
         if self.mode == "deployed":
-            admit_pods(part.cluster, self.options)
+            admit_pods(part.cluster, self.options, part.queue_keys)
         _resolve_pod_priorities(part.cluster)
         return part.cluster
 
@@ -969,7 +976,7 @@ class _ClusterBuilder:
         _create_volcano_jobs(self.volcano_jobs, self.cluster, self.options, mode)
         _controller_min(self.controller_min, self.cluster)
         if mode == "deployed":
-            admit_pods(self.cluster, self.options)
+            admit_pods(self.cluster, self.options, self.queue_keys)
         _resolve_pod_priorities(self.cluster)
         return self.cluster
 

@@ -12,7 +12,7 @@ import pytest
 
 from vspec.cli import main
 from vspec.errors import SpecError
-from vspec.fuzz import load_space, parse_space
+from vspec.fuzz.runner import load_space, parse_space
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "schedulers"
 

@@ -66,6 +66,16 @@ def _naming(file: str, spec: Document) -> Location | None:
     return spec.locate(("cluster", "include")) if include is not None else None
 
 
+CACHE_DIR = ".vspec"
+
+
+def cache_dir(directory: Path) -> Path:
+    """The cache of the project around ``directory`` (fuzzing's example database,
+    Hypothesis' files): ``.vspec/`` in the project's root, the same from any of its
+    subdirectories, never a new directory in whichever one a command ran in."""
+    return _project_root(os.path.realpath(directory)) / CACHE_DIR
+
+
 def project_root(spec_file: str) -> Path:
     """The nearest directory above the spec with a ``pyproject.toml`` or ``.git``; the
     spec's own directory when there is none."""

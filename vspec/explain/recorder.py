@@ -211,6 +211,13 @@ class ExplainRecorder(Recorder):
         )
         self._draft(task).victims.append(search)
 
+    def evicted(self, ssn: Session, task: TaskInfo, victim: TaskInfo) -> None:
+        if not self.wants(task):
+            return
+        searches = self._draft(task).victims
+        if searches:
+            searches[-1].evicted.append(victim.key)
+
     def session_failed(self, ssn: Session) -> None:
         """Explain the session as it stood when it raised, if that state can still be
         read (and it was not explained already: its close raised)."""

@@ -74,6 +74,9 @@ class VictimSearch:
     votes: list[VictimVote] = field(default_factory=list)
     victims: list[str] = field(default_factory=list)
     error: str | None = None
+    # the victims evicted for the task, one by one until it fit (often fewer than
+    # ``victims``, which the plugins only permitted)
+    evicted: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -72,7 +72,11 @@ def _pipelined(te: TaskExplanation) -> str:
     for attempt in reversed(te.attempts):
         search = next((v for v in attempt.victims if v.node == te.node and not v.error), None)
         if search is not None:
-            return f"{text} ({attempt.action}'s victims there: {', '.join(search.victims)})"
+            evicted = ", ".join(search.evicted) or "none"
+            return (
+                f"{text} ({attempt.action} evicted there: {evicted}; "
+                f"of the permitted {', '.join(search.victims)})"
+            )
     return text
 
 

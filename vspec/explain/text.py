@@ -227,8 +227,10 @@ def _victim_line(search: VictimSearch) -> str:
     )
     text = (
         f"    victims on {search.node}: candidates [{', '.join(search.candidates)}]; "
-        f"{votes or 'no plugin voted'}; agreed [{', '.join(search.victims)}]"
+        f"{votes or 'no plugin voted'}; permitted [{', '.join(search.victims)}]"
     )
+    if search.evicted:
+        text += f"; evicted [{', '.join(search.evicted)}]"
     if search.error:
         text += f"; {search.error}"
     return text

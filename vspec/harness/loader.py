@@ -104,6 +104,12 @@ class FileLoad:
     specs: list[Spec] = field(default_factory=list)
     errors: list[SpecError] = field(default_factory=list)
     is_spec_file: bool = False
+    # the name each error's spec gives itself (None: it gives none), as errors are listed
+    error_names: list[str | None] = field(default_factory=list)
+
+    def invalid(self, error: SpecError, name: object = None) -> None:
+        self.errors.append(error)
+        self.error_names.append(name if isinstance(name, str) and name else None)
 
 
 # -- finding and loading files ---------------------------------------------------------
@@ -178,7 +184,7 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
     try:
         documents = read_documents(load.path)
     except SpecError as exc:
-        load.errors.append(exc)
+        load.invalid(exc)
         load.is_spec_file = True
         return load
     load.is_spec_file = any(_meant_as_spec(d.data) for d in documents)
@@ -192,11 +198,12 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
         try:
             spec = _spec(doc, context)
         except SpecError as exc:  # InvalidFile too: one invalid spec is one error
-            load.errors.append(attributed(exc, doc))
+            written = doc.data.get("name") if isinstance(doc.data, dict) else None
+            load.invalid(attributed(exc, doc), written)
             continue
         first = names.setdefault(spec.name, spec.location)
         if first is not spec.location:
-            load.errors.append(
+            load.invalid(
                 doc.error(
                     ("name",), f"spec name {spec.name!r} is used twice; first on line {first.line}"
                 )

@@ -30,6 +30,14 @@ class Capture:
     jobs: list[JobExplanation] = field(default_factory=list)  # the last cycle's
 
 
+def _worth_showing(explanations: list[TaskExplanation]) -> list[TaskExplanation]:
+    """Each task's last cycle, and before it the cycles in which it preempted or
+    reclaimed (a preemptor is bound a cycle after it evicted: the eviction's why is in
+    the earlier one)."""
+    last = {te.task: te for te in explanations}
+    return [te for te in explanations if te is last[te.task] or any(a.victims for a in te.attempts)]
+
+
 class RecordingEngine:
     """The Python engine, recording the first run after :meth:`arm` (the spec's own;
     the ``deterministic`` invariant's re-runs are not recorded)."""
@@ -78,8 +86,7 @@ class RecordingEngine:
             )
         finally:
             if recorder is not None and spec is not None:
-                last = {te.task: te for te in recorder.explanations}  # the last cycle's
-                explained = list(last.values())[:EXPLAINED_TASKS]
+                explained = _worth_showing(recorder.explanations)[:EXPLAINED_TASKS]
                 jobs = list({je.job: je for je in recorder.job_explanations}.values())
                 self.capture = Capture(
                     spec,

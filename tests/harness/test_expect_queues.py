@@ -103,3 +103,24 @@ def test_an_undeclared_queue_is_a_located_error(tmp_path: Path) -> None:
 def test_a_bad_quantity_is_a_schema_error(tmp_path: Path) -> None:
     errors = load_errors(tmp_path, SPEC.replace("EXPECT", "    big: {deserved: {cpu: lots}}\n"))
     assert any("deserved.cpu" in e or "cpu" in e for e in errors)
+
+
+def test_an_engine_without_queue_shares_skips_the_spec(tmp_path: Path) -> None:
+    from tests.conftest import FakeEngine
+    from vspec.harness.runner import Verdict, execute
+    from vspec.model.result import SimulationResult
+
+    spec = load_one(
+        tmp_path,
+        SPEC.replace("PLUGIN", "proportion").replace("EXPECT", "    big: {deserved: {cpu: 6}}\n"),
+    )
+    outcome = execute(spec, engine=FakeEngine(SimulationResult()))  # queues: None
+    assert outcome.status is Verdict.SKIPPED
+    assert "the engine reports no queue shares" in outcome.reason
+    counts = load_one(
+        tmp_path,
+        SPEC.replace("PLUGIN", "proportion").replace("EXPECT", "    big: {running: 0}\n"),
+        "counts.yaml",
+    )
+    result = SimulationResult(cluster=counts.cluster)
+    assert execute(counts, engine=FakeEngine(result)).status is Verdict.PASSED

@@ -367,6 +367,7 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
     and the queues' shares as the actions left them."""
     for pod in cluster.pods:
         result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+    result.queues = {}
     for queue_uid, queue in ssn.queues.items():
         for plugin in ssn.plugins.values():
             shares = plugin.queue_shares(queue_uid)

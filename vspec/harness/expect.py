@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from vspec.errors import Unsupported
 from vspec.model.quantity import shown_amount, within_tolerance
 from vspec.model.result import SimulationResult
 from vspec.model.spec import (
@@ -241,6 +242,11 @@ def _queue(queue: str, expected: QueueExpect, result: SimulationResult) -> list[
     out = _queue_counts(queue, expected, result)
     if not expected.resources and expected.share is None:
         return out
+    if result.queues is None:
+        raise Unsupported(
+            "the engine reports no queue shares: expect.queues' resources and share are "
+            "read from vspec's engine only (its pod group counts from any engine)"
+        )
     got = result.queues.get(queue)
     if got is None:
         return [

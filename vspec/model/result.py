@@ -329,8 +329,9 @@ class SimulationResult:
     # held pods (a Volcano Job's) that a controller created: ns/name -> the cycle at whose
     # start they first exist
     created: dict[str, int] = field(default_factory=dict)
-    # queue name -> its shares in the last session, for the queues a plugin keeps shares of
-    queues: dict[str, QueueResult] = field(default_factory=dict)
+    # queue name -> its shares in the last session, for the queues a plugin keeps shares
+    # of; None: the engine does not report them (the real Volcano's)
+    queues: dict[str, QueueResult] | None = None
 
     def bind_map(self) -> dict[str, str]:
         return {b.task: b.node for b in self.binds}

@@ -52,7 +52,6 @@ def test_the_cache_is_the_projects_and_the_summary_says_what_was_tried(
     assert f"example database {cache / 'hypothesis' / 'vspec-fuzz'}" in err
     assert "\nfuzz: " not in err  # no progress lines: stderr is not a terminal
     assert not (work / ".hypothesis").exists() and not (tmp_path / ".hypothesis").exists()
-    assert (cache / "hypothesis").is_dir()
     lines = out.splitlines()
     assert lines[0].endswith("; 0 finding(s)")
     assert lines[1].startswith("  examples that bound a pod: ")
@@ -66,3 +65,19 @@ def test_help_states_the_cache_directory(capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit):
         main(["fuzz", "--help"])
     assert f"{CACHE_DIR}/hypothesis/vspec-fuzz" in " ".join(capsys.readouterr().out.split())
+
+
+def test_hypothesis_keeps_its_files_in_the_given_home_for_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hypothesis import configuration
+
+    from vspec.fuzz.runner import hypothesis_home
+
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    with hypothesis_home(tmp_path / "home"):
+        assert configuration.storage_directory("constants").path == tmp_path / "home" / "constants"
+    assert configuration.storage_directory("x").path != tmp_path / "home" / "x"
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "mine"))
+    with hypothesis_home(tmp_path / "home"):  # the user's own setting is kept
+        assert configuration.storage_directory("x").path.parent != tmp_path / "home"

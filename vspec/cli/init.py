@@ -162,7 +162,8 @@ def _init(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for name in written.files:
         print(f"wrote {written.directory / name}")
-    print(f"next: cd {written.directory} && vspec run specs  (then edit {SPEC_FILE})")
+    cd = "" if written.directory == Path(".") else f"cd {written.directory} && "
+    print(f"next: {cd}vspec run specs  (then edit {SPEC_FILE})")
     return EXIT_OK
 
 

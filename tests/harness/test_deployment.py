@@ -130,9 +130,11 @@ def test_pod_webhook_refuses_a_pending_pod_of_a_missing_group_or_queue(tmp_path:
         f"{where}: {deny}: failed to get PodGroup for pod <ns/p>: "
         'podgroups.scheduling.volcano.sh "typo" not found'
     ]
+    # a queue that does not exist: reported where the pod group names it
     assert errors(tmp_path, text.replace("POD_GROUP", "pg")) == [
-        f'{where}: {deny}: failed :  unable to find job queue: queues.scheduling.volcano.sh "gone"'
-        " not found;"
+        f"{tmp_path / 's.yaml'}:3:48: cluster.podGroups[0].queue: {deny}: failed :  unable to "
+        'find job queue: queues.scheduling.volcano.sh "gone" not found; (pod ns/p; queues: '
+        "default, root)"
     ]
     closed = text.replace("POD_GROUP", "pg").replace(
         "cluster:\n", "cluster:\n          queues: [{name: gone, state: Closed}]\n"

@@ -990,7 +990,9 @@ def test_an_include_outside_the_project_is_named_not_quoted(tmp_path: Path) -> N
     spec_text = "name: x\ncluster: {include: [../secrets.yaml]}\n"
     loaded = load_file(write(project, "s.yaml", spec_text))
     [message] = [str(e) for error in loaded.errors for e in each_error(error)]
-    assert message.startswith(f"{project / '..' / 'secrets.yaml'}:1: invalid, in a file outside")
+    # reported where the spec names the file, which is named, its content not quoted
+    assert message.startswith(f"{project / 's.yaml'}:2:21: cluster.include[0]: invalid, in ")
+    assert f"{project / '..' / 'secrets.yaml'}:1, a file outside the project" in message
     assert "api_token_value" not in message
 
 

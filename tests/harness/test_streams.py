@@ -98,8 +98,9 @@ def test_an_error_names_file_document_and_line(tmp_path: Path) -> None:
 def test_a_refused_object_is_located_in_its_document(tmp_path: Path) -> None:
     gone = JOB.replace("queue: team", "queue: elsewhere")
     [message] = errors(tmp_path, f"{QUEUE}---\n{gone}")
+    # at the queue the Job names, which does not exist
     assert message.startswith(
-        f"{tmp_path / 'stream.yaml'}:6:1: document 2: admission webhook "
+        f"{tmp_path / 'stream.yaml'}:10:10: document 2, spec.queue: admission webhook "
         '"validatejob.volcano.sh" denied the request: unable to find job queue'
     )
 

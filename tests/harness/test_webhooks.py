@@ -349,7 +349,11 @@ def test_claims_the_webhook_admits_are_not_modelled(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("queues", "message"),
     [
-        ([], 'unable to find job queue: queues.scheduling.volcano.sh "q" not found;'),
+        (
+            [],
+            'unable to find job queue: queues.scheduling.volcano.sh "q" not found; '
+            "(queues: default, root)",  # vspec's addition: the queues there are
+        ),
         (
             [{"name": "q", "state": "Closed"}],
             "can only submit job to queue with state `Open`, queue `q` status is `Closed`;",

@@ -42,7 +42,9 @@ def test_finds_a_broken_engine_and_writes_a_reproducing_spec(
     report = fuzzer.run(seconds=None, examples=100, seed_value=1)
 
     assert report.examples > 0 and report.rate > 0
-    assert "examples in" in progress.getvalue()
+    # not a terminal: the findings are said, the batches are not
+    assert "gang-atomicity: " in progress.getvalue()
+    assert "examples in" not in progress.getvalue()
     path = report.findings["gang-atomicity"]
     assert path.parent == tmp_path / "out" and path.name.startswith("gang-atomicity-")
 

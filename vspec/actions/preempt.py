@@ -268,6 +268,7 @@ class Preempt(ErrorCacheAction):
                 f"Try to preempt Task <{preemptee.namespace}/{preemptee.name}> for Task <{who}>",
             )
             stmt.evict(preemptee, "preempt")
+            ssn.recorder.evicted(ssn, preemptor, preemptee)
             preempted.add(preemptee.resreq)
         log.v(3, f"Preempted <{preempted}> for Task <{who}> requested <{preemptor.init_resreq}>.")
         if not fits():

@@ -178,6 +178,7 @@ class Reclaim(Action):
                 f"Try to reclaim Task <{reclaimee.namespace}/{reclaimee.name}> for Tasks <{who}>"
             )
             ssn.evict(reclaimee, "reclaim")  # at once, no statement: never undone
+            ssn.recorder.evicted(ssn, task, reclaimee)
             reclaimed.add(reclaimee.resreq)
             if task.init_resreq.less_equal(reclaimed, ZERO):
                 break

@@ -45,6 +45,30 @@ __all__ = [
 ]
 
 
+_USER_UNITS = frozenset({MEMORY, PODS})  # kept as they are; the others are milli-units
+UNLIMITED = 1e300  # at or above it, a quantity is Volcano's "no limit" (MaxFloat64)
+
+
+def amount(name: str, quantity: float) -> float:
+    """A Resource quantity in the unit a user writes (cores, bytes, cards)."""
+    if name in _USER_UNITS:
+        return quantity
+    return quantity / 1000
+
+
+def amounts(res: Resource, *, keep_zero: bool = False) -> dict[str, float]:
+    """``res`` by resource name in the units a user writes (pods left out); the zero
+    dimensions only with ``keep_zero``, the unlimited ones never."""
+    out: dict[str, float] = {}
+    for name in (CPU, MEMORY, *res.scalars):
+        if name == PODS:
+            continue
+        quantity = res.get(name)
+        if (quantity or keep_zero) and quantity < UNLIMITED:
+            out[name] = amount(name, quantity)
+    return out
+
+
 class Dimension(Enum):
     """``DimensionDefaultValue``: what a scalar missing on one side counts as."""
 

@@ -2,7 +2,7 @@
 plugin (:mod:`vspec.cli.pytest_plugin`).
 
 This module is the command's one main: it builds the parser from one module per command
-(``run``, ``explain``, ``validate``, ``schema``, ``plugins``, ``engines``, ``fuzz``
+(``init``, ``run``, ``explain``, ``validate``, ``schema``, ``plugins``, ``engines``, ``fuzz``
 and ``invariants``, ``compare``), runs the chosen handler and ends the process. Exit status
 follows the spec contract (:mod:`vspec.cli.status`); bad input is reported as
 ``file:line: key: message``, never as a traceback. A command's module is imported only
@@ -96,6 +96,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 # Each command's module (an ``add_cli(commands)`` that declares it and sets its handler),
 # in the order help lists them.
 _COMMANDS = {
+    "init": "init",
     "run": "run",
     "explain": "explain",
     "validate": "validate",

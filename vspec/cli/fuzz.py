@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from vspec.cli.plugin_dirs import plugins_dir_option, with_plugins
-from vspec.fuzz import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
+from vspec.fuzz import BUILTIN_SPACES, CACHE_DIR, DEFAULT_OUT, FUZZ_DATABASE
 
 
 def add_cli(subparsers: Any) -> None:
@@ -37,9 +37,11 @@ def add_cli(subparsers: Any) -> None:
     fuzz.add_argument(
         "--database",
         type=Path,
-        default=DEFAULT_DATABASE,
         metavar="DIR",
-        help="Hypothesis example database, kept between runs",
+        help="Hypothesis example database, kept between runs (default: "
+        f"{CACHE_DIR}/{FUZZ_DATABASE.as_posix()} in the project's cache directory, "
+        f"{CACHE_DIR}/ in the nearest directory above with a pyproject.toml or .git, else "
+        f"in the current one; Hypothesis' other files go to {CACHE_DIR}/hypothesis)",
     )
     fuzz.add_argument(
         "--timelines",

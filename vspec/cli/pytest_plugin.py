@@ -152,8 +152,8 @@ class SpecFile(pytest.File):
             # Escaped: pytest prints item names raw, and a name may hold an ESC.
             item = SpecItem.from_parent(self, name=printable(spec.name), spec=spec)
             items.append((spec.location.line, item))
-        for error in loaded.errors:
-            outcome = invalid_outcome(error, self.path)
+        for error, written in zip(loaded.errors, loaded.error_names, strict=True):
+            outcome = invalid_outcome(error, self.path, written and printable(written))
             invalid = InvalidSpecItem.from_parent(self, name=outcome.name, outcome=outcome)
             items.append((outcome.location.line, invalid))
         items.sort(key=lambda pair: pair[0])

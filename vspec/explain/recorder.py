@@ -18,7 +18,7 @@ from typing import Any
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.api.resource import Resource
+from vspec.api.resource import UNLIMITED, Resource, amount, amounts
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ABSTAIN, ALLOCATED_STATUSES, PERMIT, Status, TaskStatus
 from vspec.api.unschedule_info import FitError, FitErrors
@@ -28,19 +28,20 @@ from vspec.explain.records import (
     Check,
     ClusterState,
     Gang,
+    JobExplanation,
     NodeState,
     NodeVerdict,
     PodBar,
     QueueState,
-    ResourceAmounts,
     ResourceShare,
     RoleCount,
+    RoomCheck,
     TaskExplanation,
     VictimSearch,
     VictimVote,
     Vote,
 )
-from vspec.explain.summary import summarize
+from vspec.explain.summary import summarize, summarize_job
 from vspec.framework.interface import QueueShares
 from vspec.framework.recorder import Recorder
 from vspec.framework.session import Session
@@ -51,26 +52,6 @@ from vspec.model.result import LogLine
 _JOB_QUESTIONS: tuple[Kind, ...] = ("job_valid", "job_ready", "job_pipelined", "job_enqueueable")
 _QUEUE_TASK_QUESTIONS: tuple[Kind, ...] = ("allocatable", "preemptive")
 _VICTIM_KINDS: tuple[Kind, ...] = ("preemptable", "reclaimable")
-_UNLIMITED = 1e300  # Volcano's "no limit" is MaxFloat64
-_PLAIN = frozenset({"memory", "pods"})  # kept as they are
-
-
-def amount(name: str, value: float) -> float:
-    """A Resource quantity in the unit a user writes (cores, bytes, cards)."""
-    if name in _PLAIN:
-        return value
-    return value / 1000
-
-
-def amounts(res: Resource, *, keep_zero: bool = False) -> ResourceAmounts:
-    out: ResourceAmounts = {}
-    for name in ("cpu", "memory", *res.scalars):
-        if name == "pods":
-            continue
-        value = res.get(name)
-        if value or keep_zero:
-            out[name] = amount(name, value)
-    return out
 
 
 def _vote_word(value: object) -> str:
@@ -103,6 +84,7 @@ class ExplainRecorder(Recorder):
         self._jobs = frozenset(jobs or ())
         self._clusters = clusters
         self.explanations: list[TaskExplanation] = []
+        self.job_explanations: list[JobExplanation] = []
         self.cluster_states: list[ClusterState] = []
         # The run's log as it grows (the engine's own list): still there if the run raises.
         self.log_lines: Sequence[LogLine] = []
@@ -120,6 +102,7 @@ class ExplainRecorder(Recorder):
         self._scores: dict[str, dict[float, list[NodeInfo]]] = {}
         self._victim_votes: dict[str, list[VictimVote]] = {}
         self._job_votes: dict[str, dict[str, dict[str, Vote]]] = {}
+        self._rooms: dict[str, dict[str, RoomCheck]] = {}  # job -> plugin -> its room
         self._queue_votes: dict[str, dict[str, Vote]] = {}
         self._tiers: dict[str, int] = {}
         self._predicate_order: dict[str, int] = {}
@@ -228,6 +211,13 @@ class ExplainRecorder(Recorder):
         )
         self._draft(task).victims.append(search)
 
+    def evicted(self, ssn: Session, task: TaskInfo, victim: TaskInfo) -> None:
+        if not self.wants(task):
+            return
+        searches = self._draft(task).victims
+        if searches:
+            searches[-1].evicted.append(victim.key)
+
     def session_failed(self, ssn: Session) -> None:
         """Explain the session as it stood when it raised, if that state can still be
         read (and it was not explained already: its close raised)."""
@@ -256,8 +246,34 @@ class ExplainRecorder(Recorder):
             )
             explanation.summary = summarize(explanation)
             self.explanations.append(explanation)
+        for job in ssn.jobs.values():
+            if job.uid in self._jobs or self._podless(job):
+                self.job_explanations.append(self._job_explanation(ssn, job))
         if self._clusters:
             self.cluster_states.append(self._cluster_state(ssn))
+
+    def _job_explanation(self, ssn: Session, job: JobInfo) -> JobExplanation:
+        held = [
+            pod.meta.key
+            for pod in ssn.cache.cluster.held_pods
+            if f"{pod.meta.namespace}/{pod.group_name}" == job.uid
+        ]
+        votes = self._job_votes.get(job.uid, {}).get("job_enqueueable", {})
+        explanation = JobExplanation(
+            job=job.uid,
+            queue=job.queue,
+            cycle=self._cycle,
+            phase=job.pod_group.phase if job.pod_group is not None else "",
+            min_member=job.min_available,
+            min_resources=amounts(job.min_resources()) if job.has_min_resources() else None,
+            pods=len(job.tasks),
+            summary="",
+            held_pods=held,
+            enqueue=sorted(votes.values(), key=lambda v: v.tier),
+            rooms=list(self._rooms.get(job.uid, {}).values()),
+        )
+        explanation.summary = summarize_job(explanation)
+        return explanation
 
     # -- attempts and rows ------------------------------------------------------------------
     def _open_attempt(self, task: TaskInfo) -> Attempt:
@@ -363,8 +379,11 @@ class ExplainRecorder(Recorder):
     def _job_spy(self, kind: str) -> Callable[[str, Callable[[JobInfo], Any]], Any]:
         def wrap(plugin: str, fn: Callable[[JobInfo], Any]) -> Any:
             def spy(job: JobInfo) -> Any:
+                watched = self._all or job.uid in self._job_uids or self._podless(job)
+                if kind == "job_enqueueable" and watched:
+                    self._room_seen(plugin, job)  # before the vote, which changes it
                 answer = fn(job)
-                if self._all or job.uid in self._job_uids:
+                if watched:
                     votes = self._job_votes.setdefault(job.uid, {}).setdefault(kind, {})
                     votes[plugin] = self._vote(plugin, answer)
                 return answer
@@ -372,6 +391,27 @@ class ExplainRecorder(Recorder):
             return spy
 
         return wrap
+
+    def _podless(self, job: JobInfo) -> bool:
+        """A job without pods, explained whenever the whole cluster is watched: it
+        is easily missed (no task of it is ever pending)."""
+        return (self._all or self._clusters) and not job.tasks
+
+    def _room_seen(self, plugin: str, job: JobInfo) -> None:
+        ssn = self._open
+        instance = ssn.plugins.get(plugin) if ssn is not None else None
+        room = instance.enqueue_room(job) if instance is not None else None
+        if room is None or not job.has_min_resources():
+            return
+        wanted = job.min_resources().clone().add(room.held)
+        asked = job.min_resources()
+        short = [
+            name
+            for name in ("cpu", "memory", *asked.scalars)
+            if name != "pods" and asked.get(name) > 0 and wanted.get(name) > room.room.get(name)
+        ]
+        check = RoomCheck(plugin, room.where, amounts(room.room), amounts(room.held), short)
+        self._rooms.setdefault(job.uid, {})[plugin] = check
 
     def _overused_spy(self, plugin: str, fn: Callable[[QueueInfo], bool]) -> Any:
         def spy(queue: QueueInfo) -> bool:
@@ -470,6 +510,8 @@ class ExplainRecorder(Recorder):
             pending = [t.key for t in job.tasks_in(TaskStatus.Pending)]
             if pending:
                 state.pending[job.uid] = pending
+            if not job.tasks and job.pod_group is not None:
+                state.podless[job.uid] = job.pod_group.phase
         for queue_uid in ssn.queues:
             state.queues.extend(self._queue_states(ssn, queue_uid))
         return state
@@ -491,7 +533,7 @@ def _limit(res: Resource | None, name: str) -> float | None:
     if res is None:
         return None
     value = res.get(name)
-    return None if value >= _UNLIMITED else amount(name, value)
+    return None if value >= UNLIMITED else amount(name, value)
 
 
 def _queue_state(name: str, plugin: str, shares: QueueShares, votes: list[Vote]) -> QueueState:

@@ -74,6 +74,9 @@ class VictimSearch:
     votes: list[VictimVote] = field(default_factory=list)
     victims: list[str] = field(default_factory=list)
     error: str | None = None
+    # the victims evicted for the task, one by one until it fit (often fewer than
+    # ``victims``, which the plugins only permitted)
+    evicted: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -160,6 +163,36 @@ class TaskExplanation:
 
 
 @dataclass
+class RoomCheck:
+    """What one plugin compared to decide enqueue: ``held`` plus the job's minResources
+    against ``room``; ``short``: the dimensions the job asks for that did not fit."""
+
+    plugin: str
+    where: str
+    room: ResourceAmounts
+    held: ResourceAmounts
+    short: list[str] = field(default_factory=list)
+
+
+@dataclass
+class JobExplanation:
+    """A job (its pod group) in one cycle: the enqueue decision, and why its pods do or
+    do not exist yet. Made for a job asked about, and for every job without pods."""
+
+    job: str
+    queue: str
+    cycle: int
+    phase: str  # in the session after the last action
+    min_member: int
+    min_resources: ResourceAmounts | None  # None: not set, and every plugin permits
+    pods: int  # the job's pods in the session
+    summary: str  # one sentence: why it is where it is
+    held_pods: list[str] = field(default_factory=list)  # a Job's, not created yet
+    enqueue: list[Vote] = field(default_factory=list)  # JobEnqueueable, empty: not asked
+    rooms: list[RoomCheck] = field(default_factory=list)
+
+
+@dataclass
 class PodBar:
     """A task on a node, for the report's pictures."""
 
@@ -184,6 +217,9 @@ class ClusterState:
     nodes: list[NodeState] = field(default_factory=list)
     pending: dict[str, list[str]] = field(default_factory=dict)  # job -> its pending tasks
     queues: list[QueueState] = field(default_factory=list)
+    # job -> its pod group's phase, for the jobs without pods (a Volcano Job's pods are
+    # created once its PodGroup leaves Pending)
+    podless: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -197,6 +233,7 @@ class Explanation:
     cycles: int
     tasks: list[TaskExplanation] = field(default_factory=list)
     format: str = FORMAT
+    jobs: list[JobExplanation] = field(default_factory=list)
     # Why the run stopped early (a plugin raised, Volcano would panic): the tasks are
     # then explained from the state the session was in at that moment.
     error: str | None = None

@@ -49,6 +49,11 @@ def explain_spec(spec: Spec, selection: Selection, *, seed: int | None = None) -
     tasks = [
         te for te in recorder.explanations if selection.cycle is None or te.cycle == selection.cycle
     ]
+    jobs = [
+        je
+        for je in recorder.job_explanations
+        if selection.cycle is None or je.cycle == selection.cycle
+    ]
     return Explanation(
         spec=spec.name,
         file=spec.location.file,
@@ -56,5 +61,6 @@ def explain_spec(spec: Spec, selection: Selection, *, seed: int | None = None) -
         seed=used_seed,
         cycles=spec.cycles,
         tasks=tasks,
+        jobs=jobs,
         error=error,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from vspec.explain.records import Attempt, Check, Gang, TaskExplanation, Vote
+from vspec.explain.records import Attempt, Check, Gang, JobExplanation, TaskExplanation, Vote
 
 _PLACED = frozenset({"Allocated", "Binding", "Bound", "Running"})
 TIES_NAMED = 4  # more tied nodes are counted, not named
@@ -21,6 +21,36 @@ def summarize(te: TaskExplanation) -> str:
     if not te.attempts:
         return _not_tried(te)
     return _failed(te, _decisive(te.attempts))
+
+
+def summarize_job(je: JobExplanation) -> str:
+    """Why a job is where it is: the enqueue decision, then why its pods do not exist."""
+    pending = je.phase in ("", "Pending")
+    rejects = _answers(je.enqueue, "reject")
+    if pending and rejects:
+        text = f"enqueue kept it Pending: {_names(rejects)} rejected it"
+        short = next((r for r in je.rooms if r.plugin in rejects and r.short), None)
+        if short is not None:
+            text += f" ({short.plugin}: minResources does not fit in {', '.join(short.short)})"
+    elif pending and je.enqueue:
+        text = "it is Pending: enqueue did not admit it"
+    elif pending:
+        text = "it is Pending: no plugin was asked to enqueue it (no enqueue action ran?)"
+    else:
+        text = f"phase {je.phase}"
+        if je.enqueue and not rejects:
+            text += f": enqueue admitted it ({_names([v.plugin for v in je.enqueue])} permit)"
+    if je.held_pods and not je.pods:
+        text += (
+            f"; its {len(je.held_pods)} pod(s) do not exist yet: Volcano's job controller "
+            "creates a Job's pods once its PodGroup leaves Pending"
+        )
+        text += (
+            f", so they exist from cycle {je.cycle + 1} on" if not pending else ", which it has not"
+        )
+    elif not je.pods:
+        text += "; it has no pods"
+    return text
 
 
 def _placed(te: TaskExplanation) -> str:
@@ -42,7 +72,11 @@ def _pipelined(te: TaskExplanation) -> str:
     for attempt in reversed(te.attempts):
         search = next((v for v in attempt.victims if v.node == te.node and not v.error), None)
         if search is not None:
-            return f"{text} ({attempt.action}'s victims there: {', '.join(search.victims)})"
+            evicted = ", ".join(search.evicted) or "none"
+            return (
+                f"{text} ({attempt.action} evicted there: {evicted}; "
+                f"of the permitted {', '.join(search.victims)})"
+            )
     return text
 
 

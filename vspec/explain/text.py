@@ -12,12 +12,14 @@ from vspec.explain.records import (
     Check,
     Explanation,
     Gang,
+    JobExplanation,
     NodeVerdict,
     QueueState,
     TaskExplanation,
     VictimSearch,
     Vote,
 )
+from vspec.model.quantity import shown_amount, shown_number
 
 FEASIBLE_ROWS = 10  # scored nodes listed before "... N more fit"
 NAMES_PER_ROW = 3  # node names shown in a row of alike nodes
@@ -31,12 +33,47 @@ def render(explanation: Explanation) -> str:
     if explanation.error is not None:
         lines.append(f"the run stopped: {explanation.error}")
         lines.append("(the tasks below are explained as the session stood then)")
-    if not explanation.tasks:
+    if not explanation.tasks and not explanation.jobs:
         lines.append("no task matches (none was pending, or the name is not in the spec)")
+    for je in explanation.jobs:
+        lines.append("")
+        lines.extend(job_lines(je))
     for te in explanation.tasks:
         lines.append("")
         lines.extend(task_lines(te))
     return "\n".join(lines)
+
+
+def job_lines(je: JobExplanation) -> list[str]:
+    pods = f"{je.pods} pod(s)" if je.pods else "no pods"
+    lines = [
+        f"{je.job}  cycle {je.cycle}  pod group {je.phase or '(no phase)'}, {pods}"
+        f"  (queue {je.queue})",
+        f"  why: {je.summary}",
+    ]
+    if je.min_resources is None:
+        wants = "minResources not set (every enqueue plugin permits such a job)"
+    else:
+        wants = f"minResources {_amounts(je.min_resources)}"
+    lines.append(f"  minMember {je.min_member}, {wants}")
+    if je.enqueue:
+        lines.append(f"  enqueue: {_votes(je.enqueue)}")
+    for room in je.rooms:
+        verdict = f"does not fit in {', '.join(room.short)}" if room.short else "fits"
+        lines.append(f"    {room.plugin}: {room.where}")
+        lines.append(
+            f"      room {_amounts(room.room)}; held {_amounts(room.held)}; "
+            f"held + minResources {verdict}"
+        )
+    if je.held_pods and not je.pods:
+        lines.append(f"  pods not created yet: {', '.join(je.held_pods)}")
+    return lines
+
+
+def _amounts(amounts: dict[str, float]) -> str:
+    return (
+        ", ".join(f"{name} {shown_amount(name, value)}" for name, value in amounts.items()) or "0"
+    )
 
 
 def task_lines(te: TaskExplanation) -> list[str]:
@@ -52,21 +89,6 @@ def task_lines(te: TaskExplanation) -> list[str]:
     for attempt in te.attempts:
         lines.extend(_attempt_lines(attempt))
     return lines
-
-
-def quantity(resource: str, value: float | None) -> str:
-    """``4``, ``1.5``, ``8Gi``; ``-`` for unlimited."""
-    if value is None:
-        return "-"
-    if resource in ("memory", "ephemeral-storage") and value >= 1024:
-        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-            if value >= size:
-                return f"{_num(value / size)}{unit}"
-    return _num(value)
-
-
-def _num(value: float) -> str:
-    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
 def _votes(votes: list[Vote]) -> str:
@@ -108,11 +130,11 @@ def _queue_lines(queue: QueueState) -> list[str]:
         rows.append(
             [
                 r.resource,
-                quantity(r.resource, r.deserved),
-                quantity(r.resource, r.allocated),
-                quantity(r.resource, r.real_capability),
-                quantity(r.resource, r.guarantee),
-                quantity(r.resource, r.request),
+                shown_amount(r.resource, r.deserved),
+                shown_amount(r.resource, r.allocated),
+                shown_amount(r.resource, r.real_capability),
+                shown_amount(r.resource, r.guarantee),
+                shown_amount(r.resource, r.request),
                 "at deserved" if r.at_deserved else "",
             ]
         )
@@ -180,9 +202,9 @@ def _row_cells(
     by_plugin = {c.plugin: c for c in row.checks}
     cells = [row.node, "yes" if row.fits else "no"]
     cells += [_check_cell(by_plugin.get(p)) for p in checks]
-    cells += [_num(row.scores[p]) if p in row.scores else "-" for p in scores]
+    cells += [shown_number(row.scores[p]) if p in row.scores else "-" for p in scores]
     if len(cells) < width:
-        cells.append("-" if row.total is None else _num(row.total))
+        cells.append("-" if row.total is None else shown_number(row.total))
     if row.node == attempt.chosen:
         cells.append("<- chosen")
     return cells
@@ -205,8 +227,10 @@ def _victim_line(search: VictimSearch) -> str:
     )
     text = (
         f"    victims on {search.node}: candidates [{', '.join(search.candidates)}]; "
-        f"{votes or 'no plugin voted'}; agreed [{', '.join(search.victims)}]"
+        f"{votes or 'no plugin voted'}; permitted [{', '.join(search.victims)}]"
     )
+    if search.evicted:
+        text += f"; evicted [{', '.join(search.evicted)}]"
     if search.error:
         text += f"; {search.error}"
     return text

@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 
-from vspec.api.resource import Resource
+from vspec.api.resource import Resource, amounts
 from vspec.api.task_info import TaskInfo
 from vspec.framework.arguments import Arguments
+from vspec.model.result import QueueResult
 
 if TYPE_CHECKING:
+    from vspec.api.job_info import JobInfo
     from vspec.framework.session import Session
 
 
@@ -127,6 +129,33 @@ class QueueShares:
             share=attr.share,
         )
 
+    def result(self, plugin: str) -> QueueResult:
+        """What ``expect.queues`` checks, in the units a spec writes."""
+        return QueueResult(
+            plugin=plugin,
+            deserved=amounts(self.deserved, keep_zero=True),
+            allocated=amounts(self.allocated, keep_zero=True),
+            request=amounts(self.request, keep_zero=True),
+            guarantee=amounts(self.guarantee, keep_zero=True),
+            capability={} if self.capability is None else amounts(self.capability, keep_zero=True),
+            real_capability={}
+            if self.real_capability is None
+            else amounts(self.real_capability, keep_zero=True),
+            share=self.share,
+        )
+
+
+@dataclass(frozen=True)
+class EnqueueRoom:
+    """What a plugin that votes on enqueue compares for a job with minResources, as it
+    stands when asked: ``held`` (what is already allocated or promised) plus the job's
+    minResources must fit within ``room`` in the dimensions the job asks for. ``where``
+    says whose room it is (a queue's real capability, the cluster's overcommitted idle)."""
+
+    where: str
+    room: Resource
+    held: Resource
+
 
 class _QueueAttr(Protocol):
     @property
@@ -173,6 +202,11 @@ class Plugin(ABC):
     def queue_shares(self, queue_uid: str) -> QueueShares | None:
         """A plugin that keeps per-queue quotas says how it sees ``queue_uid``, so that a
         user can read why a queue is overused; the others keep none."""
+        return None
+
+    def enqueue_room(self, job: JobInfo) -> EnqueueRoom | None:
+        """A plugin whose JobEnqueueable compares minResources with some room says which
+        (for ``vspec explain`` on a job enqueue keeps Pending); the others none."""
         return None
 
 

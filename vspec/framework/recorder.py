@@ -67,6 +67,10 @@ class Recorder:
         """Preempt or reclaim asked the plugins which of ``candidates`` on ``node`` may
         go for ``task``; ``error`` is why those ``victims`` do not make room, if they don't."""
 
+    def evicted(self, ssn: Session, task: TaskInfo, victim: TaskInfo) -> None:
+        """Preempt or reclaim evicted ``victim`` to make room for ``task`` (preempt's
+        evictions are in a statement, undone if it is discarded)."""
+
     def session_closing(self, ssn: Session) -> None:
         """Every action ran; the plugins and the job updater have not closed yet."""
 

@@ -363,9 +363,17 @@ def _run_session(
 
 
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
-    """What Go's unit tests read before the deferred close: in-session phases and tasks."""
+    """What Go's unit tests read before the deferred close: in-session phases and tasks,
+    and the queues' shares as the actions left them."""
     for pod in cluster.pods:
         result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+    result.queues = {}
+    for queue_uid, queue in ssn.queues.items():
+        for plugin in ssn.plugins.values():
+            shares = plugin.queue_shares(queue_uid)
+            if shares is not None:
+                result.queues[queue.name] = shares.result(plugin.name)
+                break
     for uid, job in ssn.jobs.items():
         if job.pod_group is not None:
             result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)

@@ -22,5 +22,8 @@ BUILTIN_SPACES = (
     "placement",
     "mixed",
 )
-DEFAULT_DATABASE = Path(".hypothesis") / "vspec-fuzz"
+# The example database, below the project's cache directory, which is CACHE_DIR in the
+# project's root (vspec.harness.attribution.cache_dir; named here too, for --help).
+FUZZ_DATABASE = Path("hypothesis") / "vspec-fuzz"
+CACHE_DIR = ".vspec"
 DEFAULT_OUT = Path("fuzz-findings")

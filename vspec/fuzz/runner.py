@@ -29,23 +29,27 @@ Imports the harness, the invariants, the engines and the rest of :mod:`vspec.fuz
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
-from vspec.fuzz import BUILTIN_SPACES, DEFAULT_DATABASE, DEFAULT_OUT
-from vspec.invariants import InvariantInputs, catalogue, run_checks, unknown_names
+from vspec.fuzz import BUILTIN_SPACES, DEFAULT_OUT, FUZZ_DATABASE
+from vspec.harness.attribution import cache_dir
+from vspec.invariants import InvariantInputs, catalogue, run_checks, selected, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 
 if TYPE_CHECKING:
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec
     from vspec.fuzz.timelines import GeneratedTimelineSpec
     from vspec.model.engine import Engine
+    from vspec.model.result import SimulationResult
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
 # The share of a finding's shrink time Hypothesis gets; vspec.fuzz.shrink has the rest. Its
@@ -279,7 +283,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     if isinstance(default_flags, bool):
         default_flags = [default_flags]
     conf = ConfSpace(
-        fixed=raw.get("scheduler"),
+        fixed=_pinned_conf(raw.get("scheduler"), where),
         actions=tuple(raw.get("actions") or ()),
         plugins=tuple(raw.get("plugins") or ()),
         max_tiers=int(raw.get("maxTiers", 3)),
@@ -302,6 +306,27 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
     ignored = tuple(str(kind) for kind in raw.get("ignore") or ())
     return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled, ignored)
+
+
+def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:
+    """A space's ``scheduler``, in any form a spec takes it (a conf mapping, or the path
+    of a ConfigMap manifest or a plain conf file, relative to the space file), as the
+    conf mapping the drawn specs carry; an error names the space file or the conf's."""
+    if raw is None:
+        return None
+    from vspec.harness.loader import scheduler_conf_mapping
+
+    if isinstance(raw, str):
+        path = Path(where).parent / raw
+        if not path.is_file():
+            raise SpecError(f"{where}: scheduler: {raw}: no such file (relative to the space file)")
+        return scheduler_conf_mapping(path)
+    if not isinstance(raw, Mapping):
+        raise SpecError(f"{where}: scheduler: a conf mapping or the path of a conf file")
+    try:
+        return scheduler_conf_mapping(raw)
+    except VspecError as exc:
+        raise SpecError(f"{where}: scheduler: {exc.message}") from None
 
 
 def load_space(name_or_path: str) -> FuzzSpace:
@@ -346,10 +371,13 @@ def finding_type(kind: str) -> type[Finding]:
 
 
 def examine(
-    case: GeneratedSpec, engine: Engine, disabled: tuple[str, ...] = ()
+    case: GeneratedSpec,
+    engine: Engine,
+    disabled: tuple[str, ...] = (),
+    coverage: Coverage | None = None,
 ) -> dict[str, list[str]]:
     """Run one spec on ``engine``: its violated invariants, or ``crash-<plugin>`` when the
-    engine raised.
+    engine raised; ``coverage`` counts what it exercised and which invariants it checked.
 
     Raises :class:`~vspec.errors.ConfError` for a conf Volcano would reject.
     """
@@ -377,7 +405,10 @@ def examine(
         thorough=True,
     )
     try:
-        return run_checks(inputs, result, disabled=disabled)
+        among = selected(inputs, disabled=disabled)
+        if coverage is not None:
+            coverage.add(result, [inv.name for inv in among])
+        return run_checks(inputs, result, disabled=disabled, among=among)
     finally:
         inputs.forget()  # else each example's objects wait for the cyclic collector
 
@@ -405,11 +436,43 @@ def _culprit(exc: VspecError) -> str:
 
 
 @dataclass
+class Coverage:
+    """What a run's examples exercised, so that "0 findings" says what was tried: how
+    many bound, pipelined (in their last session) and evicted a pod, and how many
+    were checked against each invariant."""
+
+    examples: int = 0
+    binding: int = 0
+    pipelining: int = 0
+    evicting: int = 0
+    invariants: dict[str, int] = field(default_factory=dict)
+
+    def add(self, result: SimulationResult, checked: list[str]) -> None:
+        self.examples += 1
+        self.binding += bool(result.binds)
+        self.pipelining += any(result.pipelined.values())
+        self.evicting += bool(result.evictions)
+        for name in checked:
+            self.invariants[name] = self.invariants.get(name, 0) + 1
+
+    def lines(self) -> list[str]:
+        if not self.examples:
+            return []
+        checked = ", ".join(f"{name} {n}" for name, n in sorted(self.invariants.items()))
+        return [
+            f"  examples that bound a pod: {self.binding}, pipelined one: {self.pipelining}, "
+            f"evicted one: {self.evicting} (of {self.examples} run on clusters)",
+            f"  invariants checked (examples): {checked or 'none'}",
+        ]
+
+
+@dataclass
 class FuzzReport:
     examples: int = 0
     seconds: float = 0.0
     findings: dict[str, Path] = field(default_factory=dict)  # kind -> spec file written
     shrinks: dict[str, Shrunk] = field(default_factory=dict)  # kind -> how it was shrunk
+    coverage: Coverage = field(default_factory=Coverage)
 
     @property
     def rate(self) -> float:
@@ -442,9 +505,12 @@ class Fuzzer:
     space: FuzzSpace
     engine: Engine
     out: Path = DEFAULT_OUT
-    database: Path | None = DEFAULT_DATABASE
+    database: Path | None = None  # Hypothesis' example database; None: none kept
     # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
+    # The per-batch progress line, redrawn in place: only on a terminal (a log would get
+    # a line per batch); findings are said either way.
+    live: bool = False
     shrink_seconds: float = 30.0  # per finding, from its first failing example
     first: bool = False  # stop after the batch that found the first finding
     report: FuzzReport = field(default_factory=FuzzReport)
@@ -467,7 +533,7 @@ class Fuzzer:
             batch += 1
             budget -= done
             self.report.seconds = time.perf_counter() - start
-            self._say(
+            self._draw(
                 f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
                 f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
             )
@@ -479,10 +545,17 @@ class Fuzzer:
                 break
             size = max(1, min(MAX_BATCH, int(min(left / per_example / 2, MAX_BATCH))))
         self.report.seconds = time.perf_counter() - start
+        self._draw("")
         return self.report
+
+    def _draw(self, text: str) -> None:
+        """The progress line, over the previous one (an empty text clears it)."""
+        if self.live and self.progress is not None:
+            print(f"\r\x1b[K{text}", end="", file=self.progress, flush=True)
 
     def _say(self, text: str) -> None:
         if self.progress is not None:
+            self._draw("")
             print(text, file=self.progress, flush=True)
 
     def _batch(self, size: int, seed_value: int, deadline: float, *, reuse: bool) -> None:
@@ -540,7 +613,7 @@ class Fuzzer:
             if known is not None:
                 return type(known)(case, known.messages)
             try:
-                failures = examine(case, self.engine, disabled)
+                failures = examine(case, self.engine, disabled, self.report.coverage)
             except ConfError:
                 assume(False)
                 return None
@@ -718,19 +791,50 @@ def fuzz_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
     seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    print(f"vspec fuzz: space {args.space}, seed {seed_value}", file=sys.stderr)
+    cache = cache_dir(Path.cwd())
+    database = args.database if args.database is not None else cache / FUZZ_DATABASE
+    print(
+        f"vspec fuzz: space {args.space}, seed {seed_value}, example database {database}",
+        file=sys.stderr,
+    )
     shrink = shrink_margin(seconds)
     fuzzer = Fuzzer(
-        space, get_engine(), args.out, args.database, shrink_seconds=shrink, first=args.first
+        space,
+        get_engine(),
+        args.out,
+        database,
+        shrink_seconds=shrink,
+        first=args.first,
+        live=sys.stderr.isatty(),
     )
-    report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
+    with hypothesis_home(cache / "hypothesis"):
+        report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
     print(
         f"{report.examples} examples in {report.seconds:.1f}s ({report.rate:.1f}/s); "
         f"{len(report.findings)} finding(s)"
     )
+    for line in report.coverage.lines():
+        print(line)
     for kind, path in report.findings.items():
         print(f"  {kind}: {path} ({report.shrinks[kind].describe()})")
     return EXIT_FOUND if report.findings else EXIT_OK
+
+
+@contextmanager
+def hypothesis_home(directory: Path) -> Iterator[None]:
+    """Hypothesis' own files (its constants cache, the default database) in ``directory``
+    for the run, not in a ``.hypothesis/`` of the working directory; a user's
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` is kept."""
+    from hypothesis import configuration
+
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    configuration.set_hypothesis_home_dir(str(directory))
+    try:
+        yield
+    finally:
+        configuration.set_hypothesis_home_dir(None)
 
 
 def shrink_margin(seconds: float | None) -> float:

@@ -37,11 +37,43 @@ def _attributed(error: VspecError, spec: Document) -> SpecError:
     user = f"spec {name!r}" if isinstance(name, str) else "the spec"
     used_by = f"{user} at {spec.file}:{spec.locate().line}"
     if not _inside(where.file, project_root(spec.file)):
+        named = _naming(where.file, spec)
         return SpecError(
-            f"invalid, in a file outside the project of {used_by} (its content is not shown)",
-            Location(where.file, where.line),
+            f"invalid, in {where.file}:{where.line}, a file outside the project of {user}, "
+            f"named here (its content is not shown)",
+            named or spec.locate(),
         )
     return SpecError(f"{error.message} (used by {used_by})", where)
+
+
+def _naming(file: str, spec: Document) -> Location | None:
+    """Where the spec names ``file`` (or the include that leads to it): an entry of
+    ``cluster.include``, or ``scheduler``; None when it names it nowhere it can tell."""
+    data = spec.data if isinstance(spec.data, dict) else {}
+    cluster = data.get("cluster")
+    include = cluster.get("include") if isinstance(cluster, dict) else None
+    entries = [include] if isinstance(include, str) else include
+    places: list[tuple[tuple[str | int, ...], object]] = [(("scheduler",), data.get("scheduler"))]
+    if isinstance(include, str):
+        places.append((("cluster", "include"), include))
+    elif isinstance(entries, list):
+        places += [(("cluster", "include", i), entry) for i, entry in enumerate(entries)]
+    base = Path(spec.file).parent
+    for path, target in places:
+        if isinstance(target, str) and _same_file(str(base / target), file):
+            return spec.locate(path)
+    # Reached through an include of an include: the spec's include list.
+    return spec.locate(("cluster", "include")) if include is not None else None
+
+
+CACHE_DIR = ".vspec"
+
+
+def cache_dir(directory: Path) -> Path:
+    """The cache of the project around ``directory`` (fuzzing's example database,
+    Hypothesis' files): ``.vspec/`` in the project's root, the same from any of its
+    subdirectories, never a new directory in whichever one a command ran in."""
+    return _project_root(os.path.realpath(directory)) / CACHE_DIR
 
 
 def project_root(spec_file: str) -> Path:

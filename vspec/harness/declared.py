@@ -62,7 +62,13 @@ class _Cluster:
         return cls(
             _Names("pod", frozenset(p.meta.key for p in (*cluster.pods, *cluster.held_pods))),
             _Names("pod group", frozenset(g.meta.key for g in cluster.pod_groups)),
-            _Names("node", frozenset(n.meta.name for n in cluster.nodes)),
+            # A pod may still run on a node that has left the cluster: Volcano keeps such
+            # a pod's node as a placeholder (a NodeInfo without a Node), so it is named.
+            _Names(
+                "node",
+                frozenset(n.meta.name for n in cluster.nodes)
+                | frozenset(p.node_name for p in cluster.pods if p.node_name),
+            ),
             _Names("queue", frozenset(q.meta.name for q in cluster.queues)),
         )
 
@@ -90,6 +96,7 @@ def _expect(names: _Cluster, at: At, out: list[SpecError]) -> None:
         names.nodes.items(nodes, at / "pipelined" / job, out)
     names.groups.keys(raw.get("podGroups"), at / "podGroups", out)
     names.pods.keys(raw.get("pods"), at / "pods", out)
+    names.queues.keys(raw.get("queues"), at / "queues", out)
     for pod, expected in _pairs(raw.get("pods")):
         node = expected.get("node") if isinstance(expected, Mapping) else None
         if node is not None and names.nodes.missing(node):

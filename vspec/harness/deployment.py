@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from vspec.errors import Location, SpecError
+from vspec.harness.yamlload import At
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import QUEUE_NAME_ANNOTATION, Cluster, ObjectMeta, Pod, PodGroup, Queue
 
@@ -39,6 +40,7 @@ class AdmissionRefused(SpecError):
     def __init__(self, webhook: str, message: str, location: Location | None) -> None:
         super().__init__(f'admission webhook "{webhook}" denied the request: {message}', location)
         self.webhook = webhook
+        self.reason = message
 
 
 def deploy_queues(cluster: Cluster, options: SchedulerOptions) -> None:
@@ -55,12 +57,41 @@ def deploy_queues(cluster: Cluster, options: SchedulerOptions) -> None:
         _check_parent(queue, queues)
 
 
-def admit_pods(cluster: Cluster, options: SchedulerOptions) -> None:
-    """Every declared pod through the pod webhook."""
+def admit_pods(
+    cluster: Cluster, options: SchedulerOptions, queue_keys: Mapping[str, At] | None = None
+) -> None:
+    """Every declared pod through the pod webhook. A refusal for a queue that does not
+    exist is reported where the pod group names it (``queue_keys``: pod group -> its
+    ``queue`` key, where written), with a did-you-mean among the queues."""
     queues = {q.meta.name: q for q in cluster.queues}
     pod_groups = {pg.meta.key: pg.queue for pg in cluster.pod_groups}
     for pod in cluster.pods:
-        admit_pod(pod, options.scheduler_names, pod_groups, queues)
+        try:
+            admit_pod(pod, options.scheduler_names, pod_groups, queues)
+        except AdmissionRefused as exc:
+            group = f"{pod.meta.namespace}/{pod.group_name}"
+            queue = pod_groups.get(group)
+            if queue is None or queue in queues:
+                raise
+            raise _unknown_queue(exc, pod, queue, queues, (queue_keys or {}).get(group)) from None
+
+
+def _unknown_queue(
+    exc: AdmissionRefused, pod: Pod, queue: str, queues: Mapping[str, Queue], at: At | None
+) -> AdmissionRefused:
+    return AdmissionRefused(
+        exc.webhook,
+        f"{exc.reason} (pod {pod.meta.key}; {queue_hint(queue, queues)})",
+        at.location() if at is not None else exc.location,
+    )
+
+
+def queue_hint(name: str, queues: Mapping[str, Queue]) -> str:
+    """vspec's addition to a webhook's "queue not found": the declared queue meant."""
+    import difflib  # for an error only
+
+    hint = difflib.get_close_matches(name, sorted(queues), n=1, cutoff=0.6)
+    return f"did you mean {hint[0]!r}?" if hint else f"queues: {', '.join(sorted(queues))}"
 
 
 def default_queues(cluster: Cluster, unqueued: Iterable[tuple[PodGroup, bool]]) -> None:

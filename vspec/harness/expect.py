@@ -11,8 +11,19 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from vspec.errors import Unsupported
+from vspec.model.quantity import shown_amount, within_tolerance
 from vspec.model.result import SimulationResult
-from vspec.model.spec import Expect, LogsExpect, PodExpect, PodGroupExpect, Spec
+from vspec.model.spec import (
+    QUEUE_COUNTS,
+    QUEUE_RESOURCES,
+    Expect,
+    LogsExpect,
+    PodExpect,
+    PodGroupExpect,
+    QueueExpect,
+    Spec,
+)
 
 if TYPE_CHECKING:
     from vspec.model.probes import Probe
@@ -44,6 +55,8 @@ def check_expect(expect: Expect, result: SimulationResult) -> list[str]:
         out += _pod_group(job, pg, result)
     for pod, pe in expect.pods.items():
         out += _pod(pod, pe, result)
+    for queue, qe in expect.queues.items():
+        out += _queue(queue, qe, result)
     if expect.logs is not None:
         out += _logs(expect.logs, [line.text for line in result.logs])
     return out
@@ -77,6 +90,46 @@ def explain_hints(spec: Spec, messages: list[str]) -> list[str]:
     hints = [f"run `{command}` for why" for command in commands[:EXPLAIN_HINTS]]
     if len(commands) > EXPLAIN_HINTS:
         hints.append(f"(and {len(commands) - EXPLAIN_HINTS} more: `vspec explain {file}`)")
+    return hints
+
+
+def failure_hints(spec: Spec, messages: list[str], result: SimulationResult) -> list[str]:
+    """What to read or change next: missing pods of Volcano Jobs first, then the
+    ``vspec explain`` pointers that no earlier hint already gives."""
+    hints = cycle_hints(spec, result)
+    for hint in explain_hints(spec, messages):
+        command = hint.split("`")[1]
+        if not any(command in earlier for earlier in hints):
+            hints.append(hint)
+    return hints
+
+
+def cycle_hints(spec: Spec, result: SimulationResult) -> list[str]:
+    """Why a Volcano Job's pods may be missing from a failure: the job controller creates
+    them only once the session moved their PodGroup out of Pending, so they exist from the
+    next cycle on, or not at all while it stays Pending."""
+    if result.cluster is None:
+        return []
+    hints: list[str] = []
+    late: dict[str, int] = {}
+    for pod in result.cluster.pods:
+        created = result.created.get(pod.meta.key)
+        if created is not None and created >= spec.cycles:
+            late.setdefault(f"{pod.meta.namespace}/{pod.group_name}", created)
+    for job, cycle in late.items():
+        hints.append(
+            f"the pods of {job} did not exist yet: Volcano's job controller creates them once "
+            f"their PodGroup leaves Pending (here in cycle {cycle - 1}, counting from 0); "
+            f"give `cycles: {cycle + 1}` to see them scheduled"
+        )
+    held = dict.fromkeys(f"{p.meta.namespace}/{p.group_name}" for p in result.cluster.held_pods)
+    file = spec.location.file
+    hints += [
+        f"{job} has no pods: its PodGroup never left Pending, and Volcano's job controller "
+        f"creates a Job's pods only after that; run `vspec explain {file} --job {job}` for the "
+        "enqueue decision"
+        for job in held
+    ]
     return hints
 
 
@@ -183,6 +236,56 @@ def _declared_node(pod: str, result: SimulationResult) -> str | None:
         if p.meta.key == pod:
             return p.node_name or None
     return None
+
+
+def _queue(queue: str, expected: QueueExpect, result: SimulationResult) -> list[str]:
+    out = _queue_counts(queue, expected, result)
+    if not expected.resources and expected.share is None:
+        return out
+    if result.queues is None:
+        raise Unsupported(
+            "the engine reports no queue shares: expect.queues' resources and share are "
+            "read from vspec's engine only (its pod group counts from any engine)"
+        )
+    got = result.queues.get(queue)
+    if got is None:
+        return [
+            *out,
+            f"queue {queue}: no plugin of the last session kept shares of it (proportion "
+            "and capacity keep them for the queues that have a job in the session)",
+        ]
+    for key, wanted in expected.resources.items():
+        held: dict[str, float] = getattr(got, QUEUE_RESOURCES[key])
+        for name, quantity in wanted.items():
+            value = held.get(name)
+            if value is None and key in ("capability", "realCapability"):
+                out.append(
+                    f"queue {queue} {key} {name}: expected {shown_amount(name, quantity)}, "
+                    f"got unlimited ({got.plugin})"
+                )
+            elif not within_tolerance(quantity, value or 0.0, expected.tolerance):
+                out.append(
+                    f"queue {queue} {key} {name}: expected {shown_amount(name, quantity)}, "
+                    f"got {shown_amount(name, value or 0.0)} ({got.plugin})"
+                )
+    share = expected.share
+    if share is not None and not within_tolerance(share, got.share, expected.tolerance):
+        out.append(f"queue {queue} share: expected {share:g}, got {got.share:g} ({got.plugin})")
+    return out
+
+
+def _queue_counts(queue: str, expected: QueueExpect, result: SimulationResult) -> list[str]:
+    """Its pod groups by phase after the last session, as Volcano's queue controller
+    counts them into the Queue's status."""
+    if not expected.counts:
+        return []
+    groups = result.cluster.pod_groups if result.cluster is not None else []
+    phases = Counter(pg.phase for pg in groups if pg.queue == queue)
+    return [
+        f"queue {queue} {key}: expected {count} pod group(s), got {phases[QUEUE_COUNTS[key]]}"
+        for key, count in expected.counts.items()
+        if phases[QUEUE_COUNTS[key]] != count
+    ]
 
 
 def _logs(expected: LogsExpect, lines: list[str]) -> list[str]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vspec.errors import Location
-from vspec.harness.deployment import ROOT_QUEUE, AdmissionRefused, queue_state_problem
+from vspec.harness.deployment import ROOT_QUEUE, AdmissionRefused, queue_hint, queue_state_problem
 from vspec.harness.manifests import resource_list
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import Queue
@@ -133,6 +133,8 @@ def validate(job: Job, queues: Mapping[str, Queue], location: Location | None) -
     msg += "".join(f" unable to find job plugin: {n};" for n in job.plugins if n not in JOB_PLUGINS)
     msg += volumes_problem(job.volumes)
     msg += job_queue_problem(job.queue, queues)
+    if job.queue not in queues:
+        msg += f" ({queue_hint(job.queue, queues)})"  # vspec's addition
     if any(t.depends_on is not None for t in job.tasks) and not is_dag(job.tasks):
         msg += (
             " job has dependencies between tasks, but doesn't form a directed acyclic graph(DAG);"

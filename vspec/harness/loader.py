@@ -40,7 +40,7 @@ from vspec.harness.deployment import admit_pods, default_queues, deploy_queues
 from vspec.harness.generate import generate_cluster
 from vspec.harness.plugin_dirs import load_plugins_dirs, load_project_plugins, spec_plugins_dirs
 from vspec.harness.schema import Kind, validate
-from vspec.harness.settings import project_settings
+from vspec.harness.settings import ProjectSettings, project_settings
 from vspec.harness.yamlload import At, Document, copied, parse_documents, read_documents
 from vspec.model.conf import (
     DEFAULT_SCHEDULER_CONF,
@@ -65,12 +65,15 @@ from vspec.model.objects import (
     Queue,
 )
 from vspec.model.spec import (
+    QUEUE_COUNTS,
+    QUEUE_RESOURCES,
     ClusterMode,
     Expect,
     LogsExpect,
     MetricBound,
     PodExpect,
     PodGroupExpect,
+    QueueExpect,
     Spec,
 )
 
@@ -101,6 +104,12 @@ class FileLoad:
     specs: list[Spec] = field(default_factory=list)
     errors: list[SpecError] = field(default_factory=list)
     is_spec_file: bool = False
+    # the name each error's spec gives itself (None: it gives none), as errors are listed
+    error_names: list[str | None] = field(default_factory=list)
+
+    def invalid(self, error: SpecError, name: object = None) -> None:
+        self.errors.append(error)
+        self.error_names.append(name if isinstance(name, str) and name else None)
 
 
 # -- finding and loading files ---------------------------------------------------------
@@ -175,7 +184,7 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
     try:
         documents = read_documents(load.path)
     except SpecError as exc:
-        load.errors.append(exc)
+        load.invalid(exc)
         load.is_spec_file = True
         return load
     load.is_spec_file = any(_meant_as_spec(d.data) for d in documents)
@@ -189,11 +198,12 @@ def load_file(path: Path, *, check_names: bool = False, seed: int | None = None)
         try:
             spec = _spec(doc, context)
         except SpecError as exc:  # InvalidFile too: one invalid spec is one error
-            load.errors.append(attributed(exc, doc))
+            written = doc.data.get("name") if isinstance(doc.data, dict) else None
+            load.invalid(attributed(exc, doc), written)
             continue
         first = names.setdefault(spec.name, spec.location)
         if first is not spec.location:
-            load.errors.append(
+            load.invalid(
                 doc.error(
                     ("name",), f"spec name {spec.name!r} is used twice; first on line {first.line}"
                 )
@@ -236,6 +246,21 @@ def load_scheduler_conf(
         _check(doc, "schedulerConf")
         return context.conf(At(doc))
     return context.scheduler_file(Path(source), None)
+
+
+def scheduler_conf_mapping(source: Path | Mapping[str, Any]) -> dict[str, Any]:
+    """The ``volcano-scheduler.conf`` mapping of a conf file (plain or a ConfigMap
+    manifest) or of a mapping, checked as a spec's ``scheduler`` is (schema, Volcano's
+    rules, registered names), errors located: for a fuzz space's pinned conf, which its
+    findings write out whole."""
+    context = _Context(None, check_names=True)
+    if isinstance(source, Mapping):
+        doc = Document("<scheduler conf>", 0, dict(source), (0, 0), {})
+        _check(doc, "schedulerConf")
+        context.conf(At(doc))
+        return dict(source)
+    context.scheduler_file(source, None)
+    return dict(context.confs[source.resolve()].data)
 
 
 # -- one load's shared state -------------------------------------------------------------
@@ -412,30 +437,21 @@ def _options(raw: Mapping[str, Any]) -> SchedulerOptions:
 
 
 def _spec(doc: Document, context: _Context) -> Spec:
-    _check(doc, "spec")
+    try:
+        _check(doc, "spec")
+    except InvalidFile as invalid:
+        # One pass reports everything: the conf's own errors (an unknown plugin) too,
+        # when the schema found nothing wrong in what the conf is read from.
+        raise InvalidFile([*invalid.errors, *_conf_errors(doc, context, invalid.errors)]) from None
     data: dict[str, Any] = doc.data
     root = At(doc)
     settings = project_settings(doc.file)
-    load_project_plugins(settings, everywhere=False)
-    own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
-    if own_dirs:
-        load_plugins_dirs(
-            own_dirs,
-            origin=f"spec {data['name']!r}",
-            location=(root / "pluginsDir").location(),
-            everywhere=False,
-        )
-    plugins_dirs = (*settings.plugins_dirs, *own_dirs)
-    replaces = frozenset(data.get("replaceBuiltins") or ())
-    from vspec.framework.registry import scope
-
-    with scope(plugins_dirs, replaces):
-        scheduler = _scheduler(root / "scheduler", context)
+    scheduler, plugins_dirs, replaces = _spec_scheduler(doc, context, settings)
     seed = int(data.get("seed", 0)) if context.seed is None else context.seed
     cluster_mode: ClusterMode = data.get("clusterMode", settings.cluster_mode)
     builder = _ClusterBuilder(context, scheduler.options, seed)
     cluster, timeline = _cluster_and_timeline(root, builder, context, cluster_mode)
-    for key in ("podGroups", "pods", "pipelined"):
+    for key in ("podGroups", "pods", "pipelined", "queues"):
         if timeline is not None and key in (data.get("expect") or {}):
             raise (root / "expect" / key).error(
                 f"{key} reads one session's state; a timeline's spec bounds its metrics",
@@ -519,6 +535,50 @@ def load_workload(
     return cluster, timeline
 
 
+def _spec_scheduler(
+    doc: Document, context: _Context, settings: ProjectSettings
+) -> tuple[SchedulerConf, tuple[Path, ...], frozenset[str]]:
+    """The spec's conf, read with its project's and its own plugins dirs loaded; and
+    those dirs and the built-ins they replace, which the run needs again."""
+    data: dict[str, Any] = doc.data
+    root = At(doc)
+    load_project_plugins(settings, everywhere=False)
+    own_dirs = spec_plugins_dirs(data.get("pluginsDir"), doc.file)
+    if own_dirs:
+        load_plugins_dirs(
+            own_dirs,
+            origin=f"spec {data['name']!r}",
+            location=(root / "pluginsDir").location(),
+            everywhere=False,
+        )
+    plugins_dirs = (*settings.plugins_dirs, *own_dirs)
+    replaces = frozenset(data.get("replaceBuiltins") or ())
+    from vspec.framework.registry import scope
+
+    with scope(plugins_dirs, replaces):
+        return _scheduler(root / "scheduler", context), plugins_dirs, replaces
+
+
+_CONF_KEYS = ("scheduler", "pluginsDir", "replaceBuiltins", "name")
+
+
+def _conf_errors(doc: Document, context: _Context, found: list[SpecError]) -> list[SpecError]:
+    """The errors of an otherwise invalid spec's conf, unless the schema already found
+    one in the keys it is read from."""
+    if not isinstance(doc.data, dict) or any(
+        (e.location.key if e.location else "").split(".")[0].split("[")[0] in _CONF_KEYS
+        for e in found
+    ):
+        return []
+    try:
+        _spec_scheduler(doc, context, project_settings(doc.file))
+    except InvalidFile as exc:
+        return list(exc.errors)
+    except SpecError as exc:
+        return [exc]
+    return []
+
+
 def _scheduler(at: At, context: _Context) -> SchedulerConf:
     raw = at.value
     if raw is None:
@@ -559,9 +619,12 @@ class _ClusterBuilder:
         self.ignored: dict[tuple[str, str], tuple[list[str], Location]] = {}
         self.name_draws = random.Random(f"generateName:{seed}")  # metadata.generateName
         self.generated_names: set[str] = set()
+        # compact jobs with controllerMinResources, and their pods by task: set at finish
+        self.controller_min: list[tuple[PodGroup, list[list[Pod]]]] = []
         # pod groups written without a queue; True: a PodGroup of its own, whose webhook
         # reads the namespace's queue annotation (a job's group gets the job's queue)
         self.unqueued: list[tuple[PodGroup, bool]] = []
+        self.queue_keys: dict[str, At] = {}  # pod group -> where its queue is written
         self.mode: ClusterMode = "deployed"  # set by finish, for a timeline's arrivals
 
     def section(self, at: At, includers: tuple[Path, ...] = ()) -> None:
@@ -792,6 +855,10 @@ class _ClusterBuilder:
             unqueued = "queue" not in raw
         if unqueued:
             self.unqueued.append((pg, True))
+        else:
+            self.queue_keys[pg.meta.key] = (
+                at / "spec" / "queue" if mf.is_manifest(raw) else at / "queue"
+            )
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
 
@@ -808,7 +875,11 @@ class _ClusterBuilder:
         """A pod group and its pods: ``<job>-<task>-<index>``, labelled with the task."""
         raw: dict[str, Any] = at.value
         tasks = raw.get("tasks") or []
-        group = {k: v for k, v in raw.items() if k not in ("tasks", "minAvailable")}
+        group = {
+            k: v
+            for k, v in raw.items()
+            if k not in ("tasks", "minAvailable", "controllerMinResources")
+        }
         if "minAvailable" in raw:
             group["minMember"] = raw["minAvailable"]
         elif "minMember" not in raw:
@@ -817,12 +888,19 @@ class _ClusterBuilder:
         pg = _compact_pod_group(group, at, self.options.default_queue)
         if "queue" not in raw:
             self.unqueued.append((pg, False))
+        else:
+            self.queue_keys[pg.meta.key] = at / "queue"
         self.define("pod group", pg.meta, at)
         self.cluster.pod_groups.append(pg)
-        for i, task in enumerate(tasks):
-            self.task(task, at / "tasks" / i, pg)
+        pods = [self.task(task, at / "tasks" / i, pg) for i, task in enumerate(tasks)]
+        if raw.get("controllerMinResources"):
+            if "minResources" in raw:
+                raise (at / "controllerMinResources").error(
+                    "controllerMinResources computes minResources: give one of them", key=True
+                )
+            self.controller_min.append((pg, pods))
 
-    def task(self, task: Mapping[str, Any], at: At, pg: PodGroup) -> None:
+    def task(self, task: Mapping[str, Any], at: At, pg: PodGroup) -> list[Pod]:
         derived = {
             "namespace": pg.meta.namespace,
             "podGroup": pg.meta.name,
@@ -841,10 +919,13 @@ class _ClusterBuilder:
         if pg.priority_class_name and "priorityClassName" not in task:
             # Volcano's job controller gives a pod the job's class unless its task has one.
             template["priorityClassName"] = pg.priority_class_name
+        pods = []
         for index in range(int(task.get("replicas", 1))):
             pod = _compact_pod({**template, "name": f"{pg.meta.name}-{task['name']}-{index}"}, at)
             self.define("pod", pod.meta, at)
             self.cluster.pods.append(pod)
+            pods.append(pod)
+        return pods
 
     def kube_object(self, raw: Mapping[str, Any], at: At) -> None:
         obj: KubeObject = mf.object_from_manifest(raw, at)
@@ -862,8 +943,9 @@ class _ClusterBuilder:
         if self.mode == "deployed":
             default_queues(part.cluster, part.unqueued)
         _create_volcano_jobs(part.volcano_jobs, part.cluster, self.options, self.mode)
+        _controller_min(part.controller_min, part.cluster)
         if self.mode == "deployed":
-            admit_pods(part.cluster, self.options)
+            admit_pods(part.cluster, self.options, part.queue_keys)
         _resolve_pod_priorities(part.cluster)
         return part.cluster
 
@@ -899,8 +981,9 @@ class _ClusterBuilder:
         elif not self.queues_declared:
             self.cluster.queues.append(Queue(ObjectMeta(name="default")))
         _create_volcano_jobs(self.volcano_jobs, self.cluster, self.options, mode)
+        _controller_min(self.controller_min, self.cluster)
         if mode == "deployed":
-            admit_pods(self.cluster, self.options)
+            admit_pods(self.cluster, self.options, self.queue_keys)
         _resolve_pod_priorities(self.cluster)
         return self.cluster
 
@@ -967,6 +1050,14 @@ def _create_volcano_jobs(
 
     for raw, at in jobs:
         vcjob.admit_and_create(raw, at, cluster, options, mode)
+
+
+def _controller_min(jobs: list[tuple[PodGroup, list[list[Pod]]]], cluster: Cluster) -> None:
+    """Compact jobs' ``controllerMinResources``; its module is imported only for them."""
+    if jobs:
+        from vspec.harness.jobmin import set_controller_min_resources
+
+        set_controller_min_resources(jobs, cluster)
 
 
 def _resolve_pod_priorities(cluster: Cluster) -> None:
@@ -1109,6 +1200,8 @@ def _expect(at: At) -> Expect:
         expect.pods[pod] = PodExpect(
             node=pe.get("node"), node_given="node" in pe, status=pe.get("status")
         )
+    for queue, qe in (raw.get("queues") or {}).items():
+        expect.queues[queue] = _queue_expect(qe, at / "queues" / queue)
     logs = raw.get("logs")
     if logs is not None:
         for i, pattern in enumerate(logs.get("matches") or ()):
@@ -1135,6 +1228,20 @@ def _expect(at: At) -> Expect:
         expect.disabled_invariants = list(invariants.get("disable") or ())
     expect.locations = _ExpectLocations(At(at.doc.part(at.path)))
     return expect
+
+
+def _queue_expect(raw: Mapping[str, Any], at: At) -> QueueExpect:
+    tolerance = raw.get("tolerance")
+    return QueueExpect(
+        resources={
+            key: {n: float(q) for n, q in mf.resource_list(raw[key], at / key).items()}
+            for key in QUEUE_RESOURCES
+            if raw.get(key) is not None
+        },
+        counts={key: int(raw[key]) for key in QUEUE_COUNTS if raw.get(key) is not None},
+        share=None if raw.get("share") is None else float(raw["share"]),
+        tolerance=None if tolerance is None else float(tolerance),
+    )
 
 
 def _opt_int(raw: float | None) -> int | None:

@@ -29,7 +29,7 @@ from vspec.errors import (
     each_error,
     timed_out,
 )
-from vspec.harness.expect import check, explain_hints
+from vspec.harness.expect import check, failure_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.harness.plugin_dirs import spec_scope
 from vspec.harness.settings import project_settings, read_once
@@ -142,7 +142,7 @@ def execute(
         if messages:
             outcome.status = Verdict.FAILED
             outcome.messages = messages
-            outcome.hints = explain_hints(spec, messages)
+            outcome.hints = failure_hints(spec, messages, result)
             outcome.log_tail = _log_tail(spec, result, klog_header=klog_header)
             outcome.log_total = len(result.logs)
     if deadline.expired:
@@ -375,7 +375,10 @@ def load_specs(
         if named:
             problems.append(f"{path}: holds no spec (no YAML document with a top-level 'name')")
         return [], []
-    return loaded.specs, [invalid_outcome(err, path) for err in loaded.errors]
+    return loaded.specs, [
+        invalid_outcome(err, path, name)
+        for err, name in zip(loaded.errors, loaded.error_names, strict=True)
+    ]
 
 
 def _load_crash(exc: BaseException, path: Path) -> SpecOutcome:
@@ -384,9 +387,11 @@ def _load_crash(exc: BaseException, path: Path) -> SpecOutcome:
     return outcome
 
 
-def invalid_outcome(error: VspecError, path: Path) -> SpecOutcome:
+def invalid_outcome(error: VspecError, path: Path, name: str | None = None) -> SpecOutcome:
+    """An invalid spec's outcome, named by the ``name`` it gives itself, else by its line."""
     location = error.location or Location(str(path))
-    name = f"invalid spec (line {location.line})" if location.line else "invalid spec"
+    if name is None:
+        name = f"invalid spec (line {location.line})" if location.line else "invalid spec"
     messages = [str(e) if e.location else f"{path}: {e}" for e in each_error(error)]
     return SpecOutcome(name, location, Verdict.ERROR, messages, invalid=True)
 

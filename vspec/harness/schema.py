@@ -769,16 +769,53 @@ def _unknown_keys(
     import difflib
 
     known = list(schema.get("properties", {}))
+    manifest = _misplaced_manifest(instance, known)
+    if manifest is not None:
+        yield doc.error(path, manifest)
+        return
     for key in instance:
         if key in known:
             continue
         hint = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        below = _belongs_below(str(key), schema)
         if hint:
             message = f"unknown key {key!r} (did you mean {hint[0]!r}?)"
+        elif below:
+            message = f"unknown key {key!r} here: it belongs {below}"
         else:
             listed = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
             message = f"unknown key {key!r} (known keys: {listed})"
         yield doc.error((*path, key), message, key=True)
+
+
+def _misplaced_manifest(instance: Any, known: list[str]) -> str | None:
+    """One message for a whole manifest pasted where its content belongs, not one
+    unknown key each for apiVersion, kind, metadata and data."""
+    if "kind" in known or not {"apiVersion", "kind"} <= set(instance):
+        return None
+    kind = instance.get("kind")
+    if kind == "ConfigMap" and "actions" in known:
+        return (
+            "a ConfigMap manifest is not taken inline: save it to a file and write "
+            "`scheduler: that-file.yaml` (the conf is read from its "
+            "data['volcano-scheduler.conf']), or write the conf itself here "
+            "(actions, tiers, ...)"
+        )
+    return f"a {_show(kind)} manifest is not taken here (known keys: {', '.join(known[:12])})"
+
+
+def _belongs_below(key: str, schema: Mapping[str, Any]) -> str:
+    """Where an unknown key is a known one a level below (``requests`` written on a
+    job instead of on each of its ``tasks``): ``in each entry of 'tasks'``."""
+    for name, sub in (schema.get("properties") or {}).items():
+        if not isinstance(sub, Mapping):
+            continue
+        items = sub.get("items")
+        if isinstance(items, Mapping) and key in (items.get("properties") or {}):
+            return f"in each entry of {name!r}"
+        if key in (sub.get("properties") or {}):
+            return f"under {name!r}"
+    return ""
 
 
 def _message(validator: str, error: ValidationError, schema: Mapping[str, Any]) -> str:

@@ -112,7 +112,11 @@ def admit_and_create(
     job = parse(raw, at)
     if mode == "deployed":
         jobwebhook.mutate(job, options)
-        jobwebhook.validate(job, {q.meta.name: q for q in cluster.queues}, at.location())
+        queues = {q.meta.name: q for q in cluster.queues}
+        queue_at = at / "spec" / "queue"
+        # A queue that does not exist is reported where it is written.
+        missing = job.queue not in queues and queue_at.value is not None
+        jobwebhook.validate(job, queues, queue_at.location() if missing else at.location())
     _check_modelled(job, at)
     pod_group = _pod_group(job, cluster, at)
     existing = {p.meta.key for p in (*cluster.pods, *cluster.held_pods)}

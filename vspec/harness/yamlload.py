@@ -19,6 +19,7 @@ bounded memory instead of after it has been built.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import stat
@@ -392,10 +393,15 @@ class _Builder:
         self.offset = offset
         self.plain_cache: dict[str, Any] = {}
 
-    def error(self, message: str, line: int, column: int) -> SpecError:
+    def error(
+        self, message: str, line: int, column: int, stack: Sequence[_Frame] = ()
+    ) -> SpecError:
+        """An error at ``line``, ``column``; with the ``stack`` of collections being
+        built, named by the key path of the value being read there."""
         if self.offset is not None:
             line, column = line + self.offset[0], column + self.offset[1]
-        return SpecError(message, Location(self.file, line + 1, column + 1))
+        where = format_path(_reading(stack))
+        return SpecError(message, Location(self.file, line + 1, column + 1, where))
 
     def documents(self) -> list[Document]:
         # libyaml's parser alone: CSafeLoader would also set up a constructor and a
@@ -642,7 +648,7 @@ class _Builder:
                 try:
                     constructed = _plain(value)
                 except _Unreadable as exc:
-                    raise self.error(str(exc), line, column) from None
+                    raise self.error(str(exc), line, column, stack) from None
                 self.plain_cache[value] = constructed
                 return constructed
         if tag not in _SCALAR_TAGS:
@@ -651,14 +657,16 @@ class _Builder:
                 line,
                 column,
             )
-        constructed = self._construct(tag, value, line, column)
+        constructed = self._construct(tag, value, line, column, stack)
         return value if is_key else constructed
 
-    def _construct(self, tag: str, value: str, line: int, column: int) -> Any:
+    def _construct(
+        self, tag: str, value: str, line: int, column: int, stack: Sequence[_Frame]
+    ) -> Any:
         try:
             return _constructed(tag, value)
         except _Unreadable as exc:
-            raise self.error(str(exc), line, column) from None
+            raise self.error(str(exc), line, column, stack) from None
 
     def _check_collection_tag(self, tag: str | None, expected: str, line: int, col: int) -> None:
         if tag is not None and tag != "!" and tag != expected:
@@ -694,6 +702,23 @@ class _Builder:
         own.update(merged)
         own_children.clear()
         own_children.update(positions)
+
+
+def _reading(stack: Sequence[_Frame]) -> list[Key]:
+    """The key path of the value being read: each collection's key (or index) in its
+    parent, found by identity (a parent's pending key is cleared once its value opens),
+    then the innermost mapping's pending key or list's next index. Only for an error."""
+    path: list[Key] = []
+    for parent, child in itertools.pairwise(stack):
+        items = parent.container.items() if parent.is_map else enumerate(parent.container)
+        path.extend(k for k, v in items if v is child.container)
+    if stack:
+        last = stack[-1]
+        if not last.is_map:
+            path.append(len(last.container))
+        elif isinstance(last.key, str):
+            path.append(last.key)
+    return path
 
 
 class _Unreadable(ValueError):

@@ -8,11 +8,11 @@ with the same message.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
+from vspec.model.quantity import within_tolerance
 from vspec.model.result import ProbeFailure
 
 
@@ -84,11 +84,8 @@ def judge(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> Judgement:
 
 
 def _close(expected: float, got: float | None, tolerance: float | None) -> bool:
-    if got is None:
-        return False
-    if tolerance is not None:
-        return abs(expected - got) <= tolerance
-    return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
+    """The spec's one rule for floats (:func:`within_tolerance`); no answer is not close."""
+    return got is not None and within_tolerance(expected, got, tolerance)
 
 
 def _task(probe: TaskProbe, answer: ProbeAnswer, out: _Out) -> None:

@@ -93,3 +93,30 @@ def milli_value(q: Fraction) -> int:
 def value(q: Fraction) -> int:
     """``Quantity.Value()``: whole units, rounded up."""
     return -(-q.numerator // q.denominator)
+
+
+def shown_amount(resource: str, amount: float | None) -> str:
+    """An amount in the units a spec writes, as a user reads it: ``4``, ``1.5``, ``8Gi``;
+    ``-`` for unlimited (None)."""
+    if amount is None:
+        return "-"
+    if resource in ("memory", "ephemeral-storage") and amount >= 1024:
+        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if amount >= size:
+                return f"{shown_number(amount / size)}{unit}"
+    return shown_number(amount)
+
+
+def shown_number(number: float) -> str:
+    """Two decimals at most, and none for a whole number."""
+    if number != int(number):
+        return f"{number:.2f}".rstrip("0").rstrip(".")
+    return str(int(number))
+
+
+def within_tolerance(expected: float, got: float, tolerance: float | None) -> bool:
+    """Within ``tolerance`` (absolute), else within a relative 1e-6: the rule of every
+    float a spec expects (scores, queue shares)."""
+    if tolerance is not None:
+        return abs(expected - got) <= tolerance
+    return math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)

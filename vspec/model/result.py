@@ -286,6 +286,23 @@ class TaskResult:
 
 
 @dataclass
+class QueueResult:
+    """A queue as the last session's queue-sharing plugin (proportion, capacity, or a user's
+    that reports :meth:`~vspec.framework.interface.Plugin.queue_shares`) held it after the
+    last action, in the units a spec writes (cores, bytes, devices)."""
+
+    plugin: str
+    deserved: dict[str, float]
+    allocated: dict[str, float]
+    request: dict[str, float]
+    guarantee: dict[str, float]
+    # Only the dimensions with a limit: a dimension missing is unlimited (MaxFloat64).
+    capability: dict[str, float]
+    real_capability: dict[str, float]
+    share: float
+
+
+@dataclass
 class ProbeFailure:
     """One probe key whose value differs from what the engine computed."""
 
@@ -312,6 +329,9 @@ class SimulationResult:
     # held pods (a Volcano Job's) that a controller created: ns/name -> the cycle at whose
     # start they first exist
     created: dict[str, int] = field(default_factory=dict)
+    # queue name -> its shares in the last session, for the queues a plugin keeps shares
+    # of; None: the engine does not report them (the real Volcano's)
+    queues: dict[str, QueueResult] | None = None
 
     def bind_map(self) -> dict[str, str]:
         return {b.task: b.node for b in self.binds}

@@ -39,6 +39,37 @@ class PodExpect:
     status: str | None = None
 
 
+# The resource keys of one ``expect.queues`` entry, by the QueueResult field each reads.
+QUEUE_RESOURCES = {
+    "deserved": "deserved",
+    "allocated": "allocated",
+    "request": "request",
+    "guarantee": "guarantee",
+    "capability": "capability",
+    "realCapability": "real_capability",
+}
+# Its pod group counts, by the pod group phase each counts (Queue.status's fields).
+QUEUE_COUNTS = {
+    "pending": "Pending",
+    "inqueue": "Inqueue",
+    "running": "Running",
+    "unknown": "Unknown",
+    "completed": "Completed",
+}
+
+
+@dataclass
+class QueueExpect:
+    """One ``expect.queues`` entry: resources by key (``deserved``, ...), each by
+    resource name in the units a spec writes; pod group counts by key (``running``,
+    ...); the share; None or absent checks nothing."""
+
+    resources: dict[str, dict[str, float]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    share: float | None = None
+    tolerance: float | None = None  # absolute; None means relative 1e-6, as probes' scores
+
+
 @dataclass
 class LogsExpect:
     """``expect.logs``: substrings the log must contain, regular expressions it must
@@ -69,6 +100,7 @@ class Expect:
     pipelined: dict[str, list[str]] | None = None
     pod_groups: dict[str, PodGroupExpect] = field(default_factory=dict)
     pods: dict[str, PodExpect] = field(default_factory=dict)
+    queues: dict[str, QueueExpect] = field(default_factory=dict)
     logs: LogsExpect | None = None
     invariants: list[str] = field(default_factory=list)
     metrics: list[MetricBound] = field(default_factory=list)  # a timeline's bounds

@@ -20,7 +20,14 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.errors import EngineError, GoError
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin, QueueShares
+from vspec.framework.interface import (
+    ArgumentSpec,
+    EnqueueRoom,
+    Event,
+    EventHandler,
+    Plugin,
+    QueueShares,
+)
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
 from vspec.plugins._job_accounting import format_tasks, running_job_reservation, share
@@ -141,6 +148,14 @@ class CapacityPlugin(Plugin):
     def queue_shares(self, queue_uid: str) -> QueueShares | None:
         attr = self.queue_opts.get(queue_uid)
         return None if attr is None else QueueShares.of(attr)
+
+    def enqueue_room(self, job: JobInfo) -> EnqueueRoom | None:
+        attr = self.queue_opts.get(job.queue)
+        if attr is None or attr.real_capability is None:
+            return None
+        held = attr.allocated.clone().add(attr.inqueue).sub_without_assert(attr.elastic)
+        where = f"queue {attr.name}: realCapability; held = allocated + inqueue - elastic"
+        return EnqueueRoom(where, attr.real_capability.clone(), held)
 
     # -- session open ------------------------------------------------------------------
     def hierarchy_enabled(self, ssn: Session) -> bool:

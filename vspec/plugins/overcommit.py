@@ -9,7 +9,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.resource import ZERO, Resource
 from vspec.api.types import PERMIT, REJECT
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, FloatArgument, Plugin
+from vspec.framework.interface import ArgumentSpec, EnqueueRoom, FloatArgument, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.plugins._job_accounting import running_job_reservation
 
@@ -100,6 +100,13 @@ class OvercommitPlugin(Plugin):
         )
         ssn.record_pod_group_event(job, "Normal", "Unschedulable", CLUSTER_OVERUSED)
         return REJECT
+
+    def enqueue_room(self, job: JobInfo) -> EnqueueRoom | None:
+        where = (
+            f"the cluster: allocatable x overcommit-factor {self.factor:g} - used; "
+            "held = the minResources already inqueue"
+        )
+        return EnqueueRoom(where, self.idle_resource.clone(), self.inqueue_resource.clone())
 
     def job_enqueued(self, job: JobInfo) -> None:
         """Enqueue admitted the job: the next job sees that much less headroom."""

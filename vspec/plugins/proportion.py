@@ -16,7 +16,14 @@ from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.framework.arguments import Arguments
-from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin, QueueShares
+from vspec.framework.interface import (
+    ArgumentSpec,
+    EnqueueRoom,
+    Event,
+    EventHandler,
+    Plugin,
+    QueueShares,
+)
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
@@ -109,6 +116,14 @@ class ProportionPlugin(Plugin):
     def queue_shares(self, queue_uid: str) -> QueueShares | None:
         attr = self.queue_opts.get(queue_uid)
         return None if attr is None else QueueShares.of(attr)
+
+    def enqueue_room(self, job: JobInfo) -> EnqueueRoom | None:
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            return None
+        held = attr.allocated.clone().add(attr.inqueue).sub_without_assert(attr.elastic)
+        where = f"queue {attr.name}: realCapability; held = allocated + inqueue - elastic"
+        return EnqueueRoom(where, attr.real_capability.clone(), held)
 
     # -- attributes --------------------------------------------------------------------------
     def _account_job(self, ssn: Session, job: JobInfo) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from vspec.explain.recorder import ExplainRecorder
-from vspec.explain.records import ClusterState, TaskExplanation
+from vspec.explain.records import ClusterState, JobExplanation, TaskExplanation
 from vspec.framework.engine import PythonEngine
 from vspec.harness.expect import named_jobs, named_tasks
 from vspec.model.conf import SchedulerConf
@@ -27,6 +27,15 @@ class Capture:
     logs: Sequence[LogLine] = field(default_factory=list)
     clusters: list[ClusterState] = field(default_factory=list)
     explained: list[TaskExplanation] = field(default_factory=list)
+    jobs: list[JobExplanation] = field(default_factory=list)  # the last cycle's
+
+
+def _worth_showing(explanations: list[TaskExplanation]) -> list[TaskExplanation]:
+    """Each task's last cycle, and before it the cycles in which it preempted or
+    reclaimed (a preemptor is bound a cycle after it evicted: the eviction's why is in
+    the earlier one)."""
+    last = {te.task: te for te in explanations}
+    return [te for te in explanations if te is last[te.task] or any(a.victims for a in te.attempts)]
 
 
 class RecordingEngine:
@@ -77,6 +86,12 @@ class RecordingEngine:
             )
         finally:
             if recorder is not None and spec is not None:
-                last = {te.task: te for te in recorder.explanations}  # the last cycle's
-                explained = list(last.values())[:EXPLAINED_TASKS]
-                self.capture = Capture(spec, recorder.log_lines, recorder.cluster_states, explained)
+                explained = _worth_showing(recorder.explanations)[:EXPLAINED_TASKS]
+                jobs = list({je.job: je for je in recorder.job_explanations}.values())
+                self.capture = Capture(
+                    spec,
+                    recorder.log_lines,
+                    recorder.cluster_states,
+                    explained,
+                    jobs[:EXPLAINED_TASKS],
+                )

@@ -14,6 +14,10 @@ import pygal
 from vspec.explain.records import ClusterState, NodeState
 from vspec.report.svg import STYLE, render
 
+# The queue chart's two series in colours of their own: the node charts' palette means
+# jobs, and its first colours would otherwise mean "deserved" and "allocated" there.
+QUEUE_STYLE = STYLE.__class__(**{**STYLE.to_dict(), "colors": ("#b0b0b0", "#37474f")})
+
 MAX_NODES = 40  # node bars per picture; the busiest nodes are kept
 MAX_JOBS = 12  # legend entries; the other jobs share one colour
 BAR_HEIGHT = 16
@@ -34,25 +38,38 @@ def _busiest(state: ClusterState) -> list[NodeState]:
     return [n for n in state.nodes if n.node in keep]  # in the cluster's order
 
 
-def nodes_chart(state: ClusterState) -> str:
-    """One bar per node and resource, the share of its allocatable each job holds."""
+def nodes_chart(state: ClusterState) -> str | None:
+    """One bar per node and resource, the share of its allocatable each job holds; None
+    when no pod is on any node (a chart would be an empty frame saying "No data").
+
+    A pipelined pod waits for pods being released, whose room it is promised: drawn on
+    top of them it would take a bar past 100%, so its share is drawn up to the node's
+    allocatable only."""
     nodes = _busiest(state)
     resources = _resources(nodes)
     labels = [(node, res) for node in nodes for res in resources if node.allocatable.get(res)]
     usage: dict[str, list[float | None]] = defaultdict(lambda: [None] * len(labels))
     totals: dict[str, float] = defaultdict(float)
     for i, (node, res) in enumerate(labels):
-        for pod in node.pods:
+        held = 0.0
+        # The pods on the node first, then the pipelined ones, in the room that is left.
+        for pod in sorted(node.pods, key=lambda p: p.status == "Pipelined"):
             amount = pod.request.get(res, 0.0)
             if not amount:
                 continue
             job = pod.job or "(no job)"
+            share = 100 * amount / node.allocatable[res]
             if pod.status == "Pipelined":
                 job += " (pipelined)"
-            share = 100 * amount / node.allocatable[res]
+                share = min(share, max(0.0, 100.0 - held))
+                if not share:
+                    continue
+            held += share
             usage[job][i] = (usage[job][i] or 0.0) + share
             totals[job] += share
     shown = sorted(totals, key=lambda job: -totals[job])[:MAX_JOBS]
+    if not shown:
+        return None
     other: list[float | None] = [None] * len(labels)
     for job, values in usage.items():
         if job not in shown:
@@ -78,8 +95,6 @@ def nodes_chart(state: ClusterState) -> str:
         chart.add(job, usage[job])
     if any(v is not None for v in other):
         chart.add("other jobs", other)
-    if not shown:
-        chart.add("(empty)", [None] * len(labels))
     return render(chart)
 
 
@@ -100,7 +115,7 @@ def queues_chart(state: ClusterState) -> str | None:
     chart = pygal.HorizontalBar(
         js=[],
         disable_xml_declaration=True,
-        style=STYLE,
+        style=QUEUE_STYLE,
         title=f"after cycle {state.cycle}: queue allocated, % of deserved",
         width=760,
         height=110 + 2 * BAR_HEIGHT * len(rows),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from vspec import __version__
 from vspec.errors import VspecError
-from vspec.explain.text import task_lines
+from vspec.explain.text import job_lines, task_lines
 from vspec.harness.report import headline
 from vspec.harness.runner import SpecOutcome
 from vspec.model.result import LogLine
@@ -38,7 +38,7 @@ def spec_section(outcome: SpecOutcome, capture: Capture | None) -> str:
         parts.append(f'<pre class="failure">{escape(chr(10).join(text))}</pre>')
     if capture is not None:
         parts.append(_pictures(capture, open_=outcome.failing))
-        if capture.explained:
+        if capture.explained or capture.jobs:
             parts.append(_explained(capture, outcome.messages, open_=outcome.failing))
         parts.append(_log(capture.logs))
     parts.append("</section>")
@@ -56,7 +56,11 @@ def _pictures(capture: Capture, *, open_: bool) -> str:
     body = []
     for state in capture.clusters:
         body.append('<div class="cycle">')
-        body.append(f'<div class="chart">{nodes_chart(state)}</div>')
+        nodes = nodes_chart(state)
+        if nodes is None:  # not pygal's "No data" over an empty frame
+            body.append(f'<p class="empty">After cycle {state.cycle}: no pod on any node.</p>')
+        else:
+            body.append(f'<div class="chart">{nodes}</div>')
         queues = queues_chart(state)
         if queues is not None:
             body.append(f'<div class="chart">{queues}</div>')
@@ -71,6 +75,16 @@ def _pictures(capture: Capture, *, open_: bool) -> str:
             )
         else:
             body.append(f"<p>No pending pods after cycle {state.cycle}.</p>")
+        if state.podless:
+            items = "".join(
+                f"<li><b>{escape(job)}</b>: pod group {escape(phase or '(no phase)')}</li>"
+                for job, phase in state.podless.items()
+            )
+            body.append(
+                f"<p>Pod groups without pods after cycle {state.cycle} (a Volcano Job's pods "
+                "are created once its PodGroup leaves Pending):</p>"
+                f'<ul class="pending">{items}</ul>'
+            )
         body.append("</div>")
     n = len(capture.clusters)
     return _details(f"Cluster after each cycle ({n})", "\n".join(body), open_=open_)
@@ -80,10 +94,14 @@ def _explained(capture: Capture, messages: list[str], *, open_: bool) -> str:
     """The tasks a mismatch mentions first."""
     text = "\n".join(messages) + "\n"
     ordered = sorted(capture.explained, key=lambda te: f" {te.task} " not in f" {text} ")
+    jobs = [je for je in capture.jobs if not je.pods] + [je for je in capture.jobs if je.pods]
     blocks = [
-        f'<pre class="explain">{escape(chr(10).join(task_lines(te)))}</pre>' for te in ordered
+        *(f'<pre class="explain">{escape(chr(10).join(job_lines(je)))}</pre>' for je in jobs),
+        *(f'<pre class="explain">{escape(chr(10).join(task_lines(te)))}</pre>' for te in ordered),
     ]
-    title = f"Why: vspec explain, tasks the expectations name ({len(blocks)})"
+    title = (
+        f"Why: vspec explain, the jobs without pods and what the expectations name ({len(blocks)})"
+    )
     return _details(title, "\n".join(blocks), open_=open_)
 
 
@@ -121,7 +139,8 @@ def page(sections: list[str], summary: str) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>vspec report: {escape(summary)}</title><style>{_CSS}</style></head><body>"
         f'<h1>vspec report</h1><p class="summary">{escape(summary)} &middot; vspec '
-        f'{escape(__version__)}</p><ul class="toc">{toc}</ul>{body}'
+        f'{escape(__version__)}</p><p class="all">{_ALL_BUTTONS}</p>'
+        f'<ul class="toc">{toc}</ul>{body}'
         f"<script>{_SCRIPT}</script></body></html>\n"
     )
 
@@ -142,6 +161,12 @@ def write_page(path: Path, sections: list[str], summary: str) -> None:
     path.write_text(page(sections, summary), encoding="utf-8")
 
 
+# Expand or collapse every section's details at once (the script below wires them).
+_ALL_BUTTONS = (
+    '<button type="button" data-open="1">expand all</button> '
+    '<button type="button" data-open="0">collapse all</button>'
+)
+
 _CSS = """
 body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1100px}
 h1{margin:0 0 .2em}.summary{color:#555}
@@ -158,6 +183,7 @@ details{margin:.4em 0}summary{cursor:pointer;font-weight:bold}
 ol.log{font-family:monospace;font-size:12px;max-height:30em;overflow:auto;padding-left:3.5em}
 ol.log li.hidden{display:none}.meta{color:#888}
 .toc{columns:2;font-size:.9em}
+.all button{font-size:.85em;margin-right:.3em}.empty{color:#555;font-style:italic}
 """
 
 # The log filter: verbosity and text, per log; "#v=N&q=TEXT" sets every log's filter
@@ -181,6 +207,12 @@ _SCRIPT = """
     box.querySelector('.level').addEventListener('change',function(){apply(box);});
     box.querySelector('.text').addEventListener('input',function(){apply(box);});
     apply(box);
+  });
+  document.querySelectorAll('.all button').forEach(function(button){
+    button.addEventListener('click',function(){
+      var open=button.dataset.open==='1';
+      document.querySelectorAll('details').forEach(function(d){d.open=open;});
+    });
   });
 })();
 """

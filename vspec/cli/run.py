@@ -114,7 +114,13 @@ def _chosen_engine(
     choice = EngineChoice.of(project, args.engine, args.volcano_version, args.volcano_source)
     if choice.name == "python":
         # The HTML report's engine has its own recorder; the live line then shows no detail.
-        return html.engine if html is not None else get_engine(recorder=state)
+        if html is None:
+            return get_engine(recorder=state, choice=choice)
+        from vspec.model.versions import DEFAULT_VERSION, gates_for
+
+        html.engine.volcano_version = choice.volcano_version or DEFAULT_VERSION
+        gates_for(html.engine.volcano_version)  # an unmodelled release is refused here
+        return html.engine
     if html is not None:
         from vspec.errors import VspecError
 

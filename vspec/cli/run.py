@@ -75,8 +75,9 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--volcano-version",
         metavar="VERSION",
-        help="the Volcano release the volcano engine builds from the Go module proxy "
-        "(default v1.11.0, the version vspec models)",
+        help="the Volcano release: the one vspec's engine models (v1.10.0 or v1.11.0) "
+        "and the one the volcano engine builds from the Go module proxy "
+        "(default: [tool.vspec] volcano-version, else v1.11.0)",
     )
     parser.add_argument(
         "--volcano-source",

@@ -214,24 +214,10 @@ def test_a_best_node_volcano_draws_among_ties_is_a_skip_naming_the_key(
 
 
 # Specs of specs/ whose outcome on the real Volcano v1.10.0 differs from what they expect,
-# and why. Every other spec passes; one that starts passing must leave this list.
+# and why. Every other spec passes; one that starts passing must leave this list. Those
+# that describe v1.11.0 only say so (their `volcano` key) and are skipped here; their
+# v1.10.0 outcome is a spec of its own (docs/versions.md).
 SPECS_DIFFERING = {
-    # v1.11.0's capacity plugin has hierarchical queues and checks every ancestor's
-    # capability (upstream a241d810b "add open hierarchical queues", 29c8027d3); v1.10.0's
-    # has no hierarchy.
-    "hierarchical capacity checks every ancestor's capability": "v1.11 capacity hierarchy",
-    # v1.10.0's allocate still binds the later job on the slot the pipelined task holds;
-    # allocate's predicate pass changed between the releases (not pinned to one commit).
-    "a pipelined job holds the last pod slot a later job would have taken": "v1.11 allocate",
-    # v1.10.0's Preemptable and Reclaimable take an empty answer of tier 1 as the
-    # victims (a veto); v1.11.0 asks the next tier (upstream 7976b63e2 "Removed init
-    # variable from Reclaimable and Preemptable").
-    "drf in the next tier overrides gang's veto on victims": "v1.11 session_plugins",
-    # The same change; on v1.10.0 the victims then depend on the order Go iterates the
-    # session's jobs, so this one fails in some runs only (1 in 6 measured).
-    "a lower-priority job preempts a higher-priority one when drf decides in tier 2": (
-        "nondeterministic"
-    ),
     # task-topology buckets tasks by iterating Go maps: the node chosen differs from run
     # to run (Volcano's own nondeterminism; vspec's engine fixes one order).
     "task-topology keeps affine task roles together": "nondeterministic",
@@ -265,9 +251,9 @@ CONFORMANCE_DIFFERING = {
     HIERARCHY + "case1: Pod not allocatable when queue is not leaf queue",
     HIERARCHY + "case3: Can reclaim from other queues when allocated < deserved",
     HIERARCHY + "case4: Pod is not allocatable when ancestor queue's real capability not enough",
-    # v1.11.0's preempt leaves out the nodes where eviction cannot help, from the fit
-    # error's status codes (c9a9f6d2c "filter out those nodes are not helpful for
-    # preemption", d1d860fc7); v1.10.0 evicts a victim the anti-affinity still refuses.
+    # v1.11.0's predicates make any InterPodAffinity failure UnschedulableAndUnresolvable,
+    # so preempt leaves that node out (upstream e41535577, volcano#3845); v1.10.0 keeps
+    # the filter's Unschedulable and evicts a victim the anti-affinity still refuses.
     "TestPodAntiAffinity/pod-anti-affinity",
 }
 

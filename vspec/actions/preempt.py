@@ -224,7 +224,9 @@ class Preempt(ErrorCacheAction):
     @staticmethod
     def _candidate_error(ssn: Session, preemptor: TaskInfo) -> str | None:
         """Why ``preemptor`` may not preempt at all: its preemption policy or PrePredicate."""
-        if preemptor.pod.preemption_policy == PREEMPT_NEVER:
+        # v1.10.0 let a task whose PreemptionPolicy is Never preempt (gate
+        # preemption_policy, upstream 1d432afc4).
+        if ssn.gates.preemption_policy and preemptor.pod.preemption_policy == PREEMPT_NEVER:
             return "not eligible to preempt other tasks due to preemptionPolicy is Never"
         try:
             ssn.pre_predicate_fn(preemptor)

@@ -56,7 +56,9 @@ def collect_reclaimers(ssn: Session) -> tuple[PriorityQueue[QueueInfo], JobHeaps
             log.v(4, f"Added Queue <{queue.name}> for Job <{job.namespace}/{job.name}>")
             seen.add(queue.uid)
             queues.push(queue)
-        if ssn.job_starving(job):
+        # v1.11.0 reclaims for the starving jobs, v1.10.0 for those with pending tasks
+        # (gate reclaim_starving_jobs, upstream a561215e0).
+        if ssn.job_starving(job) if ssn.gates.reclaim_starving_jobs else job.has_pending_tasks():
             jobs.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
             tasks[job.uid] = pending_task_heap(ssn, job)
     return queues, jobs, tasks
@@ -77,6 +79,7 @@ class Reclaim(Action):
             "for scheduling.",
         )
         queues, preemptors_map, preemptor_tasks = collect_reclaimers(ssn)
+        gates = ssn.gates
         while not queues.empty():
             queue = queues.pop()
             if ssn.overused(queue):
@@ -88,10 +91,16 @@ class Reclaim(Action):
             job = jobs.pop()
             tasks = preemptor_tasks.get(job.uid)
             # Quirk kept: a job without tasks or no longer starving drops its whole queue.
-            if tasks is None or tasks.empty() or not ssn.job_starving(job):
+            # v1.10.0 did not ask again whether the job starves (gate
+            # reclaim_starving_jobs, upstream a561215e0).
+            if tasks is None or tasks.empty():
+                continue
+            if gates.reclaim_starving_jobs and not ssn.job_starving(job):
                 continue
             task = tasks.pop()
-            if task.pod.preemption_policy == PREEMPT_NEVER:
+            # v1.10.0 let a task whose PreemptionPolicy is Never reclaim (gate
+            # preemption_policy, upstream 1d432afc4).
+            if gates.preemption_policy and task.pod.preemption_policy == PREEMPT_NEVER:
                 log.v(
                     3,
                     f"Task {task.namespace}/{task.name} is not eligible to preempt other tasks "
@@ -111,6 +120,14 @@ class Reclaim(Action):
         """Preemptive and PrePredicate; a refusal drops the queue (quirk kept)."""
         log = ssn.log
         ssn.recorder.attempt(ssn, task)
+        # v1.10.0 asked Allocatable first; v1.11.0 asks only Preemptive, which proportion
+        # answers with its allocatable check (gate reclaim_preemptive_only, 61f9c9d62).
+        if not ssn.gates.reclaim_preemptive_only and not ssn.allocatable(queue, task):
+            log.v(
+                3,
+                f"Queue <{queue.name}> is overused when considering task <{task.name}>, ignore it.",
+            )
+            return False
         if not ssn.preemptive(queue, task):
             log.v(
                 3,

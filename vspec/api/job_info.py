@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timedelta
 
-from vspec.api.resource import Resource, exceeded_part
+from vspec.api.resource import ZERO, Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
 from vspec.api.types import TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
@@ -197,8 +197,18 @@ class JobInfo:
                 result.scalars[name] = max(q - gated.scalars[name], 0.0)
         return result
 
-    def elastic_resources(self) -> Resource:
-        return exceeded_part(self.allocated, self.min_resources())
+    def elastic_resources(self, *, exceeded: bool = True) -> Resource:
+        """The part of allocated above minResources, per dimension. v1.10.0 (``exceeded``
+        False) gave nothing when any dimension was within the minimum and else
+        subtracted, an asserting Sub that panics when another dimension is short (gate
+        elastic_exceeded_part, upstream 9a1bcc682 "fix panic when get job's elastic
+        resource")."""
+        if exceeded:
+            return exceeded_part(self.allocated, self.min_resources())
+        minimum = self.min_resources()
+        if self.allocated.less_equal_partly(minimum, ZERO):
+            return Resource()
+        return self.allocated.clone().sub(minimum)
 
     # -- tasks ----------------------------------------------------------------------------
     def add_task_info(self, task: TaskInfo) -> None:

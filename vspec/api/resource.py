@@ -220,6 +220,20 @@ class Resource(ResourceVector):
                 return True
         return False
 
+    def less_equal_partly(self, rr: Resource, dflt: Dimension) -> bool:
+        """``LessEqualPartly``: some dimension is at most ``rr``'s (v1.10.0's elastic
+        resources read it)."""
+        if _le(self.milli_cpu, rr.milli_cpu) or _le(self.memory, rr.memory):
+            return True
+        if dflt is ZERO and any(n not in self.scalars for n in rr.scalars):
+            return True
+        for name, left in self.scalars.items():
+            if name not in rr.scalars and dflt is INFINITY:
+                return True
+            if _le(left, rr.scalars.get(name, 0.0)):
+                return True
+        return False
+
     def equal(self, rr: Resource) -> bool:
         def eq(a: float, b: float) -> bool:
             return a == b or abs(a - b) < MIN_RESOURCE
@@ -288,6 +302,14 @@ def exceeded_part(left: Resource | None, right: Resource | None) -> Resource:
     if left is None:
         return Resource()
     return left.diff(right, ZERO)[0]
+
+
+def unguaranteed(total: Resource, guarantee: Resource, *, exceeded: bool) -> Resource:
+    """What the queues' guarantees leave of the total, for a queue's realCapability:
+    per dimension never below zero (``ExceededPart``, v1.11.0), or v1.10.0's asserting
+    ``Sub``, a panic when the guarantees exceed the total (gate
+    real_capability_exceeded_part, upstream 1cba5c359 "fix panic when sub total guarantee")."""
+    return exceeded_part(total, guarantee) if exceeded else total.clone().sub(guarantee)
 
 
 def helpers_max(left: Resource, right: Resource) -> Resource:

@@ -67,7 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--volcano-version",
         metavar="VERSION",
         default=None,
-        help="the Volcano release the volcano engine builds (default v1.11.0)",
+        help="the Volcano release vspec's engine models (v1.10.0 or v1.11.0) and the "
+        "volcano engine builds (default v1.11.0)",
     )
     parser.getgroup("vspec").addoption(
         "--volcano-source",

@@ -75,8 +75,9 @@ def _engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--volcano-version",
         metavar="VERSION",
-        help="the Volcano release the volcano engine builds from the Go module proxy "
-        "(default v1.11.0, the version vspec models)",
+        help="the Volcano release: the one vspec's engine models (v1.10.0 or v1.11.0) "
+        "and the one the volcano engine builds from the Go module proxy "
+        "(default: [tool.vspec] volcano-version, else v1.11.0)",
     )
     parser.add_argument(
         "--volcano-source",
@@ -114,7 +115,13 @@ def _chosen_engine(
     choice = EngineChoice.of(project, args.engine, args.volcano_version, args.volcano_source)
     if choice.name == "python":
         # The HTML report's engine has its own recorder; the live line then shows no detail.
-        return html.engine if html is not None else get_engine(recorder=state)
+        if html is None:
+            return get_engine(recorder=state, choice=choice)
+        from vspec.model.versions import DEFAULT_VERSION, gates_for
+
+        html.engine.volcano_version = choice.volcano_version or DEFAULT_VERSION
+        gates_for(html.engine.volcano_version)  # an unmodelled release is refused here
+        return html.engine
     if html is not None:
         from vspec.errors import VspecError
 

@@ -2,9 +2,10 @@
 
 Front-ends (the CLI, the pytest plugin, ``vspec fuzz``) pick an engine here and pass it
 down; nothing below them imports an engine. ``python`` is vspec's re-implementation of
-Volcano v1.11.0 (:mod:`vspec.framework.engine`); ``volcano`` is Volcano's own scheduler
-code, linked by a Go program (:mod:`vspec.engines.volcano`). An engine's code is
-imported on first use, so that starting the CLI or pytest costs nothing until a spec runs.
+Volcano v1.11.0, and of v1.10.0 where they differ (:mod:`vspec.framework.engine`);
+``volcano`` is Volcano's own scheduler code, linked by a Go program
+(:mod:`vspec.engines.volcano`). An engine's code is imported on first use, so that
+starting the CLI or pytest costs nothing until a spec runs.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ __all__ = ["DEFAULT_ENGINE", "ENGINE_NAMES", "EngineChoice", "get_engine"]
 
 @dataclass(frozen=True)
 class EngineChoice:
-    """Which engine a run uses and, for the real one, which Volcano it links: a
-    released ``volcano_version`` from the Go module proxy, or a ``volcano_source`` tree."""
+    """Which engine a run uses and which Volcano release: the one vspec's engine models
+    (``volcano_version``), or for the real one, the one it links: a released
+    ``volcano_version`` from the Go module proxy, or a ``volcano_source`` tree."""
 
     name: str = DEFAULT_ENGINE
     volcano_version: str | None = None
@@ -62,8 +64,12 @@ def get_engine(
         name = choice.name
     if name == "python":
         from vspec.framework.engine import PythonEngine
+        from vspec.model.versions import DEFAULT_VERSION as MODELLED
 
-        return PythonEngine() if recorder is None else PythonEngine(recorder=recorder)
+        modelled = (choice.volcano_version if choice is not None else None) or MODELLED
+        if recorder is None:
+            return PythonEngine(volcano_version=modelled)
+        return PythonEngine(recorder=recorder, volcano_version=modelled)
     if name == "volcano":
         from vspec.engines.volcano import VolcanoEngine
         from vspec.engines.volcano.build import DEFAULT_VERSION, Target

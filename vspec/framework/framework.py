@@ -15,6 +15,7 @@ from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.registry import get_plugin
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
+from vspec.model.versions import V1_11_0, Gates
 
 
 def plugin_classes(conf: SchedulerConf) -> dict[str, type[Plugin]]:
@@ -41,6 +42,7 @@ def open_session(
     state: SchedulerState | None = None,
     recorder: Recorder = NO_RECORDER,
     classes: Mapping[str, type[Plugin]] | None = None,
+    gates: Gates = V1_11_0,
 ) -> Session:
     """Snapshot the cache, then build and open every configured plugin in tier order;
     ``classes`` are the plugins' (:func:`plugin_classes`), looked up if not given."""
@@ -54,6 +56,7 @@ def open_session(
         now=now,
         state=state,
         recorder=recorder,
+        gates=gates,
     )
     ssn.enabled_actions = frozenset(conf.actions)
     # JobValid runs here in Volcano before any plugin registered, so it never filters

@@ -17,6 +17,10 @@ _unstamped = attrgetter(
 )
 
 
+def _succeeded(status: TaskStatus) -> bool:
+    return status is TaskStatus.Succeeded
+
+
 def job_phase(ssn: Session, job: JobInfo) -> str:
     """The PodGroup phase rule of ``jobStatus``."""
     pg = job.pod_group
@@ -27,13 +31,19 @@ def job_phase(ssn: Session, job: JobInfo) -> str:
     )
     if job.count(TaskStatus.Running) and unschedulable:
         return "Unknown"
+    # v1.10.0 counted Succeeded tasks only, so a job with a Failed task never completed
+    # (gate completed_counts_failed, upstream 9ac1c8c4f).
+    failed_ends = ssn.gates.completed_counts_failed
+    ended = completed_status if failed_ends else _succeeded
     allocated = sum(
         len(tasks)
         for status, tasks in job.task_status_index.items()
-        if allocated_status(status) or completed_status(status)
+        if allocated_status(status) or ended(status)
     )
     if allocated >= pg.min_member:
-        done = job.count(TaskStatus.Succeeded) + job.count(TaskStatus.Failed)
+        done = job.count(TaskStatus.Succeeded)
+        if failed_ends:
+            done += job.count(TaskStatus.Failed)
         # Quirk kept: minMember 0 with nothing allocated ends Completed (0 == 0).
         return "Completed" if done == allocated else "Running"
     if pg.phase != "Inqueue":

@@ -47,6 +47,7 @@ from vspec.model.result import (
     SimulationResult,
     TaskResult,
 )
+from vspec.model.versions import V1_11_0, Gates
 from vspec.util.collector import long_lived_frozen
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ class Scheduler:
         verbosity: int = 3,
         recorder: Recorder = NO_RECORDER,
         session_opened: Callable[[], None] = lambda: None,
+        gates: Gates = V1_11_0,
     ) -> None:
         """``session_opened`` is called once each session is open, before its actions
         (:func:`simulate` freezes what is alive then out of the collector's way)."""
@@ -175,6 +177,7 @@ class Scheduler:
         self.state = SchedulerState()
         self.recorder = recorder
         self.session_opened = session_opened
+        self.gates = gates  # the Volcano release modelled (vspec.model.versions)
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
 
@@ -233,9 +236,11 @@ def simulate(
     verbosity: int = 3,
     probes: Sequence[Probe] = (),
     recorder: Recorder = NO_RECORDER,
+    gates: Gates = V1_11_0,
 ) -> SimulationResult:
     """Run ``cycles`` scheduling sessions and return what happened; ``recorder`` is
-    told why (``vspec explain``) and never changes what happens.
+    told why (``vspec explain``) and never changes what happens; ``gates`` say which
+    Volcano release is modelled.
 
     Raises :class:`vspec.errors.PluginError` naming the plugin or action when one raises,
     :class:`vspec.errors.EngineError` where Volcano would panic.
@@ -243,7 +248,12 @@ def simulate(
     start = now or DEFAULT_NOW
     with engine_errors(), long_lived_frozen() as freeze:
         scheduler = Scheduler(
-            conf, seed=seed, verbosity=verbosity, recorder=recorder, session_opened=freeze
+            conf,
+            seed=seed,
+            verbosity=verbosity,
+            recorder=recorder,
+            session_opened=freeze,
+            gates=gates,
         )
         result = SimulationResult(logs=scheduler.log.lines)
         if probes:
@@ -278,6 +288,7 @@ def _probe(
         now=start,
         uid="probe",
         classes=scheduler.plugin_classes,
+        gates=scheduler.gates,
     )
     try:
         return evaluate(ssn, probes)
@@ -305,6 +316,7 @@ def _run_once(
         state=scheduler.state,
         recorder=recorder,
         classes=scheduler.plugin_classes,
+        gates=scheduler.gates,
     )
     # The plugins' functions hold the session: it is released when an action raises too,
     # or it stays a cycle that the collector finds (if ever, after a frozen simulation).

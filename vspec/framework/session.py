@@ -32,6 +32,7 @@ from vspec.k8s.podinfo import PodInfo
 from vspec.model.conf import Configuration, SchedulerOptions, Tier
 from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster, Pod
+from vspec.model.versions import V1_11_0, Gates
 from vspec.util.node_memo import NodeMemo
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class Session(SessionPlugins):
         now: datetime,
         state: SchedulerState | None = None,
         recorder: Recorder = NO_RECORDER,
+        gates: Gates = V1_11_0,
     ) -> None:
         self.tiers = tiers
         super().__init__()
@@ -98,6 +100,8 @@ class Session(SessionPlugins):
         self.log = log
         self.rng = rng
         self.now = now
+        # Which Volcano release is modelled: read as fields where behaviour differs.
+        self.gates = gates
         self.state = state or SchedulerState()
         # Told of each decision; the default keeps nothing (see vspec.framework.recorder).
         self.recorder = recorder

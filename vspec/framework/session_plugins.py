@@ -19,6 +19,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import ValidateResult
 from vspec.model.conf import Tier
+from vspec.model.versions import Gates
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, NodeColumns, Verdicts
@@ -136,6 +137,7 @@ class SessionPlugins:
     """The function slots of a session; mixed into :class:`~vspec.framework.session.Session`."""
 
     tiers: list[Tier]
+    gates: Gates
 
     def __init__(self) -> None:
         self.clear()
@@ -512,6 +514,8 @@ class SessionPlugins:
         An empty intersection is nil in Go, so the next plugin's answer is taken whole
         (quirk kept). ``None`` means no tier decided.
         """
+        if not self.gates.evictable_next_tier:
+            return self._evictable_v1_10(kind, actor, candidates)
         victims: list[TaskInfo] | None = None
         for tier in self.chain(kind):
             for _, fn in tier:
@@ -526,6 +530,32 @@ class SessionPlugins:
                 else:
                     uids = {c.uid for c in found}
                     victims = [v for v in victims if v.uid in uids] or None
+            if victims is not None:
+                return victims
+        return victims
+
+    def _evictable_v1_10(
+        self, kind: Kind, actor: TaskInfo, candidates: list[TaskInfo]
+    ) -> list[TaskInfo] | None:
+        """v1.10.0's: the first answer sets the victims once for the whole call, so an
+        empty answer (or intersection) stays empty in every later tier: a veto (gate
+        evictable_next_tier, upstream 7976b63e2 "Removed init variable from Reclaimable
+        and Preemptable")."""
+        victims: list[TaskInfo] | None = None
+        init = False
+        for tier in self.chain(kind):
+            for _, fn in tier:
+                found, vote = fn(actor, candidates)
+                if vote == 0:
+                    continue
+                if not found:
+                    victims = None
+                    break
+                if not init:
+                    victims, init = list(found), True
+                else:
+                    uids = {c.uid for c in found}
+                    victims = [v for v in victims or () if v.uid in uids] or None
             if victims is not None:
                 return victims
         return victims

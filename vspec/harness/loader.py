@@ -76,6 +76,7 @@ from vspec.model.spec import (
     QueueExpect,
     Spec,
 )
+from vspec.model.versions import VersionRange
 
 if TYPE_CHECKING:
     from vspec.model.probes import Probe
@@ -487,7 +488,16 @@ def _spec(doc: Document, context: _Context) -> Spec:
         cluster_mode=cluster_mode,
         warnings=warnings,
         timeline=timeline,
+        volcano=_volcano(root / "volcano") if "volcano" in data else None,
     )
+
+
+def _volcano(at: At) -> VersionRange:
+    """The spec's ``volcano`` key: a release or a range of them."""
+    try:
+        return VersionRange.parse(str(at.value))
+    except ValueError as exc:
+        raise at.error(f"volcano: {exc}") from None
 
 
 def _cluster_and_timeline(

@@ -154,6 +154,27 @@ def execute(
     return outcome
 
 
+def engine_release(engine: Engine) -> str | None:
+    """The Volcano release ``engine`` runs: the one vspec's engine models, or the one the
+    real engine links (a source tree's is the ``--volcano-version`` given with it);
+    ``None`` for an engine that says neither."""
+    version = getattr(engine, "volcano_version", None)
+    if version is None:
+        version = getattr(getattr(engine, "target", None), "version", None)
+    return version if isinstance(version, str) else None
+
+
+def _check_release(spec: Spec, engine: Engine) -> None:
+    """A spec that names the releases it describes is skipped on another, with why."""
+    if spec.volcano is None:
+        return
+    release = engine_release(engine)
+    if release is not None and not spec.volcano.admits(release):
+        raise Unsupported(
+            f"the spec describes Volcano {spec.volcano.text}; this run's engine is {release}"
+        )
+
+
 def _log_tail(spec: Spec, result: SimulationResult, *, klog_header: bool) -> list[str]:
     tail = result.logs[-LOG_TAIL:]
     if not klog_header:
@@ -171,6 +192,7 @@ def _run_and_check(
     The project's ``[tool.vspec.invariants]`` apply, under the spec's own requests and
     disables. A project that names its engine (``[tool.vspec] engine``) runs on no other.
     A spec with a timeline runs it (:mod:`vspec.harness.timeline_check`)."""
+    _check_release(spec, engine)
     settings = project_settings(spec.location.file)
     wanted = settings.table.get("engine")
     if wanted is not None and wanted != engine.name:

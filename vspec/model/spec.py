@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from vspec.errors import Location
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import DEFAULT_NOW, Cluster
+from vspec.model.versions import VersionRange
 
 if TYPE_CHECKING:
     from vspec.model.probes import Probe
@@ -132,6 +133,7 @@ class Spec:
     cluster_mode: ClusterMode = "deployed"  # what was added to the declared cluster
     warnings: list[str] = field(default_factory=list)  # located; e.g. manifests ignored
     timeline: Timeline | None = None  # jobs that arrive and finish (vspec.timeline)
+    volcano: VersionRange | None = None  # the Volcano releases it describes; else all
 
     @property
     def nodeid(self) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_max
+from vspec.api.resource import INFINITY, ZERO, Resource, helpers_max, unguaranteed
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.errors import EngineError, GoError
@@ -89,8 +89,9 @@ class QueueAttr:
             result = max(result, share(self.allocated.get(name), self.deserved.get(name)))
         self.share = result
 
-    def add_job(self, job: JobInfo) -> None:
-        """Account a job's tasks, admitted minResources and elastic part."""
+    def add_job(self, job: JobInfo, *, exceeded: bool) -> None:
+        """Account a job's tasks, admitted minResources and elastic part (``exceeded``:
+        gate elastic_exceeded_part)."""
         for status, tasks in job.task_status_index.items():
             if allocated_status(status):
                 for task in tasks.values():
@@ -106,7 +107,7 @@ class QueueAttr:
         reserved = running_job_reservation(job)
         if reserved is not None:
             self.inqueue.add(reserved)
-        self.elastic.add(job.elastic_resources())
+        self.elastic.add(job.elastic_resources(exceeded=exceeded))
 
     def describe(self) -> str:
         return (
@@ -159,7 +160,10 @@ class CapacityPlugin(Plugin):
 
     # -- session open ------------------------------------------------------------------
     def hierarchy_enabled(self, ssn: Session) -> bool:
-        return ssn.plugin_enabled(self.name, "hierarchy")
+        """``enableHierarchy``; v1.10.0's capacity had no hierarchy and ignored it (gate
+        capacity_hierarchy, upstream a241d810b "add open hierarchical queues",
+        29c8027d3, 751d450ba)."""
+        return ssn.gates.capacity_hierarchy and ssn.plugin_enabled(self.name, "hierarchy")
 
     def on_session_open(self, ssn: Session) -> None:
         self.total_resource.add(ssn.total_resource)
@@ -362,10 +366,10 @@ class CapacityPlugin(Plugin):
             log.v(4, f"Considering Job <{job.namespace}/{job.name}>.")
             attr = self.queue_opts.get(job.queue)
             if attr is None:
-                attr = self._new_flat_attr(ssn.queues[job.queue])
+                attr = self._new_flat_attr(ssn, ssn.queues[job.queue])
                 self.queue_opts[job.queue] = attr
                 log.v(4, f"Added Queue <{job.queue}> attributes.")
-            attr.add_job(job)
+            attr.add_job(job, exceeded=ssn.gates.elastic_exceeded_part)
             log.v(
                 5,
                 f"Queue {attr.name} allocated <{attr.allocated}> request <{attr.request}> "
@@ -388,7 +392,7 @@ class CapacityPlugin(Plugin):
 
         ssn.add_queue_order_fn(self.name, queue_order)
 
-    def _new_flat_attr(self, queue: QueueInfo) -> QueueAttr:
+    def _new_flat_attr(self, ssn: Session, queue: QueueInfo) -> QueueAttr:
         capability = None
         if queue.queue.capability:
             capability = Resource.from_list(queue.queue.capability)
@@ -397,7 +401,12 @@ class CapacityPlugin(Plugin):
             if capability.memory <= 0:
                 capability.memory = MAX_FLOAT
         attr = QueueAttr(queue, capability)
-        real = exceeded_part(self.total_resource, self.total_guarantee).add(attr.guarantee)
+        rest = unguaranteed(
+            self.total_resource,
+            self.total_guarantee,
+            exceeded=ssn.gates.real_capability_exceeded_part,
+        )
+        real = rest.add(attr.guarantee)
         if capability is not None:
             real.min_dimension_resource(capability, INFINITY)
         attr.real_capability = real
@@ -426,7 +435,7 @@ class CapacityPlugin(Plugin):
                 )
                 return False
             old = [r.clone() for r in (attr.allocated, attr.request, attr.inqueue, attr.elastic)]
-            attr.add_job(job)
+            attr.add_job(job, exceeded=ssn.gates.elastic_exceeded_part)
             for ancestor_id in attr.ancestors:
                 ancestor = self.queue_opts[ancestor_id]
                 ancestor.allocated.add(attr.allocated.clone().sub(old[0]))

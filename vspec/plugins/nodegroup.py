@@ -153,6 +153,8 @@ class NodeGroupPlugin(Plugin):
             )
             return score
 
+        fit_is_nil = ssn.gates.nodegroup_fit_is_nil
+
         def predicate(task: TaskInfo, node: NodeInfo) -> None:
             group, queue = node_group(node), pod_queue(task)
             if not rules.satisfied(queue, group):
@@ -164,6 +166,13 @@ class NodeGroupPlugin(Plugin):
                 f"task <{task.namespace}>/<{task.name}> queue {queue} on node {node.name} "
                 f"of nodegroup {group}",
             )
+            if not fit_is_nil:
+                # v1.10.0 answered a fitting node with a FitError of a Success status: the
+                # actions pass the node, but the plugins after this one are never asked
+                # (gate nodegroup_fit_is_nil, upstream a2630bb09 "nodegroup return nil").
+                raise FitError.with_status(
+                    task, node.name, Status(Code.Success, "node satisfy task", self.name)
+                )
 
         ssn.add_node_order_fn(self.name, node_order)
         ssn.add_predicate_fn(self.name, predicate)

@@ -296,6 +296,11 @@ class PredicatesPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         self.enable = PredicateEnable.from_arguments(self.arguments)
         self._ssn = ssn
+        # v1.10.0 returned at the first failing filter, and a node whose only failure was
+        # its pod count passed (gate predicate_statuses, upstream e41535577).
+        self._collect = ssn.gates.predicate_statuses
+        # v1.10.0 kept InterPodAffinity's own code (gate pod_affinity_unresolvable).
+        self._affinity_unresolvable = ssn.gates.pod_affinity_unresolvable
         self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
         e = self.enable
         self._skippable = sum((e.node_ports, e.pod_affinity, e.pod_topology_spread))
@@ -429,6 +434,8 @@ class PredicatesPlugin(Plugin):
         stable, stable_statuses = self._stable_codes(facts, cols)
         pods = cols.column(("predicates", "pods"), self._pod_count, np.int64)
         crowded = cols.max_task_num() <= pods
+        if not self._collect:  # v1.10.0: the pod count alone fails no node
+            crowded &= stable > 0
         n = len(stable_statuses)
         pod_status = Status(Code.Unschedulable, NODE_POD_NUMBER_EXCEEDED, self.name)
         missing = Status(Code.Error, "node info not found", self.name)
@@ -571,7 +578,7 @@ class PredicatesPlugin(Plugin):
         # Fast path: every pod-dependent filter is skipped for this task (the common case).
         if len(skips) < self._skippable or self.enable.proportional or log.enabled(5):
             self._dynamic_filters(task, node, k8s_node, statuses, skips)
-        if statuses:
+        if statuses and self._collect:
             raise fit_error(task, node.name, statuses)
 
     def _dynamic_filters(
@@ -592,7 +599,9 @@ class PredicatesPlugin(Plugin):
             assert self._ports_state is not None
             status = node_ports(self._ports_state, k8s_node)
             if status is not None:
-                statuses.append(status)  # Unschedulable: checking continues
+                statuses.append(status)  # Unschedulable: checking continues (v1.11.0)
+                if not self._collect:
+                    raise fit_error(task, node.name, statuses)
         if self.enable.pod_affinity and self._runs_filter(
             task, node, INTER_POD_AFFINITY, self._affinity_state, statuses, skips
         ):
@@ -600,8 +609,11 @@ class PredicatesPlugin(Plugin):
             status = inter_pod_affinity(self._affinity_state, k8s_node.node)
             if status is not None:
                 # Quirk (volcano#3845): any pod affinity failure is made unresolvable, so
-                # preemption never tries to cure it.
-                statuses.append(Status(Code.UnschedulableAndUnresolvable, status.reason))
+                # preemption never tries to cure it; v1.10.0 kept the filter's own code
+                # (gate pod_affinity_unresolvable, upstream e41535577).
+                if self._affinity_unresolvable:
+                    status = Status(Code.UnschedulableAndUnresolvable, status.reason)
+                statuses.append(status)
                 raise fit_error(task, node.name, statuses)
         # NodeVolumeLimits and VolumeZone pass: vspec models no volumes.
         if self.enable.pod_topology_spread and self._runs_filter(
@@ -611,7 +623,7 @@ class PredicatesPlugin(Plugin):
             status = pod_topology_spread(self._spread_state, task.pod, k8s_node.node)
             if status is not None:
                 statuses.append(status)
-                if should_abort(status):
+                if should_abort(status) or not self._collect:
                     raise fit_error(task, node.name, statuses)
         if self.enable.proportional:
             status = check_proportional(task, node, self.enable.proportional_resources)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.api.resource import INFINITY, ZERO, Resource, exceeded_part, helpers_max
+from vspec.api.resource import INFINITY, ZERO, Resource, helpers_max, unguaranteed
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, allocated_status
 from vspec.framework.arguments import Arguments
@@ -53,7 +53,9 @@ class QueueAttr:
         "weight",
     )
 
-    def __init__(self, queue: QueueInfo, total: Resource, total_guarantee: Resource) -> None:
+    def __init__(
+        self, queue: QueueInfo, total: Resource, total_guarantee: Resource, *, exceeded: bool
+    ) -> None:
         spec = queue.queue
         self.queue_id = queue.uid
         self.name = queue.name
@@ -74,7 +76,7 @@ class QueueAttr:
             if capability.memory <= 0:
                 capability.memory = sys.float_info.max
             self.capability = capability
-        real = exceeded_part(total, total_guarantee).add(self.guarantee)
+        real = unguaranteed(total, total_guarantee, exceeded=exceeded).add(self.guarantee)
         if self.capability is not None:
             real.min_dimension_resource(self.capability, INFINITY)
         self.real_capability = real
@@ -134,7 +136,12 @@ class ProportionPlugin(Plugin):
             log.v(4, f"Considering Job <{job.namespace}/{job.name}>.")
         attr = self.queue_opts.get(job.queue)
         if attr is None:
-            attr = QueueAttr(ssn.queues[job.queue], self.total_resource, self.total_guarantee)
+            attr = QueueAttr(
+                ssn.queues[job.queue],
+                self.total_resource,
+                self.total_guarantee,
+                exceeded=ssn.gates.real_capability_exceeded_part,
+            )
             self.queue_opts[job.queue] = attr
             if verbose:
                 log.v(4, f"Added Queue <{job.queue}> attributes.")
@@ -152,7 +159,7 @@ class ProportionPlugin(Plugin):
         reserved = running_job_reservation(job)
         if reserved is not None:
             attr.inqueue.add(reserved)
-        attr.elastic.add(job.elastic_resources())
+        attr.elastic.add(job.elastic_resources(exceeded=ssn.gates.elastic_exceeded_part))
         if log.enabled(5):
             log.v(
                 5,
@@ -231,7 +238,8 @@ class ProportionPlugin(Plugin):
         ssn.add_reclaimable_fn(self.name, lambda r, cs: self.reclaimable(ssn, r, cs))
         ssn.add_overused_fn(self.name, lambda q: self.overused(ssn, q))
         ssn.add_allocatable_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
-        ssn.add_preemptive_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
+        if ssn.gates.reclaim_preemptive_only:  # v1.10.0 had none (upstream 61f9c9d62)
+            ssn.add_preemptive_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
         ssn.add_job_enqueueable_fn(self.name, lambda j: self.job_enqueueable(ssn, j))
         ssn.add_event_handler(
             EventHandler(

@@ -17,6 +17,7 @@ from vspec.model.objects import Cluster
 from vspec.model.probes import Probe
 from vspec.model.result import LogLine, SimulationResult
 from vspec.model.spec import Spec
+from vspec.model.versions import DEFAULT_VERSION
 
 EXPLAINED_TASKS = 20  # explain tables per spec, at most
 
@@ -46,6 +47,7 @@ class RecordingEngine:
     reproducible = True
 
     def __init__(self) -> None:
+        self.volcano_version = DEFAULT_VERSION  # the release modelled (``--volcano-version``)
         self._spec: Spec | None = None
         self._recorder: ExplainRecorder | None = None
         self.capture: Capture | None = None
@@ -64,7 +66,8 @@ class RecordingEngine:
         self, conf: SchedulerConf, *, seed: int = 0, verbosity: int = 3
     ) -> SchedulerProcess:
         """A timeline's scheduler, not recorded: the report shows a timeline's records."""
-        return PythonEngine().scheduler(conf, seed=seed, verbosity=verbosity)
+        engine = PythonEngine(volcano_version=self.volcano_version)
+        return engine.scheduler(conf, seed=seed, verbosity=verbosity)
 
     def simulate(
         self,
@@ -79,7 +82,9 @@ class RecordingEngine:
     ) -> SimulationResult:
         recorder, spec = self._recorder, self._spec
         self._recorder = None
-        engine = PythonEngine() if recorder is None else PythonEngine(recorder=recorder)
+        engine = PythonEngine(volcano_version=self.volcano_version)
+        if recorder is not None:
+            engine = PythonEngine(recorder=recorder, volcano_version=self.volcano_version)
         try:  # a panic is explained as the session stood (Recorder.session_failed)
             return engine.simulate(
                 conf, cluster, seed=seed, now=now, cycles=cycles, verbosity=verbosity, probes=probes

@@ -275,3 +275,22 @@ def test_conformance_cases_with_probes_are_answered_not_skipped(volcano: Volcano
     report = run_paths(probed, engine=volcano)
     assert len(report.outcomes) == len(probed)
     assert {o.name: o.status for o in report.outcomes if o.status is not Verdict.PASSED} == {}
+
+
+def test_a_session_binds_more_than_the_cache_s_bind_queue_holds(
+    volcano: VolcanoEngine, tmp_path: Path
+) -> None:
+    """Volcano's bind queue holds 5,000 tasks; the program takes them as they come."""
+    path = tmp_path / "many.yaml"
+    path.write_text(
+        "name: five thousand and one binds\n"
+        "scheduler: {actions: allocate, tiers: [{plugins: [{name: gang}]}]}\n"
+        "verbosity: 0\n"
+        "cluster:\n"
+        "  nodes: [{name: n1, allocatable: {cpu: 10000, memory: 10000Gi, pods: 6000}}]\n"
+        "  jobs: [{name: j, minAvailable: 1, tasks: [{name: t, replicas: 5001,"
+        " requests: {cpu: 1}}]}]\n"
+    )
+    [spec] = load_file(path).specs
+    result = volcano.simulate(spec.scheduler, spec.cluster, verbosity=0)
+    assert len(result.binds) == 5001

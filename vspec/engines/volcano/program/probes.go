@@ -97,9 +97,6 @@ func probeSession(req *Request, logs *capture, setVerbosity func(int)) (*Respons
 		answers = append(answers, answer)
 	}
 	framework.CloseSession(ssn)
-	if !p.informed {
-		drainBinds(p.sc, p.fx)
-	}
 	logs.take()
 	return &Response{ID: req.ID, Probes: answers, Warnings: p.warnings}, nil
 }

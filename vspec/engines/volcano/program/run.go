@@ -228,16 +228,17 @@ func fillObject(sc *cache.SchedulerCache, raw json.RawMessage) (string, error) {
 	return "", nil
 }
 
-// drainBinds carries out the binds the session queued, as the cache's bind goroutine
-// would with a binder that always succeeds.
-func drainBinds(sc *cache.SchedulerCache, fx *effects) {
+// carryOutBinds takes the binds the session queues, as the cache's bind goroutine does
+// with a binder that always succeeds, until stop is closed: the queue holds 5,000, and
+// a session that binds more waits for room.
+func carryOutBinds(sc *cache.SchedulerCache, fx *effects, stop <-chan struct{}) {
 	for {
 		select {
 		case <-sc.BindFlowChannel:
 			fx.mu.Lock()
 			fx.bound++
 			fx.mu.Unlock()
-		default:
+		case <-stop:
 			return
 		}
 	}
@@ -283,9 +284,10 @@ type prepared struct {
 	client         kubernetes.Interface
 	objects        *served
 	warnings       []string
-	// informed says the cache's informers run (and carry out binds themselves).
+	// informed says the cache's informers run (and its goroutine carries out binds).
 	informed bool
-	stop     func()
+	// stop ends the cache's goroutines or the program's bind taker.
+	stop func()
 }
 
 // prepare reads the request's conf and fills a scheduler cache with its cluster, as
@@ -334,12 +336,14 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 	p := &prepared{
 		actions: actions, tiers: tiers, configurations: configurations, sc: sc, fx: fx,
 		client: client, objects: objects, warnings: warnings,
-		informed: len(req.Cluster.Objects) > 0, stop: func() {},
+		informed: len(req.Cluster.Objects) > 0,
 	}
+	stop := make(chan struct{})
+	p.stop = func() { close(stop) }
 	if p.informed {
-		stop := make(chan struct{})
-		p.stop = func() { close(stop) }
 		sc.Run(stop)
+	} else {
+		go carryOutBinds(sc, fx, stop)
 	}
 	logs.take() // the cache's start-up lines are not the session's
 	return p, nil
@@ -395,9 +399,6 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	}
 	framework.CloseSession(ssn)
 	klog4("End scheduling ...")
-	if !p.informed {
-		drainBinds(sc, fx)
-	}
 	if err := settle(fx); err != nil {
 		return nil, err
 	}

@@ -294,3 +294,22 @@ def test_a_session_binds_more_than_the_cache_s_bind_queue_holds(
     [spec] = load_file(path).specs
     result = volcano.simulate(spec.scheduler, spec.cluster, verbosity=0)
     assert len(result.binds) == 5001
+
+
+def test_a_spec_asking_for_determinism_is_skipped_on_the_real_engine(
+    volcano: VolcanoEngine, tmp_path: Path
+) -> None:
+    path = tmp_path / "det.yaml"
+    path.write_text(
+        "name: asks for determinism\n"
+        "scheduler: {actions: allocate, tiers: [{plugins: [{name: gang}]}]}\n"
+        "cluster:\n"
+        "  nodes: [{name: n1, allocatable: {cpu: 2, memory: 2Gi}}]\n"
+        "  jobs: [{name: j, minAvailable: 1, tasks: [{name: t, replicas: 1, requests: {cpu: 1}}]}]\n"
+        "expect: {bindCount: 1, invariants: [deterministic]}\n"
+    )
+    [spec] = load_file(path).specs
+    outcome = execute(spec, engine=volcano)
+    assert outcome.status is Verdict.SKIPPED, outcome.messages
+    assert "does not keep by design" in outcome.reason
+    assert execute(spec, engine=PythonEngine()).status is Verdict.PASSED

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
+from vspec.errors import Unsupported
 from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     HOLDING,
@@ -507,6 +508,12 @@ def runs_users_code(inputs: InvariantInputs) -> bool:
 
 
 def _deterministic_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    if not inputs.engine.reproducible:
+        # Asked for by the spec (it never applies by itself there): no verdict, not a pass.
+        raise Unsupported(
+            f"the spec asks for `deterministic`, which the {inputs.engine.name} engine does "
+            "not keep by design (Go's map order, ties drawn at random; docs/engines.md)"
+        )
     again = inputs.rerun()
     first, second = _outcome(result), _outcome(again)
     return [

@@ -305,7 +305,8 @@ def test_a_spec_asking_for_determinism_is_skipped_on_the_real_engine(
         "scheduler: {actions: allocate, tiers: [{plugins: [{name: gang}]}]}\n"
         "cluster:\n"
         "  nodes: [{name: n1, allocatable: {cpu: 2, memory: 2Gi}}]\n"
-        "  jobs: [{name: j, minAvailable: 1, tasks: [{name: t, replicas: 1, requests: {cpu: 1}}]}]\n"
+        "  jobs: [{name: j, minAvailable: 1,"
+        " tasks: [{name: t, replicas: 1, requests: {cpu: 1}}]}]\n"
         "expect: {bindCount: 1, invariants: [deterministic]}\n"
     )
     [spec] = load_file(path).specs

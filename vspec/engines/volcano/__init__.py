@@ -264,7 +264,7 @@ class VolcanoScheduler:
                     status["failed"],
                 )
         if capture:
-            self._capture(cluster, answer, result)
+            self._capture(answer, result)
         moved_on = next_cluster(
             cluster,
             binds=binds,
@@ -278,11 +278,9 @@ class VolcanoScheduler:
         return moved_on
 
     @staticmethod
-    def _capture(cluster: Cluster, answer: dict[str, Any], result: SimulationResult) -> None:
-        from vspec.api.task_info import task_status_of
-
-        for pod in cluster.pods:
-            result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+    def _capture(answer: dict[str, Any], result: SimulationResult) -> None:
+        """Every pod Volcano's cache took, its status as Volcano read it (a pod another
+        scheduler places and nobody bound is not in the cache, and not here)."""
         for key, task in answer["tasks"].items():
             node = task["node"] if task["status"] not in _UNBOUND and task["node"] else None
             result.tasks[key] = TaskResult(node, task["status"])

@@ -375,6 +375,14 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 		PodGroups: map[string]PodGroupResult{}, Tasks: map[string]TaskResult{},
 		Pipelined: map[string][]TaskOnNode{}, Warnings: warnings,
 	}
+	if req.Capture {
+		// Every pod as Volcano reads its status from the pod (NewTaskInfo); the session's
+		// own tasks, below, override those of its jobs.
+		for _, pod := range p.objects.pods {
+			task := api.NewTaskInfo(pod)
+			resp.Tasks[pod.Namespace+"/"+pod.Name] = TaskResult{Node: pod.Spec.NodeName, Status: task.Status.String()}
+		}
+	}
 	sessionPhases := map[string]string{}
 	for uid, job := range jobs {
 		if job.PodGroup != nil {

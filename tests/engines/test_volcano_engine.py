@@ -14,6 +14,7 @@ from vspec.errors import ConfError
 from vspec.framework.engine import PythonEngine
 from vspec.harness.loader import load_file
 from vspec.harness.runner import Verdict, execute, run_paths
+from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
 
 from .conftest import BUILT_VERSION
@@ -21,6 +22,8 @@ from .conftest import BUILT_VERSION
 ROOT = Path(__file__).parents[2]
 SEED = ROOT / "specs" / "seed" / "print-enqueue-allocate-backfill.yaml"
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
+READY = " is ready, detail info : "
+UID = re.compile(r"TransitionID:[0-9a-f-]{36}")
 PENDING = re.compile(r"Job \S+ is pending, try to schedule it on node %!s\(MISSING\)$")
 
 
@@ -31,13 +34,29 @@ def test_the_program_links_the_release_it_was_built_for(volcano: VolcanoEngine) 
 def test_the_seed_s_logprint_lines_are_go_s_own(volcano: VolcanoEngine) -> None:
     """Go's fmt renders the seed plugin's missing argument; vspec's engine prints the same."""
     spec = load_file(SEED).specs[0]
-    real = volcano.simulate(spec.scheduler, spec.cluster, seed=spec.seed, verbosity=1)
-    model = PythonEngine().simulate(spec.scheduler, spec.cluster, seed=spec.seed, verbosity=1)
+    real = volcano.simulate(spec.scheduler, spec.cluster, seed=spec.seed, verbosity=1, cycles=2)
+    model = PythonEngine(volcano_version=BUILT_VERSION).simulate(
+        spec.scheduler, spec.cluster, seed=spec.seed, verbosity=1, cycles=2
+    )
     pending = sorted(line.text for line in real.logs if PENDING.match(line.text))
     assert pending, "the real logprint logged no pending job"
     assert pending == sorted(line.text for line in model.logs if PENDING.match(line.text))
+    # The ready line prints JobInfo.String() whole: the same but for the session's uid,
+    # which Volcano draws from the system's random source (not the spec's seed).
+    assert _ready(real) and _ready(real) == _ready(model)
     # Go iterates the session's jobs in map order: the lines, not their order, are fixed.
     assert real.bind_map() == model.bind_map()
+
+
+def _ready(result: SimulationResult) -> list[str]:
+    """The ready lines, each with its tasks sorted: JobInfo.String() walks the job's
+    tasks in Go's map order (and numbers them in that order)."""
+    lines = []
+    for line in result.logs:
+        if READY in line.text:
+            head, *tasks = UID.sub("TransitionID:<uid>", line.text).split("\n\t ")
+            lines.append("|".join([head, *sorted(t.split(": ", 1)[1] for t in tasks)]))
+    return sorted(lines)
 
 
 def test_a_multi_cycle_spec_moves_the_cluster_on_by_the_shared_rule(volcano: VolcanoEngine) -> None:

@@ -89,14 +89,16 @@ def test_pending_and_ready_lines_are_the_go_plugins() -> None:
         f"name running, minAvailable 1, podGroup {RUNNING_POD_GROUP}, preemptable false, "
         "revocableZone , minAvailable , maxAvailable "
         "\n\t 0: Task (c1-r1:c1/r1): taskSpec , job c1/running, status Running, pri 1, "
-        "resreq cpu 1000.00, memory 0.00, pods 1.00, preemptable true, revocableZone ",
+        "resreq cpu 1000.00, memory 0.00, pods 1.00, preemptable true, revocableZone , "
+        "numaInfo { map[]}",
         # minMember 0: IsPending and IsReady at once, so both lines.
         "Job c1/empty-gang is pending, try to schedule it on node %!s(MISSING)",
         "Job c1/empty-gang is ready, detail info : Job (c1/empty-gang): namespace c1 (q1), "
         f"name empty-gang, minAvailable 0, podGroup {EMPTY_POD_GROUP}, preemptable false, "
         "revocableZone , minAvailable , maxAvailable "
         "\n\t 0: Task (c1-e1:c1/e1): taskSpec , job c1/empty-gang, status Pending, pri 1, "
-        "resreq cpu 1000.00, memory 0.00, pods 1.00, preemptable true, revocableZone ",
+        "resreq cpu 1000.00, memory 0.00, pods 1.00, preemptable true, revocableZone , "
+        "numaInfo { map[]}",
     ]
 
 

@@ -209,11 +209,17 @@ class TaskInfo:
         self.last_transaction = None
 
     def __str__(self) -> str:
-        """Go's ``TaskInfo.String()``, which Volcano's ``%v`` of a task prints."""
+        """Go's ``TaskInfo.String()``, which Volcano's ``%v`` of a task prints. Its
+        ``NumaInfo`` is never nil (``GetPodTopologyInfo`` always returns one), so the
+        ``numaInfo {<policy> map[...]}`` part is always there; its map holds the pod's
+        ``volcano.sh/topology-decision``, which vspec never writes (see numaaware), and
+        prints empty here."""
+        policy = self.pod.meta.annotations.get(NUMA_POLICY_KEY, "")
         return (
             f"Task ({self.uid}:{self.namespace}/{self.name}): taskSpec {self.task_role}, "
             f"job {self.job}, status {self.status}, pri {self.priority}, resreq {self.resreq}, "
-            f"preemptable {str(self.preemptable).lower()}, revocableZone {self.revocable_zone}"
+            f"preemptable {str(self.preemptable).lower()}, revocableZone {self.revocable_zone}, "
+            f"numaInfo {{{policy} map[]}}"
         )
 
     __repr__ = __str__

@@ -12,29 +12,33 @@ import (
 // The scheduler's clock. Volcano reads time.Now() wherever it needs the time (tdm's
 // revocable windows, sla's waiting time, cdp's cooldown, the vGPU handshake's age, the
 // job updater's condition times), so the program runs it at the spec's clock: time.Now
-// is patched, once, to the real time moved by clockOffset, which each session sets to
-// its "now". Time still passes at the real rate within a session.
-var clockOffset atomic.Int64
+// is patched, once, to read clockAt (Unix nanoseconds), which each session sets to its
+// "now". The clock stands still within a session, as vspec's engine's does: a
+// session's times are all its "now", and durations Volcano measures are zero.
+var clockAt atomic.Int64
 
 // installClock patches time.Now for the whole process (gomonkey, which Volcano's own
 // tests use; time.Now is too large for the compiler to inline, so every caller goes
 // through the patched function).
 func installClock() {
 	gomonkey.ApplyFunc(time.Now, func() time.Time {
-		return realNow().Add(time.Duration(clockOffset.Load()))
+		if at := clockAt.Load(); at != 0 {
+			return time.Unix(0, at).UTC()
+		}
+		return realNow()
 	})
 }
 
-// realNow reads the wall clock without time.Now.
+// realNow reads the wall clock without time.Now: the program's own deadlines.
 func realNow() time.Time {
 	var tv syscall.Timeval
 	_ = syscall.Gettimeofday(&tv)
 	return time.Unix(tv.Sec, int64(tv.Usec)*1000)
 }
 
-// setClock makes time.Now() read "now" at this instant.
+// setClock makes time.Now() read "now".
 func setClock(now time.Time) {
-	clockOffset.Store(int64(now.Sub(realNow())))
+	clockAt.Store(now.UnixNano())
 }
 
 // rescheduleStart is when Volcano's rescheduling plugin counts its interval from: the
@@ -43,8 +47,10 @@ func setClock(now time.Time) {
 //go:linkname rescheduleStart volcano.sh/volcano/pkg/scheduler/plugins/rescheduling.lastRescheduleTime
 var rescheduleStart time.Time
 
-// startScheduler is a fresh vc-scheduler's start, at the clock's time: what Volcano's
-// packages read from the clock when the process starts is read again.
+// startScheduler is a fresh vc-scheduler's start, a moment before its first session:
+// what Volcano's packages read from the clock when the process starts is read again.
+// (A real process starts milliseconds before its first session, so an interval counted
+// from the start has run out in the session one interval later.)
 func startScheduler() {
-	rescheduleStart = time.Now()
+	rescheduleStart = time.Now().Add(-time.Nanosecond)
 }

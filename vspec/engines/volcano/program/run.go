@@ -247,9 +247,9 @@ func carryOutBinds(sc *cache.SchedulerCache, fx *effects, stop <-chan struct{}) 
 // settle waits until the cache's goroutines have carried out the binds and evictions
 // the session dispatched.
 func settle(fx *effects) error {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := realNow().Add(30 * time.Second)
 	for !fx.settled() {
-		if time.Now().After(deadline) {
+		if realNow().After(deadline) {
 			return fmt.Errorf("the cache did not carry out the session's binds and evictions in 30 s")
 		}
 		time.Sleep(time.Millisecond)

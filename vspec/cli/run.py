@@ -306,9 +306,12 @@ class _Progress:
 
     def __call__(self, outcome: SpecOutcome) -> None:
         if self.verbose:
-            from vspec.harness.report import headline
+            from vspec.harness.report import cost_line, headline
 
             self.out.write(f"{headline(outcome)} ({outcome.duration:.2f}s)\n")
+            costs = cost_line(outcome)
+            if costs:
+                self.out.write(f"    {costs}\n")
             return
         if outcome.location.file != self.file:
             if self.file is not None:

@@ -22,6 +22,9 @@ from vspec.invariants import liveness as _liveness  # noqa: F401 - registers the
 from vspec.invariants import placement as _placement  # noqa: F401 - registers the invariants
 from vspec.invariants import reclaiming as _reclaiming  # noqa: F401 - registers the invariants
 from vspec.invariants.base import (
+    SELECTING,
+    SHARED,
+    CostMeter,
     Invariant,
     InvariantInputs,
     catalogue,
@@ -37,6 +40,9 @@ from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 
 __all__ = [
+    "SELECTING",
+    "SHARED",
+    "CostMeter",
     "Invariant",
     "InvariantInputs",
     "InvariantReport",
@@ -74,16 +80,23 @@ def evaluate_invariants(
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
+    meter: CostMeter | None = None,
 ) -> InvariantReport:
     """The violations and warnings of ``result``, as ``invariant <name>: <message>`` lines.
 
     ``engine``, ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run:
     the ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
     An unknown name in ``requested``, ``disabled`` or ``warn_only`` is itself a violation.
+    ``meter`` sums each invariant's CPU seconds (over many calls: a timeline's sessions).
     """
-    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
+    inputs = InvariantInputs(
+        conf, cluster_before, seed, now, cycles, verbosity, engine=engine, meter=meter
+    )
     try:
-        return _evaluate(inputs, result, list(requested), list(disabled), set(warn_only))
+        if meter is None:
+            return _evaluate(inputs, result, list(requested), list(disabled), set(warn_only))
+        with meter.measure(SELECTING):  # what no invariant's own measure holds
+            return _evaluate(inputs, result, list(requested), list(disabled), set(warn_only))
     finally:
         inputs.forget()
 
@@ -128,6 +141,7 @@ def check_invariants(
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
+    meter: CostMeter | None = None,
 ) -> list[str]:
     """The violations of ``result`` (see :func:`evaluate_invariants`)."""
     report = evaluate_invariants(
@@ -141,5 +155,6 @@ def check_invariants(
         now=now,
         cycles=cycles,
         verbosity=verbosity,
+        meter=meter,
     )
     return report.violations

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from itertools import pairwise
 
+import numpy as np
+
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
 from vspec.invariants.base import Invariant, InvariantInputs, register
@@ -23,21 +25,18 @@ from vspec.invariants.history import (
     CycleView,
     Jobs,
     Requests,
-    allocatable,
     cluster_total,
     cycles,
     dims,
     enabled,
     exceeds,
-    node_affinity_fails,
     node_filters,
     plugin_entries,
     pods_by_job,
     requests,
     session_jobs,
-    taint_fails,
-    unschedulable_fails,
 )
+from vspec.invariants.nodetable import NodeTable, allocatables, pod_slots
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -68,6 +67,7 @@ class FirstCycle:
     jobs: Jobs
     members: dict[str, list[Pod]]  # job -> its pods placed by us
     request: Requests
+    table: NodeTable  # the nodes as columns, and which take what
     # What :meth:`pending` and :func:`_ready` found, by job: both invariants ask them
     # of every job, allocate-order once per comparison.
     _pending: dict[str, list[Pod]] = field(default_factory=dict, init=False)
@@ -86,7 +86,11 @@ class FirstCycle:
         members = {
             uid: pods for uid, pods in pods_by_job(inputs, view).items() if uid in jobs.pod_groups
         }
-        return cls(inputs, view, jobs, members, requests(inputs))
+        request = requests(inputs)
+        table = NodeTable.of(
+            inputs.cluster.nodes, view.pods, view.statuses, request, allocatables(inputs)
+        )
+        return cls(inputs, view, jobs, members, request, table)
 
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
@@ -141,10 +145,8 @@ class FirstCycle:
             for role, n in pg.min_task_member.items()
         ):
             return []
-        need = Resource()
-        for p in pods:
-            need.add(self.request(p))
-        return [node for node in self.inputs.cluster.nodes if self._takes(node, pods, need)]
+        mask = self.table.takers(pods)
+        return [self.table.nodes[row] for row in np.flatnonzero(mask)]
 
     def placeable(self, uid: str) -> list[Pod]:
         """The job's pods allocate places when there is room: all of them, or, when some
@@ -173,43 +175,11 @@ class FirstCycle:
         """Every node refuses the pod whatever runs on it: it asks more than the node's
         allocatable in some resource (FutureIdle never exceeds it), or one of the
         configured node filters refuses it."""
-        need = self.request(pod)
-        names = set(dims(need)) - {"pods"}
-        filters = node_filters(self.inputs.conf)
-        return all(
-            exceeds(need, allocatable(node), names) or any(f(pod, node) for f in filters)
-            for node in self.inputs.cluster.nodes
-        )
+        return not self.table.fits_somewhere(pod, tuple(node_filters(self.inputs.conf)))
 
     def _queue(self, uid: str) -> Queue | None:
         name = self.jobs.queue(uid)
         return next((q for q in self.inputs.cluster.queues if q.meta.name == name), None)
-
-    def _takes(self, node: Node, pods: list[Pod], need: Resource) -> bool:
-        held = Resource()
-        slots = sum(pod_slots(p) for p in pods)
-        for key, pod in self.view.pods.items():
-            if pod.node_name != node.meta.name:
-                continue
-            slots += pod_slots(pod)
-            if self.view.status(key) in HOLDING:
-                held.add(self.request(pod))
-        limit = allocatable(node)
-        if slots > limit.get("pods"):
-            return False
-        total = held.clone().add(need)
-        # A node already above its allocatable in some resource has a negative idle there
-        # (Volcano v1.11 only logs "Node out of sync"), which not even a zero request fits.
-        if exceeds(total, limit, (set(dims(need)) | set(dims(held))) - {"pods"}):
-            return False
-        checks = (unschedulable_fails, node_affinity_fails, taint_fails)
-        return all(fails(p, node) is None for p in pods for fails in checks)
-
-
-def pod_slots(pod: Pod) -> int:
-    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
-    written = sum(c.requests.get("pods", 0) for c in pod.containers)
-    return 1 + int(written)
 
 
 def complex_pod(pod: Pod) -> bool:

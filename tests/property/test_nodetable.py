@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from vspec.api.resource import Resource
 from vspec.invariants.history import (
     HOLDING,
+    Allocatables,
     CycleView,
     Requests,
     allocatable,
@@ -23,7 +24,7 @@ from vspec.invariants.history import (
     taint_fails,
     unschedulable_fails,
 )
-from vspec.invariants.nodetable import TAKER_FILTERS, AllocatableMemo, NodeTable, pod_slots
+from vspec.invariants.nodetable import TAKER_FILTERS, AllocatableColumns, NodeTable, pod_slots
 from vspec.model.objects import Cluster, Node, Pod
 from vspec.strategies import ClusterBounds, clusters
 
@@ -56,8 +57,7 @@ def _fits_somewhere(request: Requests, nodes: list[Node], pod: Pod) -> bool:
     need = request(pod)
     names = set(dims(need)) - {"pods"}
     return any(
-        not exceeds(need, allocatable(n), names)
-        and all(f(pod, n) is None for f in TAKER_FILTERS)
+        not exceeds(need, allocatable(n), names) and all(f(pod, n) is None for f in TAKER_FILTERS)
         for n in nodes
     )
 
@@ -67,7 +67,8 @@ def _fits_somewhere(request: Requests, nodes: list[Node], pod: Pod) -> bool:
 def test_the_table_answers_as_the_nodes_one_by_one(cluster: Cluster) -> None:
     view = CycleView(0, {p.meta.key: p for p in cluster.pods})
     request = Requests()
-    table = NodeTable.of(cluster.nodes, view.pods, view.statuses, request, AllocatableMemo())
+    alloc = AllocatableColumns().of(cluster.nodes, Allocatables())
+    table = NodeTable.of(cluster.nodes, view.pods, view.statuses, request, alloc)
     jobs: dict[str, list[Pod]] = {}
     for pod in cluster.pods:
         jobs.setdefault(pod.job_id, []).append(pod)

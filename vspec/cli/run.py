@@ -309,9 +309,9 @@ class _Progress:
             from vspec.harness.report import cost_line, headline
 
             self.out.write(f"{headline(outcome)} ({outcome.duration:.2f}s)\n")
-            costs = cost_line(outcome)
-            if costs:
-                self.out.write(f"    {costs}\n")
+            for line in [cost_line(outcome), *outcome.aside]:
+                if line:
+                    self.out.write(f"    {line}\n")
             return
         if outcome.location.file != self.file:
             if self.file is not None:

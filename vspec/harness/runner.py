@@ -33,7 +33,7 @@ from vspec.harness.expect import check, failure_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.harness.plugin_dirs import spec_scope
 from vspec.harness.settings import InvariantSettings, project_settings, read_once
-from vspec.invariants import CostMeter, evaluate_invariants
+from vspec.invariants import Carry, evaluate_invariants
 from vspec.model.engine import Engine
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
@@ -74,6 +74,7 @@ class SpecOutcome:
     cpu_seconds: float = 0.0  # the spec's run and checks, in this process's CPU time
     # Each invariant's CPU seconds (summed over a timeline's sessions), for ``-v``.
     invariant_seconds: dict[str, float] = field(default_factory=dict)
+    aside: list[str] = field(default_factory=list)  # invariants not checked for the user's code
 
     @property
     def failing(self) -> bool:
@@ -204,11 +205,12 @@ def _run_and_check(
             f"the project's specs are for engine {wanted!r}; this run uses {engine.name!r}",
             settings.location("engine"),
         )
-    meter = CostMeter()
+    carry = Carry()
     try:
-        return _run_and_judge(spec, engine, seed, outcome, meter, settings.invariants)
+        return _run_and_judge(spec, engine, seed, outcome, carry, settings.invariants)
     finally:
-        outcome.invariant_seconds = meter.seconds
+        outcome.invariant_seconds = carry.meter.seconds
+        outcome.aside = list(carry.aside)
 
 
 def _run_and_judge(
@@ -216,13 +218,13 @@ def _run_and_judge(
     engine: Engine,
     seed: int,
     outcome: SpecOutcome,
-    meter: CostMeter,
+    carry: Carry,
     project: InvariantSettings,
 ) -> tuple[SimulationResult, list[str]]:
     if spec.timeline is not None:
         from vspec.harness.timeline_check import run_timeline_spec
 
-        return run_timeline_spec(spec, seed, engine, meter)
+        return run_timeline_spec(spec, seed, engine, carry)
     result = simulate_spec(spec, engine, seed)
     verdict = evaluate_invariants(
         spec.scheduler,
@@ -239,7 +241,7 @@ def _run_and_judge(
         now=spec.now,
         cycles=spec.cycles,
         verbosity=spec.verbosity,
-        meter=meter,
+        carry=carry,
     )
     outcome.warnings = verdict.warnings
     return result, [*check(spec, result), *verdict.violations]

@@ -51,6 +51,25 @@ class CostMeter:
         return sum(self.seconds.values())
 
 
+class Carry:
+    """What one spec's checking keeps from one result to the next (a timeline's
+    sessions): the CPU meter, and memos keyed by model objects (a node's allocatable),
+    which hold while the objects live, as model objects are not changed once built (a
+    timeline hands its unchanged nodes from session to session and builds a changed one
+    afresh)."""
+
+    def __init__(self) -> None:
+        self.meter = CostMeter()
+        self.aside: dict[str, None] = {}  # what the invariants did not check, said once each
+        self._kept: dict[str, Any] = {}
+
+    def kept(self, name: str, make: Callable[[], T]) -> T:
+        """The memo ``name``, made on first use; shared by every invariant that asks."""
+        if name not in self._kept:
+            self._kept[name] = make()
+        return cast(T, self._kept[name])
+
+
 _THESE_INPUTS = object()  # InvariantInputs.derived's ``of`` when it is the inputs themselves
 
 
@@ -69,8 +88,11 @@ class InvariantInputs:
     # Check what is costly at any size (the fuzzer's small cases, where a re-run is
     # cheap and a missed nondeterminism is the point); a spec run checks it when small.
     thorough: bool = field(default=False, kw_only=True)
-    # Where the checks' CPU seconds are summed, when someone wants them.
-    meter: CostMeter | None = field(default=None, kw_only=True, compare=False)
+    # The conf the run had, when ``conf`` is the one the invariants judge it under (the
+    # user's code renamed: vspec.invariants.yours); a re-run takes this one.
+    run_conf: SchedulerConf | None = field(default=None, kw_only=True)
+    # What the checking of earlier results kept (a timeline's sessions), if anyone keeps it.
+    carry: Carry | None = field(default=None, kw_only=True, compare=False)
     # What several invariants derive from these inputs and one result (the replayed
     # cycles, the session's jobs), by name: derived once per result, not once per
     # invariant (about 20 of them replay the cycles). Only the last result is kept.
@@ -85,10 +107,10 @@ class InvariantInputs:
         mark = _THESE_INPUTS if of is self else of  # not self: no cycle for the collector
         kept = self._derived.get(name)
         if kept is None or kept[0] is not mark:
-            if self.meter is None:
+            if self.carry is None:
                 kept = (mark, derive())
             else:
-                with self.meter.measure(SHARED):
+                with self.carry.meter.measure(SHARED):
                     kept = (mark, derive())
             self._derived[name] = kept
         return cast(T, kept[1])
@@ -101,7 +123,7 @@ class InvariantInputs:
 
     def rerun(self) -> SimulationResult:
         return self.engine.simulate(
-            self.conf,
+            self.conf if self.run_conf is None else self.run_conf,
             self.cluster,
             seed=self.seed,
             now=self.now,
@@ -195,9 +217,9 @@ def _measured(
     name: str, judge: Judge, inputs: InvariantInputs, result: SimulationResult
 ) -> list[str]:
     """``judge(inputs, result)``, its CPU seconds charged to ``name`` on the inputs' meter."""
-    if inputs.meter is None:
+    if inputs.carry is None:
         return judge(inputs, result)
-    with inputs.meter.measure(name):
+    with inputs.carry.meter.measure(name):
         return judge(inputs, result)
 
 

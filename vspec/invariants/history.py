@@ -247,18 +247,53 @@ def allocatable(node: Node) -> Resource:
     return node_allocatable(node)
 
 
+class Allocatables:
+    """Each node's allocatable (:func:`allocatable`) worked out once per node object, and
+    the last node list's total: a timeline hands its unchanged nodes from one session to
+    the next (a changed node is a new object), so the hundreds of sessions it checks read
+    each node once. The values are shared: clone one before changing it."""
+
+    def __init__(self) -> None:
+        # id -> (the node, its allocatable): holding the node keeps its id from being reused.
+        self._of: dict[int, tuple[Node, Resource]] = {}
+        self._total: tuple[tuple[int, ...], list[Node], Resource] | None = None
+
+    def __call__(self, node: Node) -> Resource:
+        kept = self._of.get(id(node))
+        if kept is None:
+            kept = self._of[id(node)] = (node, allocatable(node))
+        return kept[1]
+
+    def total(self, nodes: list[Node]) -> Resource:
+        """The nodes' allocatable summed, in their order."""
+        ids = tuple(map(id, nodes))
+        if self._total is None or self._total[0] != ids:
+            out = Resource()
+            for node in nodes:
+                out.add(self(node))
+            self._total = (ids, list(nodes), out)  # the list keeps the ids from reuse
+            self._forget_gone(nodes)
+        return self._total[2]
+
+    def _forget_gone(self, nodes: list[Node]) -> None:
+        """Drop the nodes no longer in the cluster, once they are many."""
+        if len(self._of) > 2 * len(nodes) + 16:
+            live = set(map(id, nodes))
+            self._of = {k: v for k, v in self._of.items() if k in live}
+
+
+def allocatables(inputs: InvariantInputs) -> Allocatables:
+    """The nodes' allocatables, kept from result to result when the caller carries
+    memos (a timeline's sessions), else for the invariants that check ``inputs``."""
+    if inputs.carry is not None:
+        return inputs.carry.kept("allocatables", Allocatables)
+    return inputs.derived("allocatables", inputs, Allocatables)
+
+
 def cluster_total(inputs: InvariantInputs) -> Resource:
     """The nodes' allocatable summed (an overcommitted node is only logged "out of sync",
-    so it counts whole), once for the invariants that ask: shared, so clone it before
-    changing it."""
-
-    def total() -> Resource:
-        out = Resource()
-        for node in inputs.cluster.nodes:
-            out.add(allocatable(node))
-        return out
-
-    return inputs.derived("cluster total", inputs, total)
+    so it counts whole): shared, so clone it before changing it."""
+    return allocatables(inputs).total(inputs.cluster.nodes)
 
 
 def dims(r: Resource) -> dict[str, float]:

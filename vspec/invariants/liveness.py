@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cmp_to_key
+from functools import cached_property, cmp_to_key
 from itertools import pairwise
 
 import numpy as np
@@ -36,7 +36,7 @@ from vspec.invariants.history import (
     requests,
     session_jobs,
 )
-from vspec.invariants.nodetable import NodeTable, allocatables, pod_slots
+from vspec.invariants.nodetable import NodeTable, allocatable_columns, pod_slots
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -88,7 +88,7 @@ class FirstCycle:
         }
         request = requests(inputs)
         table = NodeTable.of(
-            inputs.cluster.nodes, view.pods, view.statuses, request, allocatables(inputs)
+            inputs.cluster.nodes, view.pods, view.statuses, request, allocatable_columns(inputs)
         )
         return cls(inputs, view, jobs, members, request, table)
 
@@ -106,6 +106,12 @@ class FirstCycle:
 
     def best_effort(self, pod: Pod) -> bool:
         return self.request.nothing(pod)
+
+    @cached_property
+    def demanding_queues(self) -> set[str]:
+        """Queues whose session jobs have Pending pods that request resources (asked for
+        every job that fits: found once)."""
+        return {self.jobs.queue(uid) for uid in self.jobs.pod_groups if self.pending(uid)}
 
     def reaches_allocate(self, pg: PodGroup) -> bool | None:
         """Whether the job is past Pending when allocate first runs (None: unknown)."""
@@ -215,7 +221,7 @@ def allocate_conf_known(inputs: InvariantInputs) -> bool:
 
 def _demanding_queues(first: FirstCycle) -> set[str]:
     """Queues whose session jobs have Pending pods that request resources."""
-    return {first.jobs.queue(uid) for uid in first.jobs.pod_groups if first.pending(uid)}
+    return first.demanding_queues
 
 
 def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) -> bool:
@@ -363,8 +369,7 @@ def _job_compare(first: FirstCycle) -> Compare | None:
             elif option.name == "gang":
                 steps.append(lambda a, b: _ready(first, a) - _ready(first, b))
             elif option.name == "drf":
-                shares = _drf_shares(first)
-                steps.append(_by_share(shares))
+                steps.append(_by_share(DominantShares(first)))
             elif option.name in ("sla", "tdm"):
                 return None
 
@@ -382,9 +387,10 @@ def _job_compare(first: FirstCycle) -> Compare | None:
     return compare
 
 
-def _by_share(shares: dict[str, float]) -> Compare:
+def _by_share(shares: DominantShares) -> Compare:
     def compare(a: str, b: str) -> int:
-        return (shares[a] > shares[b]) - (shares[a] < shares[b])
+        sa, sb = shares[a], shares[b]
+        return (sa > sb) - (sa < sb)
 
     return compare
 
@@ -392,25 +398,36 @@ def _by_share(shares: dict[str, float]) -> Compare:
 _HELD = (TaskStatus.Running, TaskStatus.Bound)  # the statuses drf's share counts here
 
 
-def _drf_shares(first: FirstCycle) -> dict[str, float]:
+class DominantShares:
     """Each job's dominant share: the largest fraction of the cluster's total (its nodes'
     allocatable) that its Running and Bound pods request in one resource, pod slots
-    counted as Volcano counts them (one, plus any a pod requests itself)."""
-    total = cluster_total(first.inputs)
-    names = ["cpu", "memory", *total.scalars]
-    statuses = first.view.statuses
-    shares: dict[str, float] = {}
-    for uid in first.jobs.pod_groups:
-        held = [p for p in first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
+    counted as Volcano counts them (one, plus any a pod requests itself). Worked out for
+    the jobs the order compares only (the pending ones and those bound in the cycle,
+    not every job of a timeline's session)."""
+
+    def __init__(self, first: FirstCycle) -> None:
+        self.first = first
+        total = cluster_total(first.inputs)
+        self.total = total
+        self.names = ["cpu", "memory", *total.scalars]
+        self._of: dict[str, float] = {}
+
+    def __getitem__(self, uid: str) -> float:
+        kept = self._of.get(uid)
+        if kept is None:
+            kept = self._of[uid] = self._share(uid)
+        return kept
+
+    def _share(self, uid: str) -> float:
+        statuses = self.first.view.statuses
+        held = [p for p in self.first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
         if not held:
-            shares[uid] = 0.0  # nothing held is no share of any total, zero or not
-            continue
+            return 0.0  # nothing held is no share of any total, zero or not
         used = Resource()
         for p in held:
-            used.add(first.request(p))
+            used.add(self.first.request(p))
             used.scalars["pods"] += pod_slots(p) - 1
-        shares[uid] = max((_share(used.get(n), total.get(n)) for n in names), default=0.0)
-    return shares
+        return max((_share(used.get(n), self.total.get(n)) for n in self.names), default=0.0)
 
 
 def _share(held: float, total: float) -> float:

@@ -25,7 +25,7 @@ from vspec.invariants.history import (
     HOLDING,
     NodeFilter,
     Requests,
-    allocatable,
+    allocatables,
     dims,
     node_affinity_fails,
     taint_fails,
@@ -55,31 +55,28 @@ def constraints(pod: Pod) -> Hashable:
     return tuple(sorted(pod.node_selector.items())), required, tuple(pod.tolerations)
 
 
-class AllocatableMemo:
-    """Each node's allocatable (:func:`allocatable`), worked out once per node object:
-    a timeline hands its unchanged nodes from one session to the next (a changed node is
-    a new object), so the hundreds of sessions it checks read each node once."""
+class AllocatableColumns:
+    """The last node list's allocatable columns, kept while the list holds the same node
+    objects (a timeline's sessions mostly do): building them reads every node."""
 
     def __init__(self) -> None:
-        # id -> (the node, its allocatable): holding the node keeps its id from being reused.
-        self._of: dict[int, tuple[Node, Resource]] = {}
+        self._last: tuple[tuple[int, ...], list[Node], dict[str, Column]] | None = None
 
-    def __call__(self, node: Node) -> Resource:
-        kept = self._of.get(id(node))
-        if kept is None:
-            kept = self._of[id(node)] = (node, allocatable(node))
-        return kept[1]
-
-    def keep_only(self, nodes: Sequence[Node]) -> None:
-        """Forget the nodes that are gone, so the memo stays the cluster's size."""
-        if len(self._of) > 2 * len(nodes) + 16:
-            live = {id(n) for n in nodes}
-            self._of = {k: v for k, v in self._of.items() if k in live}
+    def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> dict[str, Column]:
+        ids = tuple(map(id, nodes))
+        if self._last is None or self._last[0] != ids:
+            columns = _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True)
+            self._last = (ids, list(nodes), columns)  # the list keeps the ids from reuse
+        return self._last[2]
 
 
-def allocatables(inputs: InvariantInputs) -> AllocatableMemo:
-    """The nodes' allocatables, shared by the invariants that check ``inputs``."""
-    return inputs.derived("allocatables", inputs, AllocatableMemo)
+def allocatable_columns(inputs: InvariantInputs) -> dict[str, Column]:
+    """The cluster's allocatable columns, kept from result to result when the caller
+    carries memos. Shared: none may change them."""
+    nodes, alloc_of = inputs.cluster.nodes, allocatables(inputs)
+    if inputs.carry is not None:
+        return inputs.carry.kept("allocatable columns", AllocatableColumns).of(nodes, alloc_of)
+    return _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True)
 
 
 @dataclass
@@ -103,8 +100,9 @@ class NodeTable:
         pods: dict[str, Pod],
         statuses: dict[str, TaskStatus],
         request: Requests,
-        alloc_of: Callable[[Node], Resource],
+        alloc: dict[str, Column],
     ) -> NodeTable:
+        """``alloc``: the nodes' allocatable columns (:meth:`AllocatableColumns.of`)."""
         index = {n.meta.name: i for i, n in enumerate(nodes)}
         count = len(nodes)
         slots = np.zeros(count, dtype=np.int64)
@@ -119,7 +117,7 @@ class NodeTable:
         return cls(
             nodes,
             request,
-            _columns([alloc_of(n) for n in nodes], count, with_pods=True),
+            alloc,
             _sparse_columns(held, count),
             slots,
             np.array([not n.taints and not n.unschedulable for n in nodes], dtype=np.bool_),

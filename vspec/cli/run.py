@@ -52,7 +52,12 @@ def add_cli(commands: Commands) -> None:
     run.add_argument(
         "--timeout", type=_seconds, metavar="SECONDS", help="fail a spec that runs longer"
     )
-    run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="one line per spec, then its CPU seconds and each invariant's",
+    )
     run.add_argument(
         "--klog-header",
         action="store_true",

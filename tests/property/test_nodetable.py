@@ -21,10 +21,11 @@ from vspec.invariants.history import (
     dims,
     exceeds,
     node_affinity_fails,
+    pod_slots,
     taint_fails,
     unschedulable_fails,
 )
-from vspec.invariants.nodetable import TAKER_FILTERS, AllocatableColumns, NodeTable, pod_slots
+from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeTable
 from vspec.model.objects import Cluster, Node, Pod
 from vspec.strategies import ClusterBounds, clusters
 
@@ -67,7 +68,7 @@ def _fits_somewhere(request: Requests, nodes: list[Node], pod: Pod) -> bool:
 def test_the_table_answers_as_the_nodes_one_by_one(cluster: Cluster) -> None:
     view = CycleView(0, {p.meta.key: p for p in cluster.pods})
     request = Requests()
-    alloc = AllocatableColumns().of(cluster.nodes, Allocatables())
+    alloc = NodeColumns.of(cluster.nodes, Allocatables())
     table = NodeTable.of(cluster.nodes, view.pods, view.statuses, request, alloc)
     jobs: dict[str, list[Pod]] = {}
     for pod in cluster.pods:

@@ -176,6 +176,12 @@ def _by_job(view: CycleView, conf: SchedulerConf) -> dict[str, list[Pod]]:
 # -- resources --------------------------------------------------------------------------------
 
 
+def pod_slots(pod: Pod) -> int:
+    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
+    written = sum(c.requests.get("pods", 0) for c in pod.containers)
+    return 1 + int(written)
+
+
 class Requests:
     """Each pod's request (:func:`pod_request`), worked out once per pod object: the
     views share the cluster's pods (a bound pod's copy is another object) and about 30
@@ -193,6 +199,8 @@ class Requests:
         # whose request is their containers' alone: the replicas of a generated task
         # share one list, so 11,000 pods are 1,100 requests to work out.
         self._by_containers: dict[int, tuple[object, Resource]] = {}
+        # containers list id -> (the list, :func:`pod_slots` of a pod of it).
+        self._slots: dict[int, tuple[object, int]] = {}
         # id of a request -> (it, whether it is nothing, its dimensions): what the two
         # above say of it, worked out once per request object, not once per replica.
         self._facts: dict[int, tuple[Resource, bool, frozenset[str]]] = {}
@@ -218,6 +226,14 @@ class Requests:
         kept = self._dims.get(id(pod))
         if kept is None:
             kept = self._dims[id(pod)] = (pod, self._facts_of(self(pod))[2])
+        return kept[1]
+
+    def slots(self, pod: Pod) -> int:
+        """:func:`pod_slots`, worked out once per containers list (the node columns ask it
+        of every pod on a node, every session)."""
+        kept = self._slots.get(id(pod.containers))
+        if kept is None:
+            kept = self._slots[id(pod.containers)] = (pod.containers, pod_slots(pod))
         return kept[1]
 
     def _facts_of(self, request: Resource) -> tuple[Resource, bool, frozenset[str]]:

@@ -32,11 +32,12 @@ from vspec.invariants.history import (
     exceeds,
     node_filters,
     plugin_entries,
+    pod_slots,
     pods_by_job,
     requests,
     session_jobs,
 )
-from vspec.invariants.nodetable import NodeTable, allocatable_columns, pod_slots
+from vspec.invariants.nodetable import NodeTable, node_columns
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -88,7 +89,7 @@ class FirstCycle:
         }
         request = requests(inputs)
         table = NodeTable.of(
-            inputs.cluster.nodes, view.pods, view.statuses, request, allocatable_columns(inputs)
+            inputs.cluster.nodes, view.pods, view.statuses, request, node_columns(inputs)
         )
         return cls(inputs, view, jobs, members, request, table)
 

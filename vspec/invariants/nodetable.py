@@ -41,12 +41,6 @@ Column = npt.NDArray[np.float64]
 TAKER_FILTERS: tuple[NodeFilter, ...] = (unschedulable_fails, node_affinity_fails, taint_fails)
 
 
-def pod_slots(pod: Pod) -> int:
-    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
-    written = sum(c.requests.get("pods", 0) for c in pod.containers)
-    return 1 + int(written)
-
-
 def constraints(pod: Pod) -> Hashable:
     """What of a pod the node filters read (its node selector, required node affinity and
     tolerations): pods with equal constraints pass the same nodes."""
@@ -55,28 +49,47 @@ def constraints(pod: Pod) -> Hashable:
     return tuple(sorted(pod.node_selector.items())), required, tuple(pod.tolerations)
 
 
-class AllocatableColumns:
-    """The last node list's allocatable columns, kept while the list holds the same node
+@dataclass(frozen=True)
+class NodeColumns:
+    """What the nodes themselves say, as columns: each name's row, each dimension's
+    allocatable ("pods" included), and which nodes are plain (no taints, schedulable:
+    they pass a pod without tolerations). Shared: none may change them."""
+
+    index: dict[str, int]
+    alloc: dict[str, Column]
+    plain: Mask
+
+    @classmethod
+    def of(cls, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
+        return cls(
+            {n.meta.name: i for i, n in enumerate(nodes)},
+            _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True),
+            np.array([not n.taints and not n.unschedulable for n in nodes], dtype=np.bool_),
+        )
+
+
+class NodeColumnsMemo:
+    """The last node list's :class:`NodeColumns`, kept while the list holds the same node
     objects (a timeline's sessions mostly do): building them reads every node."""
 
     def __init__(self) -> None:
-        self._last: tuple[tuple[int, ...], list[Node], dict[str, Column]] | None = None
+        self._last: tuple[tuple[int, ...], list[Node], NodeColumns] | None = None
 
-    def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> dict[str, Column]:
+    def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
         ids = tuple(map(id, nodes))
         if self._last is None or self._last[0] != ids:
-            columns = _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True)
-            self._last = (ids, list(nodes), columns)  # the list keeps the ids from reuse
+            # The list keeps the ids from being reused while they are compared.
+            self._last = (ids, list(nodes), NodeColumns.of(nodes, alloc_of))
         return self._last[2]
 
 
-def allocatable_columns(inputs: InvariantInputs) -> dict[str, Column]:
-    """The cluster's allocatable columns, kept from result to result when the caller
-    carries memos. Shared: none may change them."""
+def node_columns(inputs: InvariantInputs) -> NodeColumns:
+    """The cluster's node columns, kept from result to result when the caller carries
+    memos."""
     nodes, alloc_of = inputs.cluster.nodes, allocatables(inputs)
     if inputs.carry is not None:
-        return inputs.carry.kept("allocatable columns", AllocatableColumns).of(nodes, alloc_of)
-    return _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True)
+        return inputs.carry.kept("node columns", NodeColumnsMemo).of(nodes, alloc_of)
+    return NodeColumns.of(nodes, alloc_of)
 
 
 @dataclass
@@ -86,10 +99,9 @@ class NodeTable:
 
     nodes: list[Node]
     request: Requests
-    alloc: dict[str, Column]  # dimension -> each node's allocatable ("pods" included)
+    columns: NodeColumns
     held: dict[str, Column]  # dimension -> what the node's holding pods request
     slots: npt.NDArray[np.int64]  # pod slots taken by the pods on the node, any status
-    plain: Mask  # nodes without taints and schedulable: they pass a pod without tolerations
     _filtered: dict[tuple[Hashable, tuple[NodeFilter, ...]], Mask] = field(default_factory=dict)
     _fits: dict[Hashable, Mask] = field(default_factory=dict)
 
@@ -100,27 +112,21 @@ class NodeTable:
         pods: dict[str, Pod],
         statuses: dict[str, TaskStatus],
         request: Requests,
-        alloc: dict[str, Column],
+        columns: NodeColumns,
     ) -> NodeTable:
-        """``alloc``: the nodes' allocatable columns (:meth:`AllocatableColumns.of`)."""
-        index = {n.meta.name: i for i, n in enumerate(nodes)}
-        count = len(nodes)
-        slots = np.zeros(count, dtype=np.int64)
+        """``columns``: the nodes' own (:func:`node_columns`)."""
+        index, count = columns.index, len(nodes)
+        slots = [0] * count
         held: dict[int, Resource] = {}
         for key, pod in pods.items():
             row = index.get(pod.node_name) if pod.node_name else None
             if row is None:
                 continue
-            slots[row] += pod_slots(pod)
+            slots[row] += request.slots(pod)
             if statuses[key] in HOLDING:
                 held.setdefault(row, Resource()).add(request(pod))
         return cls(
-            nodes,
-            request,
-            alloc,
-            _sparse_columns(held, count),
-            slots,
-            np.array([not n.taints and not n.unschedulable for n in nodes], dtype=np.bool_),
+            nodes, request, columns, _sparse_columns(held, count), np.array(slots, dtype=np.int64)
         )
 
     def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
@@ -142,7 +148,7 @@ class NodeTable:
         # ``filters`` are among TAKER_FILTERS: a node with no taints that is schedulable
         # passes the unschedulable and taint filters whatever the pod tolerates, and node
         # affinity fails only a pod with a node selector or required terms (even none).
-        rows = range(len(self.nodes)) if selects else np.flatnonzero(~self.plain)
+        rows = range(len(self.nodes)) if selects else np.flatnonzero(~self.columns.plain)
         for row in rows:
             node = self.nodes[row]
             out[row] = all(f(pod, node) is None for f in filters)
@@ -158,7 +164,7 @@ class NodeTable:
         shape = (
             "takers",
             need.signature(),
-            sum(pod_slots(p) for p in pods),
+            sum(self.request.slots(p) for p in pods),
             frozenset(constraints(p) for p in pods),
         )
         kept = self._fits.get(shape)
@@ -191,7 +197,7 @@ class NodeTable:
         return bool(kept.any())
 
     def _alloc(self, name: str) -> Column:
-        column = self.alloc.get(name)
+        column = self.columns.alloc.get(name)
         return column if column is not None else np.zeros(len(self.nodes))
 
     def _held(self, name: str) -> Column:

@@ -53,6 +53,7 @@ __all__ = [
     "check_invariants",
     "evaluate_invariants",
     "get",
+    "judged_inputs",
     "run_checks",
     "run_findings",
     "selected",
@@ -95,18 +96,10 @@ def evaluate_invariants(
     ``carry`` sums each invariant's CPU seconds and keeps memos over many calls (a
     timeline's sessions).
     """
-    yours = your_names(conf)
-    inputs = InvariantInputs(
-        judged_conf(conf, yours) if yours else conf,
-        cluster_before,
-        seed,
-        now,
-        cycles,
-        verbosity,
-        engine=engine,
-        run_conf=conf if yours else None,
-        carry=carry,
+    inputs = judged_inputs(
+        conf, cluster_before, seed, now, cycles, verbosity, engine=engine, carry=carry
     )
+    yours = your_names(conf) if inputs.run_conf is not None else []
     asked = _Asked(list(requested), list(disabled), set(warn_only))
     try:
         if carry is None:
@@ -117,6 +110,36 @@ def evaluate_invariants(
         return report
     finally:
         inputs.forget()
+
+
+def judged_inputs(
+    conf: SchedulerConf,
+    cluster_before: Cluster,
+    seed: int,
+    now: datetime | None,
+    cycles: int,
+    verbosity: int,
+    *,
+    engine: Engine,
+    thorough: bool = False,
+    carry: Carry | None = None,
+) -> InvariantInputs:
+    """The inputs of a run as the invariants judge them: under the conf with the user's
+    actions and plugins renamed (:mod:`vspec.invariants.yours`; ``run_conf`` is then the
+    run's own). Call it in the spec's plugin scope, where the run looked them up."""
+    yours = your_names(conf)
+    return InvariantInputs(
+        judged_conf(conf, yours) if yours else conf,
+        cluster_before,
+        seed,
+        now,
+        cycles,
+        verbosity,
+        engine=engine,
+        thorough=thorough,
+        run_conf=conf if yours else None,
+        carry=carry,
+    )
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,13 @@ from vspec.invariants.base import (
     selected,
     unknown_names,
 )
-from vspec.invariants.yours import judged_conf, stood_aside_message, without_yours, your_names
+from vspec.invariants.yours import (
+    judged_conf,
+    stood_aside_message,
+    unjudged,
+    without_yours,
+    your_names,
+)
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
@@ -99,7 +105,7 @@ def evaluate_invariants(
     inputs = judged_inputs(
         conf, cluster_before, seed, now, cycles, verbosity, engine=engine, carry=carry
     )
-    yours = your_names(conf) if inputs.run_conf is not None else []
+    yours = unjudged(your_names(conf)) if inputs.run_conf is not None else []
     asked = _Asked(list(requested), list(disabled), set(warn_only))
     try:
         if carry is None:
@@ -127,7 +133,7 @@ def judged_inputs(
     """The inputs of a run as the invariants judge them: under the conf with the user's
     actions and plugins renamed (:mod:`vspec.invariants.yours`; ``run_conf`` is then the
     run's own). Call it in the spec's plugin scope, where the run looked them up."""
-    yours = your_names(conf)
+    yours = unjudged(your_names(conf))
     return InvariantInputs(
         judged_conf(conf, yours) if yours else conf,
         cluster_before,

@@ -6,8 +6,10 @@ make such an invariant cry wolf on an outcome Volcano itself would produce. So t
 invariants judge a run under its *judged* conf, where each entry that runs your code is
 renamed ``<name> (yours)``, even one replacing a built-in of its name (``replaceBuiltins``):
 an invariant that only trusts the plugins it restates then stands aside, and one that
-needs a built-in's rule does not find it. Those that stand aside for your code are named
-(``vspec run -v``), so a quiet run never hides a check that was not made.
+needs a built-in's rule does not find it. The seed's ``print`` and ``logprint`` are the
+exception: the invariants state what they must do, and judge a user's version by it.
+Those that stand aside for your code are named (``vspec run -v``), so a quiet run never
+hides a check that was not made.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from vspec.model.conf import SchedulerConf
 # vspec's own actions and plugins; anything else a conf names is the user's code.
 OWN_CODE_PACKAGES = ("vspec.actions.", "vspec.plugins.")
 YOURS = " (yours)"
+# The seed's own action and plugin: what they must do is stated by the invariants
+# themselves (logprint-correct), so a user's version of them (their port of the Go
+# code, under these names) is judged by that statement, not stood aside for.
+SPECIFIED = frozenset({"print", "logprint"})
 
 
 def your_names(conf: SchedulerConf) -> list[str]:
@@ -34,6 +40,11 @@ def your_names(conf: SchedulerConf) -> list[str]:
 
 def _yours(cls: type | None) -> bool:
     return cls is None or not cls.__module__.startswith(OWN_CODE_PACKAGES)
+
+
+def unjudged(yours: list[str]) -> list[str]:
+    """Those of ``yours`` the invariants do not judge (all but :data:`SPECIFIED`)."""
+    return [name for name in yours if name not in SPECIFIED]
 
 
 def judged_conf(conf: SchedulerConf, yours: list[str]) -> SchedulerConf:

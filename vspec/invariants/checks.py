@@ -7,7 +7,7 @@ one message per violation, naming the cycle, the objects and the numbers involve
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -63,7 +63,9 @@ def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
         if not bound:
             continue
         members = pods_by_job(inputs, view)
-        after = {**view.statuses, **{b.task: TaskStatus.Running for b in view.binds}}
+        # The bound pods over the view's statuses: a lookup per pod of the bound jobs,
+        # not a copy of every pod's status.
+        after = ChainMap({b.task: TaskStatus.Running for b in view.binds}, view.statuses)
         for uid, count in bound.items():
             pg = jobs.pod_groups.get(uid)
             if pg is None:

@@ -68,7 +68,6 @@ class FirstCycle:
     jobs: Jobs
     members: dict[str, list[Pod]]  # job -> its pods placed by us
     request: Requests
-    table: NodeTable  # the nodes as columns, and which take what
     # What :meth:`pending` and :func:`_ready` found, by job: both invariants ask them
     # of every job, allocate-order once per comparison.
     _pending: dict[str, list[Pod]] = field(default_factory=dict, init=False)
@@ -87,11 +86,21 @@ class FirstCycle:
         members = {
             uid: pods for uid, pods in pods_by_job(inputs, view).items() if uid in jobs.pod_groups
         }
-        request = requests(inputs)
-        table = NodeTable.of(
-            inputs.cluster.nodes, view.pods, view.statuses, request, node_columns(inputs)
-        )
-        return cls(inputs, view, jobs, members, request, table)
+        return cls(inputs, view, jobs, members, requests(inputs))
+
+    @property
+    def table(self) -> NodeTable:
+        """The nodes as columns, and which take what: built at the first question (most
+        sessions' pending jobs are passed over before one is asked), shared."""
+        inputs, view = self.inputs, self.view
+
+        def build() -> NodeTable:
+            columns = node_columns(inputs)
+            return NodeTable.of(
+                inputs.cluster.nodes, view.pods, view.statuses, self.request, columns
+            )
+
+        return inputs.derived("node table", view, build)
 
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""

@@ -229,11 +229,6 @@ def allocate_conf_known(inputs: InvariantInputs) -> bool:
     return not any(q.guarantee for q in inputs.cluster.queues)
 
 
-def _demanding_queues(first: FirstCycle) -> set[str]:
-    """Queues whose session jobs have Pending pods that request resources."""
-    return first.demanding_queues
-
-
 def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) -> bool:
     """Proportion's deserved share covers the job: its queue is the only one whose jobs
     have Pending pods that request resources or pods on a node (the others then deserve
@@ -244,7 +239,7 @@ def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) ->
     if not any(plugin_entries(conf, p) for p in _QUEUE_VETO):
         return True
     queue = first._queue(uid)
-    if queue is None or _demanding_queues(first) != {queue.meta.name}:
+    if queue is None or first.demanding_queues != {queue.meta.name}:
         return False
     used = Resource() if taken is None else taken.clone()
     for other, pods in first.members.items():
@@ -517,7 +512,7 @@ def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     if jobs_cmp is None or tasks_cmp is None:
         return []
     messages = _turn_order_messages(first, jobs_cmp)
-    if len(_demanding_queues(first)) != 1:
+    if len(first.demanding_queues) != 1:
         return messages
     candidates = [
         uid

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from vspec.api.resource import Resource
+from vspec.fuzz.strategies import ClusterBounds, clusters
 from vspec.invariants.history import (
     HOLDING,
     Allocatables,
@@ -27,7 +28,6 @@ from vspec.invariants.history import (
 )
 from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeTable
 from vspec.model.objects import Cluster, Node, Pod
-from vspec.strategies import ClusterBounds, clusters
 
 
 def _takes(view: CycleView, request: Requests, node: Node, pods: list[Pod]) -> bool:

@@ -52,7 +52,12 @@ def add_cli(commands: Commands) -> None:
     run.add_argument(
         "--timeout", type=_seconds, metavar="SECONDS", help="fail a spec that runs longer"
     )
-    run.add_argument("-v", "--verbose", action="store_true", help="one line per spec")
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="one line per spec, then its CPU seconds and each invariant's",
+    )
     run.add_argument(
         "--klog-header",
         action="store_true",
@@ -306,9 +311,12 @@ class _Progress:
 
     def __call__(self, outcome: SpecOutcome) -> None:
         if self.verbose:
-            from vspec.harness.report import headline
+            from vspec.harness.report import cost_line, headline
 
             self.out.write(f"{headline(outcome)} ({outcome.duration:.2f}s)\n")
+            for line in [cost_line(outcome), *outcome.aside]:
+                if line:
+                    self.out.write(f"    {line}\n")
             return
         if outcome.location.file != self.file:
             if self.file is not None:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.fuzz import BUILTIN_SPACES, DEFAULT_OUT, FUZZ_DATABASE
 from vspec.harness.attribution import cache_dir
-from vspec.invariants import InvariantInputs, catalogue, run_checks, selected, unknown_names
+from vspec.invariants import catalogue, judged_inputs, run_checks, selected, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 
 if TYPE_CHECKING:
@@ -394,7 +394,7 @@ def examine(
         raise
     except VspecError as exc:
         return {f"crash-{_culprit(exc)}": [str(exc)]}
-    inputs = InvariantInputs(
+    inputs = judged_inputs(
         case.conf,
         case.cluster,
         case.seed,

@@ -35,7 +35,7 @@ from vspec.fuzz.strategies import (
     scheduler_confs,
 )
 from vspec.harness.timeline_check import PER_SESSION_DISABLED
-from vspec.invariants import InvariantInputs, run_checks
+from vspec.invariants import judged_inputs, run_checks
 from vspec.model.engine import Engine
 from vspec.model.objects import GROUP_NAME_ANNOTATION, Cluster, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
@@ -167,9 +167,7 @@ def examine_timeline(
     off = (*disabled, *PER_SESSION_DISABLED)
 
     def after_session(now: Any, before: Cluster, session: Any) -> None:
-        inputs = InvariantInputs(
-            case.conf, before, case.seed, now, 1, case.verbosity, engine=engine
-        )
+        inputs = judged_inputs(case.conf, before, case.seed, now, 1, case.verbosity, engine=engine)
         for name, messages in run_checks(inputs, session, disabled=off).items():
             found.setdefault(name, [f"at {now:%H:%M:%S}: {m}" for m in messages])
 

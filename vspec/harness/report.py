@@ -47,6 +47,23 @@ def headline(outcome: SpecOutcome) -> str:
     return text
 
 
+def cost_line(outcome: SpecOutcome) -> str:
+    """``CPU 8.41s: invariants 2.10s (allocate-order 0.91, (shared) 0.40, ...)``: what
+    the spec's checks cost next to its whole run, costliest first ("" when no invariant
+    was checked). ``(shared)`` is what several invariants derive once (the replayed
+    cycles, the node columns), ``(selecting)`` choosing those that apply and the rest."""
+    spent = outcome.invariant_seconds
+    if not spent:
+        return ""
+    total = sum(spent.values())
+    parts = ", ".join(
+        f"{name} {seconds:.2f}"
+        for name, seconds in sorted(spent.items(), key=lambda item: -item[1])
+        if seconds >= 0.005
+    )
+    return f"CPU {outcome.cpu_seconds:.2f}s: invariants {total:.2f}s ({parts or 'each < 0.005'})"
+
+
 def summary(counts: Counter[Verdict], duration: float, *, warnings: int = 0) -> str:
     """``1 failed, 3 passed, 1 skipped, 1 warning in 0.42s``; ``no specs ran`` when there
     were none."""

@@ -32,8 +32,8 @@ from vspec.errors import (
 from vspec.harness.expect import check, failure_hints
 from vspec.harness.keyword import compile_keyword
 from vspec.harness.plugin_dirs import spec_scope
-from vspec.harness.settings import project_settings, read_once
-from vspec.invariants import evaluate_invariants
+from vspec.harness.settings import InvariantSettings, project_settings, read_once
+from vspec.invariants import Carry, evaluate_invariants
 from vspec.model.engine import Engine
 from vspec.model.result import SimulationResult
 from vspec.model.spec import Spec
@@ -71,6 +71,10 @@ class SpecOutcome:
     traceback: str = ""  # an unexpected exception's traceback, for ``-v``
     hints: list[str] = field(default_factory=list)  # `vspec explain` commands for a failure
     warnings: list[str] = field(default_factory=list)  # the invariants' warnings, not failing it
+    cpu_seconds: float = 0.0  # the spec's run and checks, in this process's CPU time
+    # Each invariant's CPU seconds (summed over a timeline's sessions), for ``-v``.
+    invariant_seconds: dict[str, float] = field(default_factory=dict)
+    aside: list[str] = field(default_factory=list)  # invariants not checked for the user's code
 
     @property
     def failing(self) -> bool:
@@ -119,7 +123,7 @@ def execute(
     """
     used_seed = spec.seed if seed is None else seed
     outcome = SpecOutcome(spec.name, spec.location, Verdict.PASSED, seed=used_seed, tags=spec.tags)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     deadline = _Deadline(timeout)
     try:
         with deadline, spec_scope(spec):
@@ -151,6 +155,7 @@ def execute(
         outcome.messages = [timed_out(deadline.seconds)]
         outcome.log_tail, outcome.log_total = [], 0
     outcome.duration = time.perf_counter() - start
+    outcome.cpu_seconds = time.process_time() - cpu
     return outcome
 
 
@@ -200,12 +205,27 @@ def _run_and_check(
             f"the project's specs are for engine {wanted!r}; this run uses {engine.name!r}",
             settings.location("engine"),
         )
+    carry = Carry()
+    try:
+        return _run_and_judge(spec, engine, seed, outcome, carry, settings.invariants)
+    finally:
+        outcome.invariant_seconds = carry.meter.seconds
+        outcome.aside = list(carry.aside)
+
+
+def _run_and_judge(
+    spec: Spec,
+    engine: Engine,
+    seed: int,
+    outcome: SpecOutcome,
+    carry: Carry,
+    project: InvariantSettings,
+) -> tuple[SimulationResult, list[str]]:
     if spec.timeline is not None:
         from vspec.harness.timeline_check import run_timeline_spec
 
-        return run_timeline_spec(spec, seed, engine)
+        return run_timeline_spec(spec, seed, engine, carry)
     result = simulate_spec(spec, engine, seed)
-    project = settings.invariants
     verdict = evaluate_invariants(
         spec.scheduler,
         spec.cluster,
@@ -221,6 +241,7 @@ def _run_and_check(
         now=spec.now,
         cycles=spec.cycles,
         verbosity=spec.verbosity,
+        carry=carry,
     )
     outcome.warnings = verdict.warnings
     return result, [*check(spec, result), *verdict.violations]

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from vspec.golang import format_go_duration
 from vspec.harness.expect import check
-from vspec.invariants import check_invariants
+from vspec.invariants import Carry, check_invariants
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
@@ -22,9 +22,12 @@ MAX_INVARIANT_MESSAGES = 20
 PER_SESSION_DISABLED = ("deterministic",)
 
 
-def run_timeline_spec(spec: Spec, seed: int, engine: Engine) -> tuple[SimulationResult, list[str]]:
+def run_timeline_spec(
+    spec: Spec, seed: int, engine: Engine, carry: Carry | None = None
+) -> tuple[SimulationResult, list[str]]:
     """What the run did (binds, evictions, logs of every session) and what is wrong;
-    the timeline runs on ``engine``, session by session."""
+    the timeline runs on ``engine``, session by session; ``carry`` sums the invariants'
+    CPU seconds and keeps their memos from session to session."""
     assert spec.timeline is not None
     violations: list[str] = []
     start = spec.now
@@ -42,6 +45,7 @@ def run_timeline_spec(spec: Spec, seed: int, engine: Engine) -> tuple[Simulation
             now=now,
             verbosity=spec.verbosity,
             engine=engine,
+            carry=carry,
         )
         at = format_go_duration(now - start)
         violations.extend(f"at +{at}: {message}" for message in found)

@@ -12,7 +12,7 @@ engine to run (``deterministic`` runs a spec twice), never imports one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from vspec.invariants import checks as _checks  # noqa: F401 - registers the invariants
@@ -22,6 +22,10 @@ from vspec.invariants import liveness as _liveness  # noqa: F401 - registers the
 from vspec.invariants import placement as _placement  # noqa: F401 - registers the invariants
 from vspec.invariants import reclaiming as _reclaiming  # noqa: F401 - registers the invariants
 from vspec.invariants.base import (
+    SELECTING,
+    SHARED,
+    Carry,
+    CostMeter,
     Invariant,
     InvariantInputs,
     catalogue,
@@ -31,12 +35,23 @@ from vspec.invariants.base import (
     selected,
     unknown_names,
 )
+from vspec.invariants.yours import (
+    judged_conf,
+    stood_aside_message,
+    unjudged,
+    without_yours,
+    your_names,
+)
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 
 __all__ = [
+    "SELECTING",
+    "SHARED",
+    "Carry",
+    "CostMeter",
     "Invariant",
     "InvariantInputs",
     "InvariantReport",
@@ -44,6 +59,7 @@ __all__ = [
     "check_invariants",
     "evaluate_invariants",
     "get",
+    "judged_inputs",
     "run_checks",
     "run_findings",
     "selected",
@@ -59,6 +75,8 @@ class InvariantReport:
 
     violations: list[str]
     warnings: list[str]
+    # Which invariants stood aside for the user's code (vspec.invariants.yours), and why.
+    aside: list[str] = field(default_factory=list)
 
 
 def evaluate_invariants(
@@ -74,27 +92,87 @@ def evaluate_invariants(
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
+    carry: Carry | None = None,
 ) -> InvariantReport:
     """The violations and warnings of ``result``, as ``invariant <name>: <message>`` lines.
 
     ``engine``, ``seed``, ``now``, ``cycles`` and ``verbosity`` must be those of the run:
     the ``deterministic`` invariant re-runs it, ``logprint-correct`` needs the verbosity.
     An unknown name in ``requested``, ``disabled`` or ``warn_only`` is itself a violation.
+    ``carry`` sums each invariant's CPU seconds and keeps memos over many calls (a
+    timeline's sessions).
     """
-    inputs = InvariantInputs(conf, cluster_before, seed, now, cycles, verbosity, engine=engine)
+    inputs = judged_inputs(
+        conf, cluster_before, seed, now, cycles, verbosity, engine=engine, carry=carry
+    )
+    yours = unjudged(your_names(conf)) if inputs.run_conf is not None else []
+    asked = _Asked(list(requested), list(disabled), set(warn_only))
     try:
-        return _evaluate(inputs, result, list(requested), list(disabled), set(warn_only))
+        if carry is None:
+            return _evaluate(inputs, result, asked, yours)
+        with carry.meter.measure(SELECTING):  # what no invariant's own measure holds
+            report = _evaluate(inputs, result, asked, yours)
+        carry.aside.update(dict.fromkeys(report.aside))
+        return report
     finally:
         inputs.forget()
 
 
+def judged_inputs(
+    conf: SchedulerConf,
+    cluster_before: Cluster,
+    seed: int,
+    now: datetime | None,
+    cycles: int,
+    verbosity: int,
+    *,
+    engine: Engine,
+    thorough: bool = False,
+    carry: Carry | None = None,
+) -> InvariantInputs:
+    """The inputs of a run as the invariants judge them: under the conf with the user's
+    actions and plugins renamed (:mod:`vspec.invariants.yours`; ``run_conf`` is then the
+    run's own). Call it in the spec's plugin scope, where the run looked them up."""
+    yours = unjudged(your_names(conf))
+    return InvariantInputs(
+        judged_conf(conf, yours) if yours else conf,
+        cluster_before,
+        seed,
+        now,
+        cycles,
+        verbosity,
+        engine=engine,
+        thorough=thorough,
+        run_conf=conf if yours else None,
+        carry=carry,
+    )
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What the spec and project asked of the invariants."""
+
+    requested: list[str]
+    disabled: list[str]
+    soft: set[str]  # warn-only
+
+
+def _stood_aside(
+    inputs: InvariantInputs, asked: _Asked, yours: list[str], among: list[Invariant]
+) -> list[str]:
+    """The invariants that would be checked but for the user's code, in one line."""
+    assert inputs.run_conf is not None
+    without = replace(inputs, conf=without_yours(inputs.run_conf, yours), run_conf=None)
+    checked = {inv.name for inv in among}
+    would = selected(without, requested=asked.requested, disabled=asked.disabled)
+    names = [inv.name for inv in would if inv.name not in checked]
+    return [stood_aside_message(names, yours)] if names else []
+
+
 def _evaluate(
-    inputs: InvariantInputs,
-    result: SimulationResult,
-    requested: list[str],
-    disabled: list[str],
-    soft: set[str],
+    inputs: InvariantInputs, result: SimulationResult, asked: _Asked, yours: list[str]
 ) -> InvariantReport:
+    requested, disabled, soft = asked.requested, asked.disabled, asked.soft
     among = selected(inputs, requested=requested, disabled=disabled)
     found = run_checks(inputs, result, requested=requested, disabled=disabled, among=among)
     for name in unknown_names(soft):
@@ -113,7 +191,8 @@ def _evaluate(
     ]
     findings = run_findings(inputs, result, among=among)
     warnings += [f"{name}: {m}" for name, messages in findings.items() for m in messages]
-    return InvariantReport(violations, warnings)
+    aside = _stood_aside(inputs, asked, yours, among) if yours else []
+    return InvariantReport(violations, warnings, aside)
 
 
 def check_invariants(
@@ -128,6 +207,7 @@ def check_invariants(
     now: datetime | None = None,
     cycles: int = 1,
     verbosity: int = 3,
+    carry: Carry | None = None,
 ) -> list[str]:
     """The violations of ``result`` (see :func:`evaluate_invariants`)."""
     report = evaluate_invariants(
@@ -141,5 +221,6 @@ def check_invariants(
         now=now,
         cycles=cycles,
         verbosity=verbosity,
+        carry=carry,
     )
     return report.violations

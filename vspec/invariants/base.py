@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -14,6 +16,58 @@ from vspec.model.result import SimulationResult
 from vspec.registries import Registry
 
 T = TypeVar("T")
+
+
+SHARED = "(shared)"  # the meter's name for what several invariants derive once
+SELECTING = "(selecting)"  # and for choosing the invariants that apply, and the rest
+
+
+class CostMeter:
+    """CPU seconds per invariant, summed over the results it checks (a timeline's
+    sessions): what ``vspec run -v`` prints. Each second is charged once, to the
+    innermost measure running: what an invariant derives for others too (the replayed
+    cycles, the first cycle's node columns) goes to :data:`SHARED`, not to the invariant
+    that happened to ask first."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._inner: list[float] = []  # per open measure: the seconds of those inside it
+
+    @contextmanager
+    def measure(self, name: str) -> Iterator[None]:
+        start = time.process_time()
+        self._inner.append(0.0)
+        try:
+            yield
+        finally:
+            spent = time.process_time() - start
+            inner = self._inner.pop()
+            self.seconds[name] = self.seconds.get(name, 0.0) + spent - inner
+            if self._inner:
+                self._inner[-1] += spent
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+
+class Carry:
+    """What one spec's checking keeps from one result to the next (a timeline's
+    sessions): the CPU meter, and memos keyed by model objects (a node's allocatable),
+    which hold while the objects live, as model objects are not changed once built (a
+    timeline hands its unchanged nodes from session to session and builds a changed one
+    afresh)."""
+
+    def __init__(self) -> None:
+        self.meter = CostMeter()
+        self.aside: dict[str, None] = {}  # what the invariants did not check, said once each
+        self._kept: dict[str, Any] = {}
+
+    def kept(self, name: str, make: Callable[[], T]) -> T:
+        """The memo ``name``, made on first use; shared by every invariant that asks."""
+        if name not in self._kept:
+            self._kept[name] = make()
+        return cast(T, self._kept[name])
 
 
 _THESE_INPUTS = object()  # InvariantInputs.derived's ``of`` when it is the inputs themselves
@@ -34,6 +88,11 @@ class InvariantInputs:
     # Check what is costly at any size (the fuzzer's small cases, where a re-run is
     # cheap and a missed nondeterminism is the point); a spec run checks it when small.
     thorough: bool = field(default=False, kw_only=True)
+    # The conf the run had, when ``conf`` is the one the invariants judge it under (the
+    # user's code renamed: vspec.invariants.yours); a re-run takes this one.
+    run_conf: SchedulerConf | None = field(default=None, kw_only=True)
+    # What the checking of earlier results kept (a timeline's sessions), if anyone keeps it.
+    carry: Carry | None = field(default=None, kw_only=True, compare=False)
     # What several invariants derive from these inputs and one result (the replayed
     # cycles, the session's jobs), by name: derived once per result, not once per
     # invariant (about 20 of them replay the cycles). Only the last result is kept.
@@ -48,7 +107,11 @@ class InvariantInputs:
         mark = _THESE_INPUTS if of is self else of  # not self: no cycle for the collector
         kept = self._derived.get(name)
         if kept is None or kept[0] is not mark:
-            kept = (mark, derive())
+            if self.carry is None:
+                kept = (mark, derive())
+            else:
+                with self.carry.meter.measure(SHARED):
+                    kept = (mark, derive())
             self._derived[name] = kept
         return cast(T, kept[1])
 
@@ -60,7 +123,7 @@ class InvariantInputs:
 
     def rerun(self) -> SimulationResult:
         return self.engine.simulate(
-            self.conf,
+            self.conf if self.run_conf is None else self.run_conf,
             self.cluster,
             seed=self.seed,
             now=self.now,
@@ -141,10 +204,23 @@ def run_checks(
     if among is None:
         among = selected(inputs, requested=requested, disabled=disabled)
     for inv in among:
-        messages = inv.check(inputs, result)
+        messages = _measured(inv.name, inv.check, inputs, result)
         if messages:
             found[inv.name] = messages
     return found
+
+
+Judge = Callable[[InvariantInputs, SimulationResult], list[str]]
+
+
+def _measured(
+    name: str, judge: Judge, inputs: InvariantInputs, result: SimulationResult
+) -> list[str]:
+    """``judge(inputs, result)``, its CPU seconds charged to ``name`` on the inputs' meter."""
+    if inputs.carry is None:
+        return judge(inputs, result)
+    with inputs.carry.meter.measure(name):
+        return judge(inputs, result)
 
 
 def run_findings(
@@ -161,7 +237,10 @@ def run_findings(
     if among is None:
         among = selected(inputs, requested=requested, disabled=disabled)
     for inv in among:
-        messages = inv.findings(inputs, result) if inv.findings is not None else []
+        findings = inv.findings
+        if findings is None:
+            continue
+        messages = _measured(inv.name, findings, inputs, result)
         if messages:
             found[inv.name] = messages
     return found

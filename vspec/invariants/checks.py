@@ -7,7 +7,7 @@ one message per violation, naming the cycle, the objects and the numbers involve
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -36,6 +36,7 @@ from vspec.invariants.history import (
     unschedulable_fails,
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
+from vspec.invariants.yours import your_names
 from vspec.model.objects import Pod
 from vspec.model.result import LogLine, LogRecords, SimulationResult
 
@@ -62,7 +63,9 @@ def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
         if not bound:
             continue
         members = pods_by_job(inputs, view)
-        after = {**view.statuses, **{b.task: TaskStatus.Running for b in view.binds}}
+        # The bound pods over the view's statuses: a lookup per pod of the bound jobs,
+        # not a copy of every pod's status.
+        after = ChainMap({b.task: TaskStatus.Running for b in view.binds}, view.statuses)
         for uid, count in bound.items():
             pg = jobs.pod_groups.get(uid)
             if pg is None:
@@ -482,7 +485,6 @@ DETERMINISTIC_MAX_PAIRS = 20_000
 # suite re-runs every example spec, `vspec fuzz` every example), so a spec run re-runs
 # only what goes through code vspec does not ship.
 OWN_ENGINE_MODULE = "vspec.framework.engine"
-OWN_CODE_PACKAGES = ("vspec.actions.", "vspec.plugins.")
 
 
 def _deterministic_applies(inputs: InvariantInputs) -> bool:
@@ -498,13 +500,9 @@ def runs_users_code(inputs: InvariantInputs) -> bool:
     """Whether the run went through code vspec does not ship: another engine, or an
     action or plugin of a plugins dir or an installed extension (one replacing a
     built-in too). Looked up as the run looked them up, in the spec's scope."""
-    from vspec.framework.registry import get_action, get_plugin
-
     if type(inputs.engine).__module__ != OWN_ENGINE_MODULE:
         return True
-    conf = inputs.conf
-    classes = [*map(get_action, conf.actions), *map(get_plugin, conf.plugin_names())]
-    return any(cls is None or not cls.__module__.startswith(OWN_CODE_PACKAGES) for cls in classes)
+    return bool(your_names(inputs.conf))
 
 
 def _deterministic_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:

@@ -85,9 +85,14 @@ def gone_after(view: CycleView) -> set[str]:
 def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
     """Each cycle's view of ``result``, in order (:func:`replay`), replayed once for all
     the invariants that check it: the views are shared, so none may change them."""
-    return inputs.derived(
-        "cycles", result, lambda: tuple(replay(inputs.cluster, result, inputs.cycles))
-    )
+    return inputs.derived("cycles", result, lambda: _replayed(inputs, result))
+
+
+def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
+    views = tuple(replay(inputs.cluster, result, inputs.cycles))
+    for view in views:  # asked by most checks: worked out here, where their cost is shared
+        _ = view.statuses, view.job_ids
+    return views
 
 
 def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
@@ -176,6 +181,12 @@ def _by_job(view: CycleView, conf: SchedulerConf) -> dict[str, list[Pod]]:
 # -- resources --------------------------------------------------------------------------------
 
 
+def pod_slots(pod: Pod) -> int:
+    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
+    written = sum(c.requests.get("pods", 0) for c in pod.containers)
+    return 1 + int(written)
+
+
 class Requests:
     """Each pod's request (:func:`pod_request`), worked out once per pod object: the
     views share the cluster's pods (a bound pod's copy is another object) and about 30
@@ -193,6 +204,8 @@ class Requests:
         # whose request is their containers' alone: the replicas of a generated task
         # share one list, so 11,000 pods are 1,100 requests to work out.
         self._by_containers: dict[int, tuple[object, Resource]] = {}
+        # containers list id -> (the list, :func:`pod_slots` of a pod of it).
+        self._slots: dict[int, tuple[object, int]] = {}
         # id of a request -> (it, whether it is nothing, its dimensions): what the two
         # above say of it, worked out once per request object, not once per replica.
         self._facts: dict[int, tuple[Resource, bool, frozenset[str]]] = {}
@@ -218,6 +231,14 @@ class Requests:
         kept = self._dims.get(id(pod))
         if kept is None:
             kept = self._dims[id(pod)] = (pod, self._facts_of(self(pod))[2])
+        return kept[1]
+
+    def slots(self, pod: Pod) -> int:
+        """:func:`pod_slots`, worked out once per containers list (the node columns ask it
+        of every pod on a node, every session)."""
+        kept = self._slots.get(id(pod.containers))
+        if kept is None:
+            kept = self._slots[id(pod.containers)] = (pod.containers, pod_slots(pod))
         return kept[1]
 
     def _facts_of(self, request: Resource) -> tuple[Resource, bool, frozenset[str]]:
@@ -247,18 +268,53 @@ def allocatable(node: Node) -> Resource:
     return node_allocatable(node)
 
 
+class Allocatables:
+    """Each node's allocatable (:func:`allocatable`) worked out once per node object, and
+    the last node list's total: a timeline hands its unchanged nodes from one session to
+    the next (a changed node is a new object), so the hundreds of sessions it checks read
+    each node once. The values are shared: clone one before changing it."""
+
+    def __init__(self) -> None:
+        # id -> (the node, its allocatable): holding the node keeps its id from being reused.
+        self._of: dict[int, tuple[Node, Resource]] = {}
+        self._total: tuple[tuple[int, ...], list[Node], Resource] | None = None
+
+    def __call__(self, node: Node) -> Resource:
+        kept = self._of.get(id(node))
+        if kept is None:
+            kept = self._of[id(node)] = (node, allocatable(node))
+        return kept[1]
+
+    def total(self, nodes: list[Node]) -> Resource:
+        """The nodes' allocatable summed, in their order."""
+        ids = tuple(map(id, nodes))
+        if self._total is None or self._total[0] != ids:
+            out = Resource()
+            for node in nodes:
+                out.add(self(node))
+            self._total = (ids, list(nodes), out)  # the list keeps the ids from reuse
+            self._forget_gone(nodes)
+        return self._total[2]
+
+    def _forget_gone(self, nodes: list[Node]) -> None:
+        """Drop the nodes no longer in the cluster, once they are many."""
+        if len(self._of) > 2 * len(nodes) + 16:
+            live = set(map(id, nodes))
+            self._of = {k: v for k, v in self._of.items() if k in live}
+
+
+def allocatables(inputs: InvariantInputs) -> Allocatables:
+    """The nodes' allocatables, kept from result to result when the caller carries
+    memos (a timeline's sessions), else for the invariants that check ``inputs``."""
+    if inputs.carry is not None:
+        return inputs.carry.kept("allocatables", Allocatables)
+    return inputs.derived("allocatables", inputs, Allocatables)
+
+
 def cluster_total(inputs: InvariantInputs) -> Resource:
     """The nodes' allocatable summed (an overcommitted node is only logged "out of sync",
-    so it counts whole), once for the invariants that ask: shared, so clone it before
-    changing it."""
-
-    def total() -> Resource:
-        out = Resource()
-        for node in inputs.cluster.nodes:
-            out.add(allocatable(node))
-        return out
-
-    return inputs.derived("cluster total", inputs, total)
+    so it counts whole): shared, so clone it before changing it."""
+    return allocatables(inputs).total(inputs.cluster.nodes)
 
 
 def dims(r: Resource) -> dict[str, float]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cmp_to_key
+from functools import cached_property, cmp_to_key
 from itertools import pairwise
+
+import numpy as np
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -23,21 +25,19 @@ from vspec.invariants.history import (
     CycleView,
     Jobs,
     Requests,
-    allocatable,
     cluster_total,
     cycles,
     dims,
     enabled,
     exceeds,
-    node_affinity_fails,
     node_filters,
     plugin_entries,
+    pod_slots,
     pods_by_job,
     requests,
     session_jobs,
-    taint_fails,
-    unschedulable_fails,
 )
+from vspec.invariants.nodetable import NodeTable, node_columns
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -88,6 +88,20 @@ class FirstCycle:
         }
         return cls(inputs, view, jobs, members, requests(inputs))
 
+    @property
+    def table(self) -> NodeTable:
+        """The nodes as columns, and which take what: built at the first question (most
+        sessions' pending jobs are passed over before one is asked), shared."""
+        inputs, view = self.inputs, self.view
+
+        def build() -> NodeTable:
+            columns = node_columns(inputs)
+            return NodeTable.of(
+                inputs.cluster.nodes, view.pods, view.statuses, self.request, columns
+            )
+
+        return inputs.derived("node table", view, build)
+
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
         kept = self._pending.get(uid)
@@ -102,6 +116,12 @@ class FirstCycle:
 
     def best_effort(self, pod: Pod) -> bool:
         return self.request.nothing(pod)
+
+    @cached_property
+    def demanding_queues(self) -> set[str]:
+        """Queues whose session jobs have Pending pods that request resources (asked for
+        every job that fits: found once)."""
+        return {self.jobs.queue(uid) for uid in self.jobs.pod_groups if self.pending(uid)}
 
     def reaches_allocate(self, pg: PodGroup) -> bool | None:
         """Whether the job is past Pending when allocate first runs (None: unknown)."""
@@ -141,10 +161,8 @@ class FirstCycle:
             for role, n in pg.min_task_member.items()
         ):
             return []
-        need = Resource()
-        for p in pods:
-            need.add(self.request(p))
-        return [node for node in self.inputs.cluster.nodes if self._takes(node, pods, need)]
+        mask = self.table.takers(pods)
+        return [self.table.nodes[row] for row in np.flatnonzero(mask)]
 
     def placeable(self, uid: str) -> list[Pod]:
         """The job's pods allocate places when there is room: all of them, or, when some
@@ -173,43 +191,11 @@ class FirstCycle:
         """Every node refuses the pod whatever runs on it: it asks more than the node's
         allocatable in some resource (FutureIdle never exceeds it), or one of the
         configured node filters refuses it."""
-        need = self.request(pod)
-        names = set(dims(need)) - {"pods"}
-        filters = node_filters(self.inputs.conf)
-        return all(
-            exceeds(need, allocatable(node), names) or any(f(pod, node) for f in filters)
-            for node in self.inputs.cluster.nodes
-        )
+        return not self.table.fits_somewhere(pod, tuple(node_filters(self.inputs.conf)))
 
     def _queue(self, uid: str) -> Queue | None:
         name = self.jobs.queue(uid)
         return next((q for q in self.inputs.cluster.queues if q.meta.name == name), None)
-
-    def _takes(self, node: Node, pods: list[Pod], need: Resource) -> bool:
-        held = Resource()
-        slots = sum(pod_slots(p) for p in pods)
-        for key, pod in self.view.pods.items():
-            if pod.node_name != node.meta.name:
-                continue
-            slots += pod_slots(pod)
-            if self.view.status(key) in HOLDING:
-                held.add(self.request(pod))
-        limit = allocatable(node)
-        if slots > limit.get("pods"):
-            return False
-        total = held.clone().add(need)
-        # A node already above its allocatable in some resource has a negative idle there
-        # (Volcano v1.11 only logs "Node out of sync"), which not even a zero request fits.
-        if exceeds(total, limit, (set(dims(need)) | set(dims(held))) - {"pods"}):
-            return False
-        checks = (unschedulable_fails, node_affinity_fails, taint_fails)
-        return all(fails(p, node) is None for p in pods for fails in checks)
-
-
-def pod_slots(pod: Pod) -> int:
-    """Pod slots a pod takes in Volcano's accounting: one, plus any it requests itself."""
-    written = sum(c.requests.get("pods", 0) for c in pod.containers)
-    return 1 + int(written)
 
 
 def complex_pod(pod: Pod) -> bool:
@@ -243,11 +229,6 @@ def allocate_conf_known(inputs: InvariantInputs) -> bool:
     return not any(q.guarantee for q in inputs.cluster.queues)
 
 
-def _demanding_queues(first: FirstCycle) -> set[str]:
-    """Queues whose session jobs have Pending pods that request resources."""
-    return {first.jobs.queue(uid) for uid in first.jobs.pod_groups if first.pending(uid)}
-
-
 def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) -> bool:
     """Proportion's deserved share covers the job: its queue is the only one whose jobs
     have Pending pods that request resources or pods on a node (the others then deserve
@@ -258,7 +239,7 @@ def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) ->
     if not any(plugin_entries(conf, p) for p in _QUEUE_VETO):
         return True
     queue = first._queue(uid)
-    if queue is None or _demanding_queues(first) != {queue.meta.name}:
+    if queue is None or first.demanding_queues != {queue.meta.name}:
         return False
     used = Resource() if taken is None else taken.clone()
     for other, pods in first.members.items():
@@ -393,8 +374,7 @@ def _job_compare(first: FirstCycle) -> Compare | None:
             elif option.name == "gang":
                 steps.append(lambda a, b: _ready(first, a) - _ready(first, b))
             elif option.name == "drf":
-                shares = _drf_shares(first)
-                steps.append(_by_share(shares))
+                steps.append(_by_share(DominantShares(first)))
             elif option.name in ("sla", "tdm"):
                 return None
 
@@ -412,9 +392,10 @@ def _job_compare(first: FirstCycle) -> Compare | None:
     return compare
 
 
-def _by_share(shares: dict[str, float]) -> Compare:
+def _by_share(shares: DominantShares) -> Compare:
     def compare(a: str, b: str) -> int:
-        return (shares[a] > shares[b]) - (shares[a] < shares[b])
+        sa, sb = shares[a], shares[b]
+        return (sa > sb) - (sa < sb)
 
     return compare
 
@@ -422,25 +403,36 @@ def _by_share(shares: dict[str, float]) -> Compare:
 _HELD = (TaskStatus.Running, TaskStatus.Bound)  # the statuses drf's share counts here
 
 
-def _drf_shares(first: FirstCycle) -> dict[str, float]:
+class DominantShares:
     """Each job's dominant share: the largest fraction of the cluster's total (its nodes'
     allocatable) that its Running and Bound pods request in one resource, pod slots
-    counted as Volcano counts them (one, plus any a pod requests itself)."""
-    total = cluster_total(first.inputs)
-    names = ["cpu", "memory", *total.scalars]
-    statuses = first.view.statuses
-    shares: dict[str, float] = {}
-    for uid in first.jobs.pod_groups:
-        held = [p for p in first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
+    counted as Volcano counts them (one, plus any a pod requests itself). Worked out for
+    the jobs the order compares only (the pending ones and those bound in the cycle,
+    not every job of a timeline's session)."""
+
+    def __init__(self, first: FirstCycle) -> None:
+        self.first = first
+        total = cluster_total(first.inputs)
+        self.total = total
+        self.names = ["cpu", "memory", *total.scalars]
+        self._of: dict[str, float] = {}
+
+    def __getitem__(self, uid: str) -> float:
+        kept = self._of.get(uid)
+        if kept is None:
+            kept = self._of[uid] = self._share(uid)
+        return kept
+
+    def _share(self, uid: str) -> float:
+        statuses = self.first.view.statuses
+        held = [p for p in self.first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
         if not held:
-            shares[uid] = 0.0  # nothing held is no share of any total, zero or not
-            continue
+            return 0.0  # nothing held is no share of any total, zero or not
         used = Resource()
         for p in held:
-            used.add(first.request(p))
+            used.add(self.first.request(p))
             used.scalars["pods"] += pod_slots(p) - 1
-        shares[uid] = max((_share(used.get(n), total.get(n)) for n in names), default=0.0)
-    return shares
+        return max((_share(used.get(n), self.total.get(n)) for n in self.names), default=0.0)
 
 
 def _share(held: float, total: float) -> float:
@@ -520,7 +512,7 @@ def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     if jobs_cmp is None or tasks_cmp is None:
         return []
     messages = _turn_order_messages(first, jobs_cmp)
-    if len(_demanding_queues(first)) != 1:
+    if len(first.demanding_queues) != 1:
         return messages
     candidates = [
         uid

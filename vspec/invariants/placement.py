@@ -29,10 +29,11 @@ from vspec.invariants.history import (
     node_filters,
     node_term_matches,
     plugin_entries,
+    pod_slots,
     requests,
     tolerates,
 )
-from vspec.invariants.liveness import allocate_conf_known, complex_pod, pod_slots
+from vspec.invariants.liveness import allocate_conf_known, complex_pod
 from vspec.invariants.outside import OVERSUBSCRIPTION, TOLERANCE, best_effort
 from vspec.model.conf import PluginOption
 from vspec.model.corev1 import PodAffinityTerm

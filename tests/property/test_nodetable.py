@@ -1,0 +1,85 @@
+"""The invariants' node columns answer as the node-by-node statement of their rules.
+
+`liveness` and `allocate-order` ask :class:`vspec.invariants.nodetable.NodeTable` which
+nodes take a job whole and whether a pod fits any node; the table answers with array
+operations and answers shared between jobs of one shape. Here both questions are asked
+again node by node, in plain Python, on drawn clusters (labels, taints, pod limits,
+running and terminating pods, affinities, best-effort pods), and the answers must agree.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from vspec.api.resource import Resource
+from vspec.fuzz.strategies import ClusterBounds, clusters
+from vspec.invariants.history import (
+    HOLDING,
+    Allocatables,
+    CycleView,
+    Requests,
+    allocatable,
+    dims,
+    exceeds,
+    node_affinity_fails,
+    pod_slots,
+    taint_fails,
+    unschedulable_fails,
+)
+from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeTable
+from vspec.model.objects import Cluster, Node, Pod
+
+
+def _takes(view: CycleView, request: Requests, node: Node, pods: list[Pod]) -> bool:
+    """The rule node by node: pod slots, then held plus asked against allocatable in every
+    dimension the node's pods or the job use, then the three filters."""
+    held = Resource()
+    slots = sum(pod_slots(p) for p in pods)
+    for key, pod in view.pods.items():
+        if pod.node_name != node.meta.name:
+            continue
+        slots += pod_slots(pod)
+        if view.status(key) in HOLDING:
+            held.add(request(pod))
+    need = Resource()
+    for p in pods:
+        need.add(request(p))
+    limit = allocatable(node)
+    if slots > limit.get("pods"):
+        return False
+    total = held.clone().add(need)
+    if exceeds(total, limit, (set(dims(need)) | set(dims(held))) - {"pods"}):
+        return False
+    checks = (unschedulable_fails, node_affinity_fails, taint_fails)
+    return all(fails(p, node) is None for p in pods for fails in checks)
+
+
+def _fits_somewhere(request: Requests, nodes: list[Node], pod: Pod) -> bool:
+    need = request(pod)
+    names = set(dims(need)) - {"pods"}
+    return any(
+        not exceeds(need, allocatable(n), names) and all(f(pod, n) is None for f in TAKER_FILTERS)
+        for n in nodes
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(ClusterBounds(max_nodes=5, max_jobs=5)))
+def test_the_table_answers_as_the_nodes_one_by_one(cluster: Cluster) -> None:
+    view = CycleView(0, {p.meta.key: p for p in cluster.pods})
+    request = Requests()
+    alloc = NodeColumns.of(cluster.nodes, Allocatables())
+    table = NodeTable.of(cluster.nodes, view.pods, view.statuses, request, alloc)
+    jobs: dict[str, list[Pod]] = {}
+    for pod in cluster.pods:
+        jobs.setdefault(pod.job_id, []).append(pod)
+    for pods in jobs.values():
+        pending = [p for p in pods if not p.node_name]
+        for group in (pending, pending[:1], pods):
+            if not group:
+                continue
+            got = [bool(b) for b in table.takers(group)]
+            assert got == [_takes(view, request, n, group) for n in cluster.nodes]
+        for pod in pods:
+            expected = _fits_somewhere(request, cluster.nodes, pod)
+            assert table.fits_somewhere(pod, TAKER_FILTERS) is expected

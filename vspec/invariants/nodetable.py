@@ -1,0 +1,234 @@
+"""The first cycle's nodes as columns, for the invariants that ask which nodes take a job.
+
+`liveness` and `allocate-order` ask, of every pending job, which nodes take all of its
+pods at once; asked node by node that is jobs x nodes x pods of Python, the bulk of a
+timeline's checking. Here the nodes' allocatable, what their pods hold and the pod slots
+they take are summed once per cycle into numpy columns, a job's question is a few array
+operations over them, and jobs of one shape (their summed request, pod slots and node
+constraints) share one answer. The rules are the invariants' own (written from the
+Kubernetes and Volcano documentation in :mod:`vspec.invariants.outside` and
+:mod:`vspec.invariants.history`), never the engine's columns or memo.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from vspec.api.resource import Resource
+from vspec.api.types import TaskStatus
+from vspec.invariants.base import InvariantInputs
+from vspec.invariants.history import (
+    HOLDING,
+    NodeFilter,
+    Requests,
+    allocatables,
+    dims,
+    node_affinity_fails,
+    taint_fails,
+    unschedulable_fails,
+)
+from vspec.invariants.outside import TOLERANCE
+from vspec.model.objects import Node, Pod
+
+Mask = npt.NDArray[np.bool_]
+Column = npt.NDArray[np.float64]
+
+# The filters a node must pass to take a job whole (those `liveness` restates).
+TAKER_FILTERS: tuple[NodeFilter, ...] = (unschedulable_fails, node_affinity_fails, taint_fails)
+
+
+def constraints(pod: Pod) -> Hashable:
+    """What of a pod the node filters read (its node selector, required node affinity and
+    tolerations): pods with equal constraints pass the same nodes."""
+    affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+    required = affinity.required if affinity is not None else None
+    return tuple(sorted(pod.node_selector.items())), required, tuple(pod.tolerations)
+
+
+@dataclass(frozen=True)
+class NodeColumns:
+    """What the nodes themselves say, as columns: each name's row, each dimension's
+    allocatable ("pods" included), and which nodes are plain (no taints, schedulable:
+    they pass a pod without tolerations). Shared: none may change them."""
+
+    index: dict[str, int]
+    alloc: dict[str, Column]
+    plain: Mask
+
+    @classmethod
+    def of(cls, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
+        return cls(
+            {n.meta.name: i for i, n in enumerate(nodes)},
+            _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True),
+            np.array([not n.taints and not n.unschedulable for n in nodes], dtype=np.bool_),
+        )
+
+
+class NodeColumnsMemo:
+    """The last node list's :class:`NodeColumns`, kept while the list holds the same node
+    objects (a timeline's sessions mostly do): building them reads every node."""
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[int, ...], list[Node], NodeColumns] | None = None
+
+    def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
+        ids = tuple(map(id, nodes))
+        if self._last is None or self._last[0] != ids:
+            # The list keeps the ids from being reused while they are compared.
+            self._last = (ids, list(nodes), NodeColumns.of(nodes, alloc_of))
+        return self._last[2]
+
+
+def node_columns(inputs: InvariantInputs) -> NodeColumns:
+    """The cluster's node columns, kept from result to result when the caller carries
+    memos."""
+    nodes, alloc_of = inputs.cluster.nodes, allocatables(inputs)
+    if inputs.carry is not None:
+        return inputs.carry.kept("node columns", NodeColumnsMemo).of(nodes, alloc_of)
+    return NodeColumns.of(nodes, alloc_of)
+
+
+@dataclass
+class NodeTable:
+    """The nodes of one cycle, as columns: allocatable and held resources per dimension,
+    pod slots taken; and the answers already found, by shape."""
+
+    nodes: list[Node]
+    request: Requests
+    columns: NodeColumns
+    held: dict[str, Column]  # dimension -> what the node's holding pods request
+    slots: npt.NDArray[np.int64]  # pod slots taken by the pods on the node, any status
+    _filtered: dict[tuple[Hashable, tuple[NodeFilter, ...]], Mask] = field(default_factory=dict)
+    _fits: dict[Hashable, Mask] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        nodes: list[Node],
+        pods: dict[str, Pod],
+        statuses: dict[str, TaskStatus],
+        request: Requests,
+        columns: NodeColumns,
+    ) -> NodeTable:
+        """``columns``: the nodes' own (:func:`node_columns`)."""
+        index, count = columns.index, len(nodes)
+        slots = [0] * count
+        held: dict[int, Resource] = {}
+        for key, pod in pods.items():
+            row = index.get(pod.node_name) if pod.node_name else None
+            if row is None:
+                continue
+            slots[row] += request.slots(pod)
+            if statuses[key] in HOLDING:
+                held.setdefault(row, Resource()).add(request(pod))
+        return cls(
+            nodes, request, columns, _sparse_columns(held, count), np.array(slots, dtype=np.int64)
+        )
+
+    def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
+        """The nodes every one of ``filters`` lets the pod onto."""
+        key = (constraints(pod), filters)
+        kept = self._filtered.get(key)
+        if kept is None:
+            kept = self._filtered[key] = self._passing(pod, filters)
+        return kept
+
+    def _passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
+        out = np.ones(len(self.nodes), dtype=np.bool_)
+        if not filters:
+            return out
+        affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+        selects = bool(pod.node_selector) or (
+            affinity is not None and affinity.required is not None
+        )
+        # ``filters`` are among TAKER_FILTERS: a node with no taints that is schedulable
+        # passes the unschedulable and taint filters whatever the pod tolerates, and node
+        # affinity fails only a pod with a node selector or required terms (even none).
+        rows = range(len(self.nodes)) if selects else np.flatnonzero(~self.columns.plain)
+        for row in rows:
+            node = self.nodes[row]
+            out[row] = all(f(pod, node) is None for f in filters)
+        return out
+
+    def takers(self, pods: Sequence[Pod]) -> Mask:
+        """The nodes that take every one of ``pods`` at once: their pod slots, idle
+        resources (a node already beyond its allocatable in a resource takes nothing there,
+        as Volcano v1.11 only logs it "out of sync") and :data:`TAKER_FILTERS`."""
+        need = Resource()
+        for p in pods:
+            need.add(self.request(p))
+        shape = (
+            "takers",
+            need.signature(),
+            sum(self.request.slots(p) for p in pods),
+            frozenset(constraints(p) for p in pods),
+        )
+        kept = self._fits.get(shape)
+        if kept is None:
+            kept = self._fits[shape] = self._takers(pods, need, shape[2])
+        return kept
+
+    def _takers(self, pods: Sequence[Pod], need: Resource, slots: int) -> Mask:
+        ok = self.slots + slots <= self._alloc("pods")
+        # Every dimension the job or a node's pods use (where neither does, held plus
+        # asked is below tolerance and no allocatable is negative: nothing to test).
+        for name in (set(dims(need)) | set(self.held)) - {"pods"}:
+            ok &= self._held(name) + need.get(name) - self._alloc(name) < TOLERANCE
+        for pod in {constraints(p): p for p in pods}.values():
+            ok &= self.passing(pod, TAKER_FILTERS)
+        return ok
+
+    def fits_somewhere(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> bool:
+        """Some node's allocatable takes the pod's request (what any node can take,
+        whatever runs on it: FutureIdle never exceeds it) and ``filters`` let it on."""
+        need = self.request(pod)
+        shape = ("somewhere", need.signature(), constraints(pod), filters)
+        kept = self._fits.get(shape)
+        if kept is None:
+            ok = self.passing(pod, filters).copy()
+            for name in dims(need):
+                if name != "pods":
+                    ok &= need.get(name) - self._alloc(name) < TOLERANCE
+            kept = self._fits[shape] = ok
+        return bool(kept.any())
+
+    def _alloc(self, name: str) -> Column:
+        column = self.columns.alloc.get(name)
+        return column if column is not None else np.zeros(len(self.nodes))
+
+    def _held(self, name: str) -> Column:
+        column = self.held.get(name)
+        return column if column is not None else np.zeros(len(self.nodes))
+
+
+def _names(r: Resource) -> list[str]:
+    return ["cpu", "memory", *r.scalars]
+
+
+def _columns(rows: list[Resource], count: int, *, with_pods: bool) -> dict[str, Column]:
+    """One float column per dimension any row has (the values as the rows hold them)."""
+    out: dict[str, Column] = {}
+    for row, r in enumerate(rows):
+        for name in _names(r):
+            column = out.get(name)
+            if column is None:
+                column = out[name] = np.zeros(count)
+            column[row] = r.get(name)
+    if with_pods and "pods" not in out:
+        out["pods"] = np.zeros(count)
+    return out
+
+
+def _sparse_columns(rows: dict[int, Resource], count: int) -> dict[str, Column]:
+    out: dict[str, Column] = {}
+    for row, r in rows.items():
+        for name in _names(r):
+            column = out.get(name)
+            if column is None:
+                column = out[name] = np.zeros(count)
+            column[row] = r.get(name)
+    return out

@@ -3,9 +3,9 @@ plugin (:mod:`vspec.cli.pytest_plugin`).
 
 This module is the command's one main: it builds the parser from one module per command
 (``init``, ``run``, ``explain``, ``validate``, ``schema``, ``plugins``, ``engines``, ``fuzz``
-and ``invariants``, ``compare``), runs the chosen handler and ends the process. Exit status
-follows the spec contract (:mod:`vspec.cli.status`); bad input is reported as
-``file:line: key: message``, never as a traceback. A command's module is imported only
+and ``invariants``, ``compare``, ``diff``), runs the chosen handler and ends the process.
+Exit status follows the spec contract (:mod:`vspec.cli.status`); bad input is reported
+as ``file:line: key: message``, never as a traceback. A command's module is imported only
 when it is chosen (or for help), and each defers its own imports to its handler, so
 ``vspec --help`` starts at once. The front ends are the top layer: they may import
 anything in vspec, and nothing in vspec imports them.
@@ -106,4 +106,5 @@ _COMMANDS = {
     "fuzz": "fuzz",
     "invariants": "fuzz",
     "compare": "compare",
+    "diff": "diff",
 }

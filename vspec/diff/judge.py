@@ -1,0 +1,162 @@
+"""One spec on both engines: do they agree, and if not, is it Volcano's own doing?
+
+vspec's engine runs with the explain recorder, whose scores tell which nodes tied for a
+task. When Volcano took another tied node, what follows may differ too (the next task
+sees other free room), so before calling that a disagreement vspec's engine is run with
+a few other seeds (its tie-breaks are its seed's draws): one that agrees shows the
+outcome is one of those Volcano's ties allow.
+
+A disagreement left is checked against Volcano itself: the real engine runs the spec
+again (:attr:`Judge.reruns` more times, same input and seed). Should one of those runs
+agree with vspec's engine, the spec is Volcano's own nondeterminism (Go's map order,
+goroutines), shown with the runs that differ, and not a disagreement; should the runs
+differ among themselves but none agree, it stays a disagreement, with that evidence.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from vspec.diff.outcome import Comparison, Outcome, Ties, compare, ties_of
+from vspec.engines import get_engine
+from vspec.engines.volcano.build import EngineBuildError
+from vspec.errors import VspecError
+from vspec.explain.recorder import ExplainRecorder
+from vspec.model.conf import SchedulerConf
+from vspec.model.engine import Engine
+from vspec.model.objects import Cluster
+
+
+@dataclass(frozen=True)
+class Case:
+    """A spec as both engines run it."""
+
+    conf: SchedulerConf
+    cluster: Cluster
+    seed: int = 0
+    now: datetime | None = None
+    cycles: int = 1
+    verbosity: int = 3
+
+
+@dataclass(frozen=True)
+class Verdict:
+    model: Outcome  # vspec's engine, at ``model_seed``
+    real: Outcome  # Volcano's first run
+    comparison: Comparison  # real against model
+    model_seed: int
+    reruns: tuple[Outcome, ...] = ()  # Volcano's further runs, when the first disagreed
+    agreeing_run: int | None = None  # 1-based run of Volcano's that agrees, if a later one
+    # Why Volcano's nondeterminism explains the differences, when no run agrees.
+    explained: str | None = None
+
+    @property
+    def disagrees(self) -> bool:
+        return (
+            bool(self.comparison.differences)
+            and self.agreeing_run is None
+            and self.explained is None
+        )
+
+    @property
+    def nondeterministic(self) -> bool:
+        """Volcano's runs of the same input differed."""
+        return any(rerun != self.real for rerun in self.reruns)
+
+    def evidence(self) -> list[str]:
+        """What shows Volcano's nondeterminism: how its later runs differ from its first."""
+        lines = []
+        for n, rerun in enumerate(self.reruns, start=2):
+            if rerun != self.real:
+                differences = compare(self.real, rerun, {}).differences
+                lines.append(f"Volcano run {n} differs from run 1:")
+                lines += [f"  {d.aspect}: {d.text}" for d in differences[:10]]
+        return lines
+
+
+@dataclass
+class Judge:
+    """Runs cases on vspec's engine and on ``real``."""
+
+    real: Engine
+    reruns: int = 2  # further runs of Volcano when it disagrees
+    seeds: int = 8  # other seeds of vspec's engine tried when Volcano broke a tie otherwise
+
+    def judge(self, case: Case, *, confirm: bool = True) -> Verdict:
+        """The verdict on ``case``; ``confirm``: rerun Volcano on a disagreement (the
+        shrinker, which judges many candidates, leaves that to the final one)."""
+        real = self.run_real(case)
+        model, seed, comparison = self._closest(case, real)
+        verdict = Verdict(model, real, comparison, seed)
+        if not (confirm and verdict.disagrees):
+            return verdict
+        reruns = tuple(self.run_real(case) for _ in range(self.reruns))
+        for n, rerun in enumerate(reruns, start=2):
+            if rerun != real:
+                other_model, other_seed, other = self._closest(case, rerun)
+                if not other.differences:
+                    return Verdict(other_model, rerun, comparison, other_seed, reruns, n)
+        verdict = Verdict(model, real, comparison, seed, reruns)
+        if len({frozenset(run.evictions.items()) for run in (real, *reruns)}) > 1:
+            jobs = {
+                pod.meta.key: f"{pod.meta.namespace}/{pod.group_name}" for pod in case.cluster.pods
+            }
+            ties = self.run_model(case, seed)[1]
+            if not compare(_by_job(model, jobs), _by_job(real, jobs), ties).differences:
+                # Preempt and reclaim take equal victims in Go's map order: which tasks of
+                # a job go varies from run to run, how many of each job does not.
+                why = "Volcano evicts other tasks of the same jobs from run to run"
+                return replace(verdict, explained=why)
+        return verdict
+
+    def _closest(self, case: Case, real: Outcome) -> tuple[Outcome, int, Comparison]:
+        """vspec's outcome at the case's seed compared with ``real``, or at the first
+        other seed that agrees when a choice was among tied nodes."""
+        model, ties = self.run_model(case, case.seed)
+        comparison = compare(model, real, ties)
+        # A tie anywhere may explain a difference elsewhere: the node Volcano drew can
+        # fail at dispatch, or leave other room for the next task.
+        if not (comparison.differences and any(len(nodes) > 1 for nodes in ties.values())):
+            return model, case.seed, comparison
+        for seed in range(case.seed + 1, case.seed + 1 + self.seeds):
+            other, other_ties = self.run_model(case, seed)
+            if not compare(other, real, other_ties).differences:
+                return other, seed, Comparison((), comparison.other_ties)
+        return model, case.seed, comparison
+
+    def run_model(self, case: Case, seed: int) -> tuple[Outcome, Ties]:
+        recorder = ExplainRecorder()
+        engine = get_engine("python", recorder=recorder)
+        return _outcome(engine, case, seed), ties_of(recorder.explanations)
+
+    def run_real(self, case: Case) -> Outcome:
+        return _outcome(self.real, case, case.seed)
+
+
+def _by_job(outcome: Outcome, jobs: dict[str, str]) -> Outcome:
+    """``outcome`` with each eviction named by its task's job."""
+    evictions: Counter[tuple[int, str, str]] = Counter()
+    for (cycle, task, reason), n in outcome.evictions.items():
+        evictions[(cycle, jobs.get(task, task), reason)] += n
+    return replace(outcome, evictions=evictions)
+
+
+def _outcome(engine: Engine, case: Case, seed: int) -> Outcome:
+    try:
+        result = engine.simulate(
+            case.conf,
+            case.cluster,
+            seed=seed,
+            now=case.now,
+            cycles=case.cycles,
+            verbosity=case.verbosity,
+        )
+    except EngineBuildError:
+        raise  # no engine to compare with: the run stops
+    except VspecError as exc:
+        return Outcome.failed(
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        )
+    return Outcome.of(result)

@@ -1,0 +1,373 @@
+"""``vspec diff``'s campaign: spec files and generated specs on both engines, every
+disagreement shrunk and written.
+
+The specs come from files and directories (as ``vspec run`` finds them) and from fuzz
+spaces (the examples ``vspec fuzz`` would draw, one-cycle and multi-cycle). Each is
+judged by :class:`vspec.diff.judge.Judge`; a disagreement is shrunk by
+:func:`vspec.fuzz.shrink.shrink` while a difference of the same aspect shows (Volcano's
+first run each time), judged again (with Volcano's reruns), and written as a spec file
+whose leading comment gives both outcomes. A spec from a file is shrunk as the
+generated specs are; what the written file cannot hold (objects the strategies never
+draw) is said in its comment, with the original to run instead.
+
+Timelines are not compared (their metrics sum thousands of decisions; the sessions'
+decisions are what the spec files and spaces compare), nor the probes of a spec (the
+real engine does not answer them: the spec runs without).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import yaml
+
+from vspec.diff.judge import Case, Judge, Verdict
+from vspec.errors import VspecError
+from vspec.model.conf import SchedulerOptions
+from vspec.model.objects import DEFAULT_NOW
+
+if TYPE_CHECKING:
+    from vspec.fuzz.strategies import GeneratedSpec
+    from vspec.model.spec import Spec
+
+
+@dataclass(frozen=True)
+class Subject:
+    """One spec to compare: where it came from and the generated form the shrinker edits
+    (a file's spec keeps its clock and scheduler options beside it)."""
+
+    label: str  # file::name, or space and example number
+    source: str  # the file, or "space NAME": what the summary counts by
+    spec: GeneratedSpec
+    now: datetime | None = None
+    options: SchedulerOptions = field(default_factory=SchedulerOptions)
+    lossy: bool = False  # the written form loses some of the cluster (a spec file's)
+
+    def case(self, spec: GeneratedSpec | None = None) -> Case:
+        spec = spec or self.spec
+        return Case(
+            replace(spec.conf, options=self.options),
+            spec.cluster,
+            spec.seed,
+            self.now,
+            spec.cycles,
+            spec.verbosity,
+        )
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    subject: Subject
+    verdict: Verdict
+    path: Path  # the shrunk spec written
+    # The earlier disagreement of the same aspects whose shrunk spec stands for this one.
+    like: Disagreement | None = None
+
+
+@dataclass
+class DiffReport:
+    compared: Counter[str] = field(default_factory=Counter)  # source -> specs compared
+    disagreements: list[Disagreement] = field(default_factory=list)
+    # Volcano disagreed in one run and agreed in another: its own nondeterminism.
+    nondeterministic: list[tuple[str, Verdict]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # label, why
+    errors: list[str] = field(default_factory=list)  # specs that would not load
+    other_ties: int = 0  # choices where Volcano took another tied node
+
+    @property
+    def total(self) -> int:
+        return sum(self.compared.values())
+
+    def summary(self) -> str:
+        return f"{self.total} specs compared, {len(self.disagreements)} disagreements"
+
+
+@dataclass
+class Campaign:
+    judge: Judge
+    out: Path
+    shrink_seconds: float = 30.0  # per disagreement
+    progress: TextIO | None = field(default_factory=lambda: sys.stderr)
+    report: DiffReport = field(default_factory=DiffReport)
+    # The first disagreement of each space and set of aspects, shrunk and written.
+    _kinds: dict[tuple[str, frozenset[str]], Disagreement] = field(default_factory=dict)
+
+    def compare(self, subject: Subject) -> Verdict:
+        verdict = self.judge.judge(subject.case())
+        self.report.compared[subject.source] += 1
+        self.report.other_ties += len(verdict.comparison.other_ties)
+        if verdict.disagrees:
+            self._disagreement(subject, verdict)
+        elif verdict.comparison.differences:
+            self.report.nondeterministic.append((subject.label, verdict))
+            self._say(f"  {subject.label}: Volcano's own nondeterminism ({_why(verdict)})")
+        return verdict
+
+    def spec_files(self, paths: Sequence[str | Path]) -> None:
+        from vspec.harness.plugin_dirs import spec_scope
+        from vspec.harness.runner import load_specs, spec_files
+
+        problems: list[str] = []
+        for path, named in spec_files(paths, problems):
+            specs, errors = load_specs(path, named=named, problems=problems, check_names=False)
+            self.report.errors += [f"{e.location.file}: {'; '.join(e.messages)}" for e in errors]
+            for spec in specs:
+                label = f"{spec.location.file}::{spec.name}"
+                why = _not_compared(spec)
+                if why is not None:
+                    self.report.skipped.append((label, why))
+                    continue
+                with spec_scope(spec):
+                    self.compare(_subject(spec, label))
+        self.report.errors += problems
+
+    def space(self, name: str, *, seconds: float | None, examples: int | None, seed: int) -> None:
+        """Examples of the fuzz space ``name`` until ``examples`` ran or ``seconds``
+        passed (the first)."""
+        for n, spec in enumerate(generated(name, seconds=seconds, examples=examples, seed=seed)):
+            self.compare(Subject(f"space {name}, seed {seed}, example {n}", f"space {name}", spec))
+        self._say(f"diff: space {name}: {self.report.compared[f'space {name}']} specs compared")
+
+    def _disagreement(self, subject: Subject, verdict: Verdict) -> None:
+        # Generated specs repeat a frequent disagreement: one of each set of aspects
+        # per space is shrunk, lest the repeats spend the run. Every file's is.
+        kind = (subject.source, verdict.comparison.aspects)
+        known = self._kinds.get(kind) if subject.source.startswith("space ") else None
+        if known is not None:
+            self.report.disagreements.append(Disagreement(subject, verdict, known.path, known))
+            self._say(f"  {subject.label}: disagreement of the same aspects as {known.path}")
+            return
+        shrunk, verdict = self._shrink(subject, verdict)
+        path = write(self.out, shrunk, verdict)
+        found = Disagreement(shrunk, verdict, path)
+        self._kinds[kind] = found
+        self.report.disagreements.append(found)
+        first = verdict.comparison.differences[0] if verdict.comparison.differences else None
+        text = f"{first.aspect}: {first.text}" if first else "(gone once shrunk)"
+        self._say(f"  {subject.label}: disagreement, {text}\n    -> {path}")
+
+    def _shrink(self, subject: Subject, verdict: Verdict) -> tuple[Subject, Verdict]:
+        """The smallest spec reached by the fuzzer's shrinker on which a difference of the
+        first one's aspect still shows, judged again with Volcano's reruns."""
+        from vspec.fuzz.shrink import shrink
+
+        aspect = verdict.comparison.differences[0].aspect
+
+        def fails(candidate: GeneratedSpec) -> bool:
+            try:
+                found = self.judge.judge(subject.case(candidate), confirm=False)
+            except VspecError:
+                return False
+            return aspect in found.comparison.aspects
+
+        deadline = time.perf_counter() + self.shrink_seconds
+        smaller = shrink(subject.spec, fails, deadline=deadline)
+        if smaller is subject.spec:
+            return subject, verdict
+        shrunk = replace(subject, spec=smaller)
+        again = self.judge.judge(shrunk.case())
+        if not again.disagrees:
+            return subject, verdict  # the smaller one was Volcano's nondeterminism
+        return shrunk, again
+
+    def _say(self, text: str) -> None:
+        if self.progress is not None:
+            print(text, file=self.progress, flush=True)
+
+
+def _not_compared(spec: Spec) -> str | None:
+    if spec.skip is not None:
+        return f"skipped: {spec.skip}"
+    if spec.timeline is not None:
+        return "a timeline (its metrics are not compared)"
+    return None
+
+
+def _subject(spec: Spec, label: str) -> Subject:
+    """A file's spec in the generated form: its conf written out whole (every flag), so
+    that the written spec means the same without the file's defaults."""
+    from vspec.engines.volcano.conf import conf_text
+    from vspec.fuzz.strategies import GeneratedSpec
+
+    scheduler = yaml.safe_load(conf_text(spec.scheduler))
+    scheduler["defaultPluginFlags"] = False  # every flag is written: none is defaulted
+    generated = GeneratedSpec(
+        scheduler, spec.cluster, spec.seed, spec.cycles, spec.verbosity, name=spec.name
+    )
+    return Subject(
+        label,
+        spec.location.file,
+        generated,
+        spec.now,
+        spec.scheduler.options,
+        lossy=True,
+    )
+
+
+def generated(
+    name: str, *, seconds: float | None, examples: int | None, seed: int
+) -> Iterator[GeneratedSpec]:
+    """Specs drawn from the fuzz space ``name`` (a built-in or a space file), as
+    ``vspec fuzz`` draws them, from ``seed``: Hypothesis draws a batch at a time (a
+    batch of its run per seed), and they are handed out until ``examples`` were or
+    ``seconds`` passed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
+
+    from vspec.fuzz.runner import load_space
+
+    strategy = load_space(name).strategy()
+    deadline = time.perf_counter() + seconds if seconds is not None else float("inf")
+    left = examples if examples is not None else sys.maxsize
+    batch_seed = seed
+    while left > 0 and time.perf_counter() < deadline:
+        batch: list[GeneratedSpec] = []
+
+        @seeded(batch_seed)
+        @settings(
+            max_examples=min(left, BATCH),
+            database=None,
+            deadline=None,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(strategy)
+        def draw(spec: GeneratedSpec) -> None:
+            batch.append(spec)  # noqa: B023 (run here, within its own iteration)
+
+        draw()
+        if not batch:
+            return
+        for spec in batch[:left]:
+            if time.perf_counter() >= deadline:
+                return
+            yield spec
+        left -= len(batch)
+        batch_seed += 1
+
+
+BATCH = 50
+
+
+def write(out: Path, subject: Subject, verdict: Verdict) -> Path:
+    """The spec file of a disagreement: the spec, with both outcomes in its comment."""
+    doc: dict[str, Any] = subject.spec.document(
+        description=f"vspec diff: vspec's engine and Volcano disagree ({subject.label}).",
+        tags=["diff"],
+    )
+    doc["name"] = f"diff: {subject.spec.name}"
+    if subject.now is not None and subject.now != DEFAULT_NOW:
+        doc["now"] = subject.now.isoformat().replace("+00:00", "Z")
+    if subject.options != SchedulerOptions():
+        from vspec.engines.volcano.conf import options
+
+        doc["scheduler"]["options"] = options(subject.options)
+    body = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    comment = "\n".join(_comment(subject, verdict)).splitlines()  # a printed line may hold several
+    text = "\n".join(f"# {line}".rstrip() for line in comment) + "\n" + body
+    digest = hashlib.sha256(body.encode()).hexdigest()[:8]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"diff-{digest}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _comment(subject: Subject, verdict: Verdict) -> list[str]:
+    lines = [f"vspec diff: {subject.label}", "", "Differences (Volcano against vspec's engine):"]
+    lines += [f"  {d.aspect}: {d.text}" for d in verdict.comparison.differences]
+    lines += ["", f"vspec's engine (seed {verdict.model_seed}):"]
+    lines += [f"  {line}" for line in verdict.model.describe()]
+    lines += ["", "Volcano:"]
+    lines += [f"  {line}" for line in verdict.real.describe()]
+    if verdict.nondeterministic:
+        lines += ["", "Volcano's own outcome varies with the same input:"]
+        lines += [f"  {line}" for line in verdict.evidence()]
+    if subject.lossy:
+        lines += [
+            "",
+            f"Written from {subject.source}: objects the fuzzer never draws are not written;",
+            "if this file agrees, run the original.",
+        ]
+    return lines
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+EXIT_OK, EXIT_DISAGREE, EXIT_USAGE = 0, 1, 2
+
+
+def diff_command(args: argparse.Namespace) -> int:
+    """``vspec diff``'s handler (its command line is :mod:`vspec.cli.diff`'s)."""
+    import random
+
+    from vspec.engines import EngineChoice, get_engine
+    from vspec.engines.volcano.build import EngineBuildError
+    from vspec.fuzz import BUILTIN_SPACES
+
+    spaces = [s for name in args.space for s in (BUILTIN_SPACES if name == "all" else (name,))]
+    if not args.paths and not spaces:
+        print("vspec diff: error: name spec files or directories, or --space", file=sys.stderr)
+        return EXIT_USAGE
+    if args.runs < 1:
+        print("vspec diff: error: --runs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    real = get_engine(choice=EngineChoice("volcano", args.volcano_version, args.volcano_source))
+    campaign = Campaign(Judge(real, reruns=args.runs - 1), args.out, args.shrink_seconds)
+    print(f"vspec diff: seed {seed}", file=sys.stderr)
+    try:
+        if args.paths:
+            campaign.spec_files(args.paths)
+        for name in spaces:
+            campaign.space(name, seconds=seconds, examples=args.examples, seed=seed)
+    except EngineBuildError as exc:
+        print(f"vspec diff: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except VspecError as exc:  # a space file that does not load
+        print(f"vspec diff: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        close = getattr(real, "close", None)
+        if close is not None:
+            close()
+    print_report(campaign.report)
+    return EXIT_DISAGREE if campaign.report.disagreements or campaign.report.errors else EXIT_OK
+
+
+def _why(verdict: Verdict) -> str:
+    return verdict.explained or f"its run {verdict.agreeing_run} agrees with vspec's engine"
+
+
+def print_report(report: DiffReport) -> None:
+    for source, count in sorted(report.compared.items()):
+        print(f"{source}: {count} compared")
+    for label, why in report.skipped:
+        print(f"not compared: {label}: {why}")
+    for error in report.errors:
+        print(f"error: {error}")
+    for label, verdict in report.nondeterministic:
+        print(f"Volcano's own nondeterminism: {label} ({_why(verdict)})")
+        for line in verdict.evidence():
+            print(f"  {line}")
+    if report.other_ties:
+        print(f"{report.other_ties} node choice(s) where Volcano took another tied node")
+    for found in report.disagreements:
+        differences = found.verdict.comparison.differences
+        varies = " (Volcano's own outcome varies too)" if found.verdict.nondeterministic else ""
+        like = " (same aspects, not shrunk again)" if found.like is not None else ""
+        print(f"DISAGREE {found.subject.label}{varies}: {found.path}{like}")
+        for difference in differences[:5]:
+            print(f"  {difference.aspect}: {difference.text}")
+        if len(differences) > 5:
+            print(f"  ... {len(differences) - 5} more")
+    print(report.summary())

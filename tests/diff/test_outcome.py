@@ -98,3 +98,19 @@ def test_printed_lines_mask_uids_clock_fractions_and_the_map_order_of_a_job_s_ta
         "LastTransitionTime:2025-01-01 00:00:00.01121 +0000 UTC\n\t 0: Task b\n\t 1: Task a"
     )
     assert model == real
+
+
+def test_the_task_a_condition_names_as_the_origin_is_not_compared() -> None:
+    from vspec.model.corev1 import Condition
+    from vspec.model.result import PodGroupResult
+
+    def groups(task: str) -> dict[str, object]:
+        message = f"1/2 tasks in gang unschedulable. Origin reason is {task}: 0/2 nodes"
+        result = SimulationResult(
+            pod_groups={
+                "ns/j": PodGroupResult("Inqueue", "Inqueue", [Condition("X", message=message)])
+            }
+        )
+        return dict(Outcome.of(result).pod_groups)
+
+    assert groups("j-r0-0") == groups("j-r1-0")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from vspec.diff.outcome import Comparison, Outcome, Ties, compare, ties_of
-from vspec.engines import get_engine
+from vspec.engines import EngineChoice, get_engine
 from vspec.engines.volcano.build import EngineBuildError
 from vspec.errors import VspecError
 from vspec.explain.recorder import ExplainRecorder
@@ -85,6 +85,7 @@ class Judge:
     """Runs cases on vspec's engine and on ``real``."""
 
     real: Engine
+    volcano_version: str | None = None  # the release vspec's engine models (None: its default)
     reruns: int = 2  # further runs of Volcano when it disagrees
     seeds: int = 8  # other seeds of vspec's engine tried when Volcano broke a tie otherwise
 
@@ -133,7 +134,8 @@ class Judge:
 
     def run_model(self, case: Case, seed: int) -> tuple[Outcome, Ties]:
         recorder = ExplainRecorder()
-        engine = get_engine("python", recorder=recorder)
+        choice = EngineChoice("python", self.volcano_version)
+        engine = get_engine(recorder=recorder, choice=choice)
         return _outcome(engine, case, seed), ties_of(recorder.explanations)
 
     def run_real(self, case: Case) -> Outcome:

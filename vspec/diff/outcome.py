@@ -3,7 +3,8 @@
 Compared: binds (by session and task), evictions (by session, task and reason, as a
 multiset: Volcano dispatches them from goroutines), pipelined tasks, pod group phases
 (written at close and in-session) and conditions (type, status, reason, message: the
-transition ids and times are the session's random uid and the wall clock), and the
+transition ids and times are the session's random uid and the wall clock; the task a
+message names as the origin is Go's map order, :data:`ORIGIN`), and the
 ``print``/``logprint`` lines as a multiset per session (Go's map order decides their
 order), with what neither engine fixes in them masked (:data:`UNFIXED`). Not compared:
 other klog lines (their wording follows the code path, not the
@@ -38,10 +39,17 @@ UNFIXED = (
     (re.compile(r"(\d\d:\d\d:\d\d)\.\d+ "), r"\1 "),
     (re.compile(r"CreationTimestamp:[^A-Z]* UTC"), "CreationTimestamp:*"),
     (re.compile(r"0x[0-9a-f]+"), "0x*"),
+    (re.compile(r"Origin reason is [^:]+:"), "Origin reason is *:"),  # as ORIGIN
 )
 # A task's request as Resource.String prints it: its scalar resources in Go's map order.
 RESREQ = re.compile(r"resreq (.*?), preemptable")
-TASK_LINE = "\n\t "  # JobInfo.String's task lines, in the map order of the job's tasks
+TASK_LINE = "\n\t "
+# JobInfo.FitError's "Origin reason is <task>: ...": the first task with a fit error in
+# the map order of the job's tasks. Its name is masked in pod group conditions.
+ORIGIN = re.compile(r"Origin reason is [^:]+:")
+ORIGIN_MASK = (
+    "Origin reason is *:"  # JobInfo.String's task lines, in the map order of the job's tasks
+)
 
 # (session, task) -> the nodes tied for the best score when vspec's engine chose one
 Ties = Mapping[tuple[int, str], frozenset[str]]
@@ -70,7 +78,12 @@ class Outcome:
                 job: (
                     pg.phase,
                     pg.session_phase,
-                    tuple(sorted((c.type, c.status, c.reason, c.message) for c in pg.conditions)),
+                    tuple(
+                        sorted(
+                            (c.type, c.status, c.reason, ORIGIN.sub(ORIGIN_MASK, c.message))
+                            for c in pg.conditions
+                        )
+                    ),
                 )
                 for job, pg in result.pod_groups.items()
             },

@@ -34,6 +34,7 @@ from vspec.diff.judge import Case, Judge, Verdict
 from vspec.errors import VspecError
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import DEFAULT_NOW
+from vspec.model.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
     from vspec.fuzz.strategies import GeneratedSpec
@@ -122,7 +123,7 @@ class Campaign:
             self.report.errors += [f"{e.location.file}: {'; '.join(e.messages)}" for e in errors]
             for spec in specs:
                 label = f"{spec.location.file}::{spec.name}"
-                why = _not_compared(spec)
+                why = _not_compared(spec, self.judge.volcano_version or DEFAULT_VERSION)
                 if why is not None:
                     self.report.skipped.append((label, why))
                     continue
@@ -184,9 +185,11 @@ class Campaign:
             print(text, file=self.progress, flush=True)
 
 
-def _not_compared(spec: Spec) -> str | None:
+def _not_compared(spec: Spec, version: str) -> str | None:
     if spec.skip is not None:
         return f"skipped: {spec.skip}"
+    if spec.volcano is not None and not spec.volcano.admits(version):
+        return f"it describes Volcano {spec.volcano.text}, not {version}"
     if spec.timeline is not None:
         return "a timeline (its metrics are not compared)"
     return None
@@ -322,8 +325,14 @@ def diff_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    try:
+        get_engine(choice=EngineChoice("python", args.volcano_version))  # a release it models
+    except VspecError as exc:
+        print(f"vspec diff: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     real = get_engine(choice=EngineChoice("volcano", args.volcano_version, args.volcano_source))
-    campaign = Campaign(Judge(real, reruns=args.runs - 1), args.out, args.shrink_seconds)
+    judge = Judge(real, args.volcano_version, reruns=args.runs - 1)
+    campaign = Campaign(judge, args.out, args.shrink_seconds)
     print(f"vspec diff: seed {seed}", file=sys.stderr)
     try:
         if args.paths:

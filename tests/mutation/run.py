@@ -71,7 +71,9 @@ def _size(finding: Path) -> tuple[int, int]:
     return len(cluster.get("nodes") or []), len(cluster.get("pods") or [])
 
 
-def fuzz(mutant: Mutant | None, seconds: float, space: str, seed: int) -> Outcome:
+def fuzz(
+    mutant: Mutant | None, seconds: float, space: str, seed: int, diff: tuple[str, ...] = ()
+) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="vspec-mutant-") as tmp:
         work = Path(tmp)
         _copy_package(work, mutant)
@@ -79,7 +81,7 @@ def fuzz(mutant: Mutant | None, seconds: float, space: str, seed: int) -> Outcom
         command = [
             "nice", "-n", "19", sys.executable, "-m", "vspec", "fuzz",
             "--space", space, "--seconds", str(seconds), "--seed", str(seed), "--first",
-            "--out", str(work / "findings"), "--database", str(work / "db"),
+            "--out", str(work / "findings"), "--database", str(work / "db"), *diff,
         ]  # fmt: skip
         start = time.perf_counter()
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
@@ -147,13 +149,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.9, help="share to kill (0.9)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="write each finding's spec here")
+    parser.add_argument(
+        "--diff",
+        metavar="VERSION",
+        help="the real Volcano of this release judges each example too (vspec fuzz --diff): "
+        "a mutant that changes a decision is killed even where no invariant sees it",
+    )
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     spaces = {m.name: args.space or m.space for m in chosen}
+    diff = ("--diff", "--volcano-version", args.diff) if args.diff else ()
     alarmed = False
     if not args.no_baseline:
         for space in sorted(set(spaces.values())):
-            base = fuzz(None, args.seconds, space, args.seed)
+            base = fuzz(None, args.seconds, space, args.seed, diff)
             if base.error:
                 print(f"ERROR ({space}): the unmutated engine's run: {base.error}")
                 alarmed = True
@@ -166,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"unmutated engine ({space}): no finding in {base.seconds:.0f} s", flush=True)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = [pool.submit(fuzz, m, args.seconds, spaces[m.name], args.seed) for m in chosen]
+        runs = [pool.submit(fuzz, m, args.seconds, spaces[m.name], args.seed, diff) for m in chosen]
         outcomes = []
         for run in runs:
             o = run.result()

@@ -48,6 +48,23 @@ def add_cli(subparsers: Any) -> None:
         action="store_true",
         help="draw timelines (arrivals, run times, node events); invariants after every session",
     )
+    fuzz.add_argument(
+        "--diff",
+        action="store_true",
+        help="also run each example on the real Volcano: a decision it takes otherwise is a "
+        "finding (vspec diff's comparison)",
+    )
+    fuzz.add_argument(
+        "--volcano-version",
+        metavar="VERSION",
+        help="with --diff: the Volcano release both engines run (default v1.11.0)",
+    )
+    fuzz.add_argument(
+        "--volcano-source",
+        type=Path,
+        metavar="DIR",
+        help="with --diff: build the real engine from this Volcano source tree",
+    )
     plugins_dir_option(fuzz)
     # The plugins dirs first, so user plugins and actions join the fuzzed space.
     fuzz.set_defaults(handler=with_plugins(_fuzz))

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from vspec.model.result import SimulationResult
 
 EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+DIFF_KIND = "diff-"  # the finding kinds of `vspec fuzz --diff`: diff-<aspect>
 # The share of a finding's shrink time Hypothesis gets; vspec.fuzz.shrink has the rest. Its
 # edits each remove an object, where Hypothesis' take many runs to remove one pod.
 HYPOTHESIS_SHRINK_SHARE = 0.5
@@ -513,6 +514,9 @@ class Fuzzer:
     live: bool = False
     shrink_seconds: float = 30.0  # per finding, from its first failing example
     first: bool = False  # stop after the batch that found the first finding
+    # Another judge of each example (``vspec fuzz --diff``: the real Volcano's decisions,
+    # :func:`vspec.fuzz.diff.diff_oracle`): its finding kinds join the invariants'.
+    oracle: Callable[[GeneratedSpec], dict[str, list[str]]] | None = None
     report: FuzzReport = field(default_factory=FuzzReport)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
@@ -614,6 +618,8 @@ class Fuzzer:
                 return type(known)(case, known.messages)
             try:
                 failures = examine(case, self.engine, disabled, self.report.coverage)
+                if self.oracle is not None:
+                    failures = {**failures, **self.oracle(case)}
             except ConfError:
                 assume(False)
                 return None
@@ -655,7 +661,9 @@ class Fuzzer:
             finding, min(found_at + self.shrink_seconds, end)
         )
         path = write_finding(self.out, finding.kind, case, messages)
-        if case is not finding.case and not reproduces(path, self.engine):
+        # A disagreement with the real engine is not what `vspec run` checks: it is kept.
+        diff = finding.kind.startswith(DIFF_KIND)
+        if case is not finding.case and not diff and not reproduces(path, self.engine):
             # The file is what users run: should the loader read a shrunk spec otherwise
             # than the fuzzer built it, the finding is kept as Hypothesis left it.
             path.unlink()
@@ -685,6 +693,8 @@ class Fuzzer:
         def fails(candidate: GeneratedSpec) -> bool:
             try:
                 failures = examine(candidate, self.engine, disabled)
+                if self.oracle is not None:
+                    failures = {**failures, **self.oracle(candidate)}
             except Exception:  # a conf Volcano rejects, an engine bug: not this finding
                 return False
             if kind not in failures:
@@ -756,7 +766,7 @@ def finding_document(kind: str, case: GeneratedSpec, messages: list[str]) -> dic
     }
     doc = case.document(**extra)
     doc["name"] = f"fuzz finding: {kind}"
-    if not kind.startswith("crash-"):
+    if not kind.startswith(("crash-", DIFF_KIND)):
         doc["expect"] = {"invariants": [kind]}
     return doc
 
@@ -798,14 +808,26 @@ def fuzz_command(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     shrink = shrink_margin(seconds)
+    engine, oracle = get_engine(), None
+    if args.diff:
+        from vspec.engines import EngineChoice
+        from vspec.fuzz.diff import diff_oracle
+
+        try:
+            engine = get_engine(choice=EngineChoice("python", args.volcano_version))
+        except VspecError as exc:
+            print(f"vspec: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        oracle = diff_oracle(args.volcano_version, args.volcano_source)
     fuzzer = Fuzzer(
         space,
-        get_engine(),
+        engine,
         args.out,
         database,
         shrink_seconds=shrink,
         first=args.first,
         live=sys.stderr.isatty(),
+        oracle=oracle,
     )
     with hypothesis_home(cache / "hypothesis"):
         report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)

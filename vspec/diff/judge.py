@@ -16,8 +16,10 @@ differ among themselves but none agree, it stays a disagreement, with that evide
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Protocol
 
 from vspec.diff.outcome import Comparison, Outcome, Ties, compare, ties_of
 from vspec.engines import EngineChoice, get_engine
@@ -39,6 +41,21 @@ class Case:
     now: datetime | None = None
     cycles: int = 1
     verbosity: int = 3
+
+
+class Drawn(Protocol):
+    """A generated spec as the fuzzer draws it (:class:`vspec.fuzz.strategies.GeneratedSpec`)."""
+
+    @property
+    def conf(self) -> SchedulerConf: ...
+    @property
+    def cluster(self) -> Cluster: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def cycles(self) -> int: ...
+    @property
+    def verbosity(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -140,6 +157,22 @@ class Judge:
 
     def run_real(self, case: Case) -> Outcome:
         return _outcome(self.real, case, case.seed)
+
+
+def oracle(judge: Judge) -> Callable[[Drawn], dict[str, list[str]]]:
+    """``vspec fuzz --diff``'s second judge: a disagreement is a finding of kind
+    ``diff-<aspect>`` (the fuzzer hands it no timeline)."""
+
+    def disagreements(spec: Drawn) -> dict[str, list[str]]:
+        case = Case(spec.conf, spec.cluster, spec.seed, None, spec.cycles, spec.verbosity)
+        verdict = judge.judge(case)
+        if not verdict.disagrees:
+            return {}
+        differences = verdict.comparison.differences
+        kind = "diff-" + differences[0].aspect.replace(" ", "-")
+        return {kind: [f"{d.aspect}: {d.text}" for d in differences]}
+
+    return disagreements
 
 
 def _by_job(outcome: Outcome, jobs: dict[str, str]) -> Outcome:

@@ -22,7 +22,7 @@ import hashlib
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -301,29 +301,6 @@ def _comment(subject: Subject, verdict: Verdict) -> list[str]:
             "if this file agrees, run the original.",
         ]
     return lines
-
-
-def diff_oracle(
-    version: str | None, source: Path | None
-) -> Callable[[GeneratedSpec], dict[str, list[str]]]:
-    """``vspec fuzz --diff``'s second judge: each example on the real Volcano, a
-    disagreement a finding of kind ``diff-<aspect>`` (timelines are not compared)."""
-    from vspec.engines import EngineChoice, get_engine
-    from vspec.fuzz.strategies import GeneratedSpec
-
-    judge = Judge(get_engine(choice=EngineChoice("volcano", version, source)), version)
-
-    def oracle(spec: GeneratedSpec) -> dict[str, list[str]]:
-        if type(spec) is not GeneratedSpec:
-            return {}  # a timeline
-        verdict = judge.judge(Subject("", "", spec).case())
-        if not verdict.disagrees:
-            return {}
-        differences = verdict.comparison.differences
-        aspect = differences[0].aspect.replace(" ", "-")
-        return {f"diff-{aspect}": [f"{d.aspect}: {d.text}" for d in differences]}
-
-    return oracle
 
 
 # -- the command line ------------------------------------------------------------------------------

@@ -515,7 +515,7 @@ class Fuzzer:
     shrink_seconds: float = 30.0  # per finding, from its first failing example
     first: bool = False  # stop after the batch that found the first finding
     # Another judge of each example (``vspec fuzz --diff``: the real Volcano's decisions,
-    # :func:`vspec.fuzz.diff.diff_oracle`): its finding kinds join the invariants'.
+    # :func:`vspec.diff.judge.oracle`): its finding kinds join the invariants'.
     oracle: Callable[[GeneratedSpec], dict[str, list[str]]] | None = None
     report: FuzzReport = field(default_factory=FuzzReport)
 
@@ -618,7 +618,7 @@ class Fuzzer:
                 return type(known)(case, known.messages)
             try:
                 failures = examine(case, self.engine, disabled, self.report.coverage)
-                if self.oracle is not None:
+                if self.oracle is not None and _timeline_case(case) is None:
                     failures = {**failures, **self.oracle(case)}
             except ConfError:
                 assume(False)
@@ -810,15 +810,17 @@ def fuzz_command(args: argparse.Namespace) -> int:
     shrink = shrink_margin(seconds)
     engine, oracle = get_engine(), None
     if args.diff:
+        from vspec.diff.judge import Judge
+        from vspec.diff.judge import oracle as diff_oracle
         from vspec.engines import EngineChoice
-        from vspec.fuzz.diff import diff_oracle
 
         try:
             engine = get_engine(choice=EngineChoice("python", args.volcano_version))
         except VspecError as exc:
             print(f"vspec: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        oracle = diff_oracle(args.volcano_version, args.volcano_source)
+        choice = EngineChoice("volcano", args.volcano_version, args.volcano_source)
+        oracle = diff_oracle(Judge(get_engine(choice=choice), args.volcano_version))
     fuzzer = Fuzzer(
         space,
         engine,

@@ -22,6 +22,9 @@ FINDINGS = {
     # client's ("[Errno 111] Connection refused") in vspec's engine, Go's ("dial tcp ...:
     # connect: connection refused") in Volcano's.
     "an unreachable extender blocks scheduling unless ignorable": "extender error wording",
+    # specs/findings: Volcano v1.10.0 preempts here, vspec's engine at v1.10.0 does not
+    # (a v1.11 change the v1.10.0 gates do not cover).
+    "v1.10.0 preempts a pod slot for a higher-priority job of the same queue": "v1.10 gate",
 }
 
 

@@ -18,10 +18,6 @@ from .test_volcano_engine import CONFORMANCE, ROOT
 
 # Specs that disagree, and why.
 FINDINGS = {
-    # The unreachable extender's error in the Unschedulable condition: Python's HTTP
-    # client's ("[Errno 111] Connection refused") in vspec's engine, Go's ("dial tcp ...:
-    # connect: connection refused") in Volcano's.
-    "an unreachable extender blocks scheduling unless ignorable": "extender error wording",
     # specs/findings: Volcano v1.10.0 preempts here, vspec's engine at v1.10.0 does not
     # (a v1.11 change the v1.10.0 gates do not cover).
     "v1.10.0 preempts a pod slot for a higher-priority job of the same queue": "v1.10 gate",
@@ -69,9 +65,9 @@ def test_the_seed_space_agrees_at_v1_10(volcano: VolcanoEngine, tmp_path: Path) 
 def test_the_command_reports_the_count_and_exits_1_on_a_disagreement(
     volcano: VolcanoEngine, tmp_path: Path
 ) -> None:
-    """One extender spec disagrees (the error wording); the others agree."""
+    """The v1.10.0 preempt finding disagrees; the others agree."""
     args = [
-        str(ROOT / "specs" / "plugins" / "extender" / "unreachable-extender.yaml"),
+        str(ROOT / "specs" / "findings" / "v1-10-preempts-a-pod-slot.yaml"),
         str(ROOT / "specs" / "priority"),
         "--volcano-version",
         volcano.target.version,
@@ -85,7 +81,7 @@ def test_the_command_reports_the_count_and_exits_1_on_a_disagreement(
     )
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == "3 specs compared, 1 disagreements"  # the extender file holds two
-    assert any(line.startswith("DISAGREE ") and "unreachable" in line for line in lines)
+    assert lines[-1] == "2 specs compared, 1 disagreements"
+    assert any(line.startswith("DISAGREE ") and "pod slot" in line for line in lines)
     [written] = tmp_path.glob("diff-*.yaml")
-    assert "Connection refused" in written.read_text()
+    assert "evictions" in written.read_text()

@@ -116,6 +116,13 @@ def test_unreachable_extender_not_ignorable_registers_nothing() -> None:
     ssn = session(_cluster(), [_entry(url, **{"extender.httpTimeout": "200ms"})])
     assert ssn.registered("predicate", "extender") is None
     assert any(t.startswith("OnSessionClose failed with error Post") for t in ssn.log.texts())
+    # Go's net/http wording, as the real scheduler logs it (measured on Volcano v1.10.0).
+    assert any(
+        t.endswith(
+            'Post "http://127.0.0.1:9/open": dial tcp 127.0.0.1:9: connect: connection refused'
+        )
+        for t in ssn.log.texts()
+    ), ssn.log.texts()
 
 
 def test_unreachable_extender_ignorable_passes_everything() -> None:

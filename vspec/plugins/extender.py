@@ -57,6 +57,25 @@ DEFAULT_TIMEOUT = timedelta(seconds=1)
 Json = dict[str, Any]
 
 
+def _go_transport_error(url: str, reason: object) -> str:
+    """What Go's net/http says where Python's urllib gave ``reason``: the extender's error
+    text reaches the Unschedulable condition and the log, so it is Go's wording (for the
+    failures a spec can stage: nothing listening, a timeout); any other reason as Python
+    gives it."""
+    import socket
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = parts.hostname or ""
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if isinstance(reason, ConnectionRefusedError):
+        return f"dial tcp {address}: connect: connection refused"
+    if isinstance(reason, TimeoutError | socket.timeout):
+        return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+    return str(reason)
+
+
 class ExtenderError(GoError):
     """The extender could not be asked, or did not answer 200 with JSON."""
 
@@ -224,7 +243,7 @@ class ExtenderPlugin(Plugin):
         except urllib.error.HTTPError as err:
             failure = f"failed {action} with extender at URL {url}, code {err.code}"
         except (urllib.error.URLError, OSError, ValueError) as err:
-            failure = f'Post "{url}": {getattr(err, "reason", err)}'
+            failure = f'Post "{url}": {_go_transport_error(url, getattr(err, "reason", err))}'
         if failure:
             raise ExtenderError(failure)
         if not payload:

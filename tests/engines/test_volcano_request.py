@@ -161,3 +161,21 @@ def test_the_command_line_choice_overrides_the_project_s(tmp_path: Path) -> None
     engine = get_engine(choice=EngineChoice("volcano"))
     assert isinstance(engine, VolcanoEngine)
     assert engine.target == Target(DEFAULT_VERSION, None)
+
+
+def test_prune_removes_only_the_builds_this_vspec_cannot_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vspec.engines.volcano.build import program_digest
+    from vspec.engines.volcano.listing import prune
+
+    monkeypatch.setenv("VSPEC_CACHE_DIR", str(tmp_path))
+    builds = tmp_path / "volcano"
+    for name, program in (("current", program_digest()), ("older", "0" * 64)):
+        (builds / name).mkdir(parents=True)
+        (builds / name / "build.json").write_text(
+            json.dumps({"target": "v1.10.0", "go": "go1.26", "seconds": 1, "program": program})
+        )
+    (builds / "unfinished" / "src").mkdir(parents=True)  # a build that stopped half-way
+    assert prune().startswith("removed 2 stale build(s)")
+    assert [p.name for p in builds.iterdir()] == ["current"]

@@ -15,11 +15,19 @@ if TYPE_CHECKING:
 
 def add_cli(commands: Commands) -> None:
     engines = commands.add_parser("engines", help="list the engines and the real engine's builds")
+    engines.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove the builds of the real engine this vspec will never use again "
+        "(made by another vspec's program, or unfinished; each is about 80 MB)",
+    )
     engines.set_defaults(handler=_engines)
 
 
-def _engines(_args: argparse.Namespace) -> int:
-    from vspec.engines.volcano.listing import describe
+def _engines(args: argparse.Namespace) -> int:
+    from vspec.engines.volcano.listing import describe, prune
 
+    if args.prune:
+        print(prune())
     print(describe())
     return EXIT_OK

@@ -112,6 +112,12 @@ def _program_files() -> Iterator[Path]:
         yield from PROGRAM.glob(pattern)
 
 
+def program_digest() -> str:
+    """The program's sources as this vspec ships them: a build of other sources was
+    made by another vspec and is never used again."""
+    return _digest(_program_files(), PROGRAM)
+
+
 def tree_digest(tree: Path) -> str:
     """The content of a Volcano source tree as the build sees it: its module files and
     every non-test Go file."""
@@ -130,7 +136,7 @@ def tree_digest(tree: Path) -> str:
 
 def build_key(target: Target, go_version: str) -> str:
     h = hashlib.sha256()
-    h.update(_digest(_program_files(), PROGRAM).encode())
+    h.update(program_digest().encode())
     h.update(go_version.encode())
     if target.source is not None:
         h.update(b"source\0" + tree_digest(target.source).encode())
@@ -171,6 +177,7 @@ def ensure_built(target: Target) -> Path:
                     "target": str(target),
                     "go": go_version,
                     "seconds": round(time.monotonic() - start),
+                    "program": program_digest(),
                 }
             )
         )

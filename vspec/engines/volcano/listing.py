@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
-from vspec.engines.volcano.build import DEFAULT_VERSION, EngineBuildError, cache_root, find_go
+from vspec.engines.volcano.build import (
+    DEFAULT_VERSION,
+    EngineBuildError,
+    cache_root,
+    find_go,
+    program_digest,
+)
 
 
 def describe() -> str:
@@ -27,3 +35,25 @@ def describe() -> str:
             f"in {facts['seconds']} s -> {info.parent}"
         )
     return "\n".join(lines)
+
+
+def stale_builds() -> list[Path]:
+    """Builds this vspec will never use again: made from other program sources (by an
+    earlier vspec), or left unfinished."""
+    current = program_digest()
+    stale = []
+    for home in sorted((cache_root() / "volcano").glob("*")):
+        info = home / "build.json"
+        if not home.is_dir():
+            continue
+        if not info.is_file() or json.loads(info.read_text()).get("program") != current:
+            stale.append(home)
+    return stale
+
+
+def prune() -> str:
+    """Remove the stale builds; says what it removed."""
+    removed = stale_builds()
+    for home in removed:
+        shutil.rmtree(home, ignore_errors=True)
+    return f"removed {len(removed)} stale build(s) under {cache_root() / 'volcano'}"

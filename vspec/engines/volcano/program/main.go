@@ -5,7 +5,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,16 +14,10 @@ import (
 	"strings"
 	"syscall"
 
-	"k8s.io/klog/v2"
-
 	"volcano.sh/volcano/cmd/scheduler/app/options"
 	_ "volcano.sh/volcano/pkg/scheduler/actions"
 	_ "volcano.sh/volcano/pkg/scheduler/plugins"
 )
-
-func backgroundContext() context.Context { return context.Background() }
-
-func klog4(msg string) { klog.V(4).Infof("%s", msg) }
 
 // protocolOut keeps the real standard output for responses; everything else that
 // writes to os.Stdout goes to standard error instead.

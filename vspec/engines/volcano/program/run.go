@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -15,6 +16,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
 
 	nodeinfov1alpha1 "volcano.sh/apis/pkg/apis/nodeinfo/v1alpha1"
 	vcv1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -180,7 +182,7 @@ func fillObject(sc *cache.SchedulerCache, raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return "", errorOf{"object", err}
 	}
-	ctx, client := backgroundContext(), sc.Client()
+	ctx, client := context.Background(), sc.Client()
 	create := metav1.CreateOptions{}
 	var err error
 	switch head.Kind {
@@ -362,7 +364,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	for _, action := range actions {
 		conf.EnabledActionMap[action.Name()] = true
 	}
-	klog4("Start scheduling ...")
+	klog.V(4).Infof("Start scheduling ...")
 	ssn := framework.OpenSession(recordingCache{sc, fx, p.client}, p.tiers, p.configurations)
 	jobs := ssn.Jobs // CloseSession forgets them
 	for _, action := range actions {
@@ -406,7 +408,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 		resp.Pipelined[string(uid)] = pipelined
 	}
 	framework.CloseSession(ssn)
-	klog4("End scheduling ...")
+	klog.V(4).Infof("End scheduling ...")
 	if err := settle(fx); err != nil {
 		return nil, err
 	}

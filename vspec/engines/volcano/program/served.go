@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	_ "unsafe" // go:linkname
 
@@ -25,7 +26,7 @@ type served struct {
 
 func (s *served) client() (kubernetes.Interface, error) {
 	client := fake.NewSimpleClientset()
-	ctx, create := backgroundContext(), metav1.CreateOptions{}
+	ctx, create := context.Background(), metav1.CreateOptions{}
 	for _, node := range s.nodes {
 		if _, err := client.CoreV1().Nodes().Create(ctx, node.DeepCopy(), create); err != nil {
 			return nil, errorOf{"object", fmt.Errorf("node %s: %v", node.Name, err)}
@@ -44,7 +45,7 @@ func (s *served) client() (kubernetes.Interface, error) {
 // client: the next session's cluster carries them, as the API server would.
 func (s *served) patched(client kubernetes.Interface) map[string]map[string]string {
 	out := map[string]map[string]string{}
-	ctx := backgroundContext()
+	ctx := context.Background()
 	for _, pod := range s.pods {
 		now, err := client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from math import isqrt
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -334,3 +335,31 @@ class TestKeyword:
         with pytest.raises(KeywordError, match=problem) as error:
             compile_keyword(expr)
         assert len(str(error.value)) < 200  # the expression is not echoed whole
+
+
+def test_shards_cover_every_spec_file_exactly_once(tmp_path: Path) -> None:
+    from vspec.framework.engine import PythonEngine
+    from vspec.harness.runner import Shard, run_paths
+
+    for i in range(7):
+        (tmp_path / f"s{i}.yaml").write_text(
+            f"name: spec {i}\nscheduler: {{actions: enqueue}}\n"
+            "cluster: {nodes: [{name: n1, allocatable: {cpu: 1}}]}\n"
+        )
+    everything = {o.name for o in run_paths([tmp_path], engine=PythonEngine()).outcomes}
+    shares = [
+        {o.name for o in run_paths([tmp_path], engine=PythonEngine(), shard=Shard(k, 3)).outcomes}
+        for k in (1, 2, 3)
+    ]
+    assert len(everything) == 7
+    assert set().union(*shares) == everything
+    assert sum(len(share) for share in shares) == 7
+    assert [len(share) for share in shares] == [3, 2, 2]
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "3", "a/b", "1/0"])
+def test_a_shard_that_is_not_k_of_n_is_refused(text: str) -> None:
+    from vspec.harness.runner import Shard
+
+    with pytest.raises(ValueError, match="is not K/N"):
+        Shard.parse(text)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from vspec.cli.live import LiveState
-    from vspec.harness.runner import RunReport, SpecOutcome
+    from vspec.harness.runner import RunReport, Shard, SpecOutcome
     from vspec.model.engine import Engine
     from vspec.model.spec import Spec
     from vspec.report.page import HtmlReport
@@ -42,6 +42,15 @@ _PROGRESS_CHAR = {
 }
 
 
+def _shard(text: str) -> Shard:
+    from vspec.harness.runner import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_cli(commands: Commands) -> None:
     run = commands.add_parser("run", help="run the specs in files and directories")
     run.add_argument("paths", nargs="+", metavar="PATH", help="spec files or directories")
@@ -57,6 +66,12 @@ def add_cli(commands: Commands) -> None:
         "--verbose",
         action="store_true",
         help="one line per spec, then its CPU seconds and each invariant's",
+    )
+    run.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="run only the K-th of N equal shares of the spec files (N CI jobs, one each)",
     )
     run.add_argument(
         "--klog-header",
@@ -183,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
             on_outcome=_each(on_outcome),
             before_spec=_each(before) if before else None,
             klog_header=args.klog_header,
+            shard=args.shard,
         )
         progress.end()
     code = report.exit_code

@@ -285,6 +285,27 @@ def run_spec(
     return outcome
 
 
+@dataclass(frozen=True)
+class Shard:
+    """``--shard K/N``: the K-th of N machines runs every N-th spec file, so that N
+    runs of one command cover every file exactly once (CI matrices)."""
+
+    index: int  # 1-based
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``K/N`` with 1 <= K <= N; a ValueError saying so otherwise."""
+        k, sep, n = text.partition("/")
+        if sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n):
+            return cls(int(k), int(n))
+        raise ValueError(f"{text!r} is not K/N with 1 <= K <= N (e.g. 2/4)")
+
+    def takes(self, position: int) -> bool:
+        """Whether the file at ``position`` of the run's files is this shard's."""
+        return position % self.count == self.index - 1
+
+
 def run_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
@@ -295,6 +316,7 @@ def run_paths(
     on_outcome: Callable[[SpecOutcome], None] | None = None,
     before_spec: Callable[[Spec], None] | None = None,
     klog_header: bool = False,
+    shard: Shard | None = None,
 ) -> RunReport:
     """Discover, load and run every spec under ``paths``, in one process.
 
@@ -319,7 +341,9 @@ def run_paths(
     loaded = selected = 0
     try:
         with interrupts(), read_once():
-            for path, named in spec_files(paths, report.problems):
+            for position, (path, named) in enumerate(spec_files(paths, report.problems)):
+                if shard is not None and not shard.takes(position):
+                    continue
                 specs, errors = load_specs(
                     path,
                     named=named,

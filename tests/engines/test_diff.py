@@ -16,12 +16,29 @@ from vspec.fuzz.diff import Campaign
 from .conftest import BUILT_VERSION
 from .test_volcano_engine import CONFORMANCE, ROOT
 
-# Specs that disagree, and why.
-FINDINGS = {
-    # specs/findings: Volcano v1.10.0 preempts here, vspec's engine at v1.10.0 does not
-    # (a v1.11 change the v1.10.0 gates do not cover).
-    "v1.10.0 preempts a pod slot for a higher-priority job of the same queue": "v1.10 gate",
-}
+# Specs that disagree, and why (none today).
+FINDINGS: dict[str, str] = {}
+
+# A disagreement that stays: a pod's topology decision, which Volcano prints in the
+# task's numaInfo (a Go struct per quantity) and vspec's engine prints empty
+# (docs/engines.md). Change the test if vspec learns that rendering.
+NUMA_DECISION = """
+name: a pod's topology decision in logprint's ready line
+verbosity: 1
+scheduler:
+  actions: "print"
+  tiers: [{plugins: [{name: gang}, {name: logprint}]}]
+cluster:
+  nodes: [{name: n1, allocatable: {cpu: 4, memory: 4Gi}}]
+  podGroups: [{name: svc, minMember: 1, phase: Running}]
+  pods:
+  - name: svc-0
+    podGroup: svc
+    phase: Running
+    nodeName: n1
+    requests: {cpu: 1}
+    annotations: {volcano.sh/topology-decision: '{"numa":{"0":{"cpu":"1"}}}'}
+"""
 
 
 def _campaign(volcano: VolcanoEngine, out: Path) -> Campaign:
@@ -65,20 +82,19 @@ def test_the_seed_space_agrees_at_v1_10(volcano: VolcanoEngine, tmp_path: Path) 
 def test_the_command_reports_the_count_and_exits_1_on_a_disagreement(
     volcano: VolcanoEngine, tmp_path: Path
 ) -> None:
-    """The v1.10.0 preempt finding disagrees; the others agree."""
+    """The topology decision's spec disagrees; the others agree."""
+    numa = tmp_path / "numa.yaml"
+    numa.write_text(NUMA_DECISION)
+    out = tmp_path / "out"
     args = [
-        str(ROOT / "specs" / "findings" / "v1-10-preempts-a-pod-slot.yaml"),
+        str(numa),
         str(ROOT / "specs" / "priority"),
         "--volcano-version",
         volcano.target.version,
         "--out",
-        str(tmp_path),
+        str(out),
         "--shrink-seconds",
         "3",
-        # One run of Volcano: it evicts in the first session or the second, which more
-        # runs would show as its own nondeterminism; vspec's engine never evicts here.
-        "--runs",
-        "1",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "vspec", "diff", *args], capture_output=True, text=True, check=False
@@ -86,6 +102,6 @@ def test_the_command_reports_the_count_and_exits_1_on_a_disagreement(
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[-1] == "2 specs compared, 1 disagreements"
-    assert any(line.startswith("DISAGREE ") and "pod slot" in line for line in lines)
-    [written] = tmp_path.glob("diff-*.yaml")
-    assert "evictions" in written.read_text()
+    assert any(line.startswith("DISAGREE ") and "topology decision" in line for line in lines)
+    [written] = out.glob("diff-*.yaml")
+    assert "numaInfo" in written.read_text()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from vspec.api.resource import Resource
+from vspec.api.topology_decision import numa_resources
 from vspec.api.types import TaskStatus
 from vspec.model.objects import TASK_SPEC_KEY, Pod
 from vspec.model.resources import pod_request
@@ -18,6 +19,7 @@ REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
 TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 _INT32 = re.compile(r"^[+-]?[0-9]{1,10}$")
 NUMA_POLICY_KEY = "volcano.sh/numa-topology-policy"
+TOPOLOGY_DECISION_KEY = "volcano.sh/topology-decision"
 _NO_ANNOTATIONS: Mapping[str, str] = MappingProxyType({})
 
 
@@ -212,14 +214,17 @@ class TaskInfo:
         """Go's ``TaskInfo.String()``, which Volcano's ``%v`` of a task prints. Its
         ``NumaInfo`` is never nil (``GetPodTopologyInfo`` always returns one), so the
         ``numaInfo {<policy> map[...]}`` part is always there; its map holds the pod's
-        ``volcano.sh/topology-decision``, which vspec never writes (see numaaware), and
-        prints empty here."""
-        policy = self.pod.meta.annotations.get(NUMA_POLICY_KEY, "")
+        ``volcano.sh/topology-decision``, which vspec never writes (see numaaware) but
+        a pod copied from a cluster may carry."""
+        annotations = self.pod.meta.annotations
+        policy = annotations.get(NUMA_POLICY_KEY, "")
+        decision = annotations.get(TOPOLOGY_DECISION_KEY)
+        numa = "map[]" if decision is None else numa_resources(decision)
         return (
             f"Task ({self.uid}:{self.namespace}/{self.name}): taskSpec {self.task_role}, "
             f"job {self.job}, status {self.status}, pri {self.priority}, resreq {self.resreq}, "
             f"preemptable {str(self.preemptable).lower()}, revocableZone {self.revocable_zone}, "
-            f"numaInfo {{{policy} map[]}}"
+            f"numaInfo {{{policy} {numa}}}"
         )
 
     __repr__ = __str__

@@ -37,3 +37,17 @@ def test_a_spec_file_s_disagreement_is_written_as_a_spec_that_runs_the_same(
     assert again.scheduler == spec.scheduler
     assert again.cluster.pods == spec.cluster.pods
     assert again.cluster.nodes == spec.cluster.nodes
+
+
+def test_a_written_disagreement_keeps_the_spec_s_probes(tmp_path: Path) -> None:
+    [spec] = load_file(ROOT / "specs" / "predicates" / "selectors-and-taints.yaml").specs
+    assert spec.probes
+    subject = _subject(spec, f"{spec.location.file}::{spec.name}")
+    verdict = Verdict(
+        Outcome(),
+        Outcome(),
+        Comparison((Difference("probes", "probes[0] predicates.n1: vspec passes; volcano x"),)),
+        spec.seed,
+    )
+    [again] = load_file(write(tmp_path, subject, verdict)).specs
+    assert again.probes == spec.probes

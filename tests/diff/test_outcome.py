@@ -6,7 +6,15 @@ from collections import Counter
 
 from vspec.diff.outcome import Outcome, compare, ties_of
 from vspec.explain.records import Attempt, TaskExplanation
-from vspec.model.result import Bind, Eviction, LogLine, LogRecords, Severity, SimulationResult
+from vspec.model.result import (
+    Bind,
+    Eviction,
+    LogLine,
+    LogRecords,
+    ProbeAnswer,
+    Severity,
+    SimulationResult,
+)
 
 
 def _outcome(binds: dict[str, str], printed: tuple[str, ...] | list[str] = ()) -> Outcome:
@@ -125,3 +133,45 @@ def test_the_task_a_condition_names_as_the_origin_is_not_compared() -> None:
             SimulationResult(pod_groups={"ns/j": PodGroupResult("Inqueue", "Inqueue", [])})
         ).pod_groups
     )
+
+
+def test_probe_answers_are_compared_key_by_key() -> None:
+    mine = ProbeAnswer(
+        predicates={"n1": None, "n2": "node(s) had untolerated taint"},
+        scores={"n1": 10.0, "n2": 0.0},
+        best=["n1", "n2"],
+        victims=["ns/a", "ns/b"],
+    )
+    same = ProbeAnswer(
+        predicates={"n1": None, "n2": "node(s) had untolerated taint"},
+        scores={"n1": 10.000000001, "n2": 0.0},  # within the spec's float rule
+        best=["n2", "n1"],  # the tied nodes, in another order
+        victims=["ns/b", "ns/a"],  # a set
+    )
+    assert not compare(Outcome(probes=(mine,)), Outcome(probes=(same,)), {}).differences
+    other = ProbeAnswer(
+        predicates={"n1": "node(s) didn't match", "n2": "node(s) had untolerated taint"},
+        scores={"n1": 10.0, "n2": 1.0},
+        best=["n1"],
+        victims=["ns/a"],
+    )
+    texts = [
+        d.text for d in compare(Outcome(probes=(mine,)), Outcome(probes=(other,)), {}).differences
+    ]
+    assert texts == [
+        "probes[0] predicates.n1: vspec passes; volcano node(s) didn't match",
+        "probes[0] scores.n2: vspec 0.0; volcano 1.0",
+        "probes[0] bestNode: vspec ['n1', 'n2']; volcano ['n1']",
+        "probes[0] victims: vspec ['ns/a', 'ns/b']; volcano ['ns/a']",
+    ]
+
+
+def test_a_probe_s_missing_object_agrees_whatever_each_engine_says_of_it() -> None:
+    vspec_says, volcano_says = ProbeAnswer(missing="no pod ns/x"), ProbeAnswer(missing="not found")
+    assert not compare(
+        Outcome(probes=(vspec_says,)), Outcome(probes=(volcano_says,)), {}
+    ).differences
+    [difference] = compare(
+        Outcome(probes=(vspec_says,)), Outcome(probes=(ProbeAnswer(order=["a"]),)), {}
+    ).differences
+    assert difference.text == "probes[0] probe: vspec no pod ns/x; volcano answered"

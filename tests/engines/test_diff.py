@@ -5,6 +5,7 @@ generated specs of the seed space. Every disagreement fails but the documented f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,11 @@ from vspec.api import task_info
 from vspec.cli import main
 from vspec.diff.judge import Judge
 from vspec.engines.volcano import VolcanoEngine
+from vspec.framework import probing
+from vspec.framework.session import Session
 from vspec.fuzz.diff import Campaign
+from vspec.model.probes import Probe
+from vspec.model.result import ProbeAnswer
 
 from .conftest import BUILT_VERSION
 from .test_volcano_engine import CONFORMANCE, ROOT
@@ -107,6 +112,36 @@ def test_topology_decisions_print_as_volcano_prints_them(
     assert not campaign.report.errors
     assert campaign.report.total == 1
     assert _disagreeing(campaign) == {}
+
+
+def test_probes_are_compared(
+    volcano: VolcanoEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both engines' predicate verdicts agree on a spec's probes, until vspec's engine
+    is planted with one that passes where Volcano's fails."""
+    spec = ROOT / "specs" / "predicates" / "selectors-and-taints.yaml"
+    campaign = _campaign(volcano, tmp_path / "agree")
+    campaign.spec_files([spec])
+    assert campaign.report.total == 1
+    assert _disagreeing(campaign) == {}
+
+    honest = probing.answer
+
+    def planted(ssn: Session, probes: Sequence[Probe]) -> list[ProbeAnswer]:
+        answers = honest(ssn, probes)
+        answers[0].predicates = dict.fromkeys(answers[0].predicates)  # every node passes
+        return answers
+
+    monkeypatch.setattr(probing, "answer", planted)
+    campaign = _campaign(volcano, tmp_path / "planted")
+    campaign.spec_files([spec])
+    [found] = campaign.report.disagreements
+    assert found.verdict.comparison.aspects == {"probes"}
+    assert any(
+        # (shrunk: the spec written keeps what the difference needs)
+        d.text.startswith("probes[0] predicates.") and ": vspec passes; volcano " in d.text
+        for d in found.verdict.comparison.differences
+    )
 
 
 def test_the_command_reports_the_count_and_exits_1_on_a_disagreement(

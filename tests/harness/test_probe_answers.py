@@ -3,9 +3,9 @@ engines: what fails, with which message, and what cannot be decided."""
 
 from __future__ import annotations
 
-from vspec.model.probe_answers import ProbeAnswer, judge
+from vspec.model.probe_answers import judge
 from vspec.model.probes import JobProbe, OrderProbe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.model.result import ProbeFailure
+from vspec.model.result import ProbeAnswer, ProbeFailure
 
 
 def test_predicates_pass_fail_and_message_substrings() -> None:

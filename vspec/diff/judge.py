@@ -29,6 +29,7 @@ from vspec.explain.recorder import ExplainRecorder
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
 from vspec.model.objects import Cluster
+from vspec.model.probes import Probe
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Case:
     now: datetime | None = None
     cycles: int = 1
     verbosity: int = 3
+    probes: tuple[Probe, ...] = ()
 
 
 class Drawn(Protocol):
@@ -192,6 +194,7 @@ def _outcome(engine: Engine, case: Case, seed: int) -> Outcome:
             now=case.now,
             cycles=case.cycles,
             verbosity=case.verbosity,
+            probes=case.probes,
         )
     except EngineBuildError:
         raise  # no engine to compare with: the run stops

@@ -6,7 +6,8 @@ multiset: Volcano dispatches them from goroutines), pipelined tasks, pod group p
 transition ids and times are the session's random uid and the wall clock; the task a
 message names as the origin, and its fit errors, are Go's map order, :data:`ORIGIN`), and the
 ``print``/``logprint`` lines as a multiset per session (Go's map order decides their
-order), with what neither engine fixes in them masked (:data:`UNFIXED`). Not compared:
+order), with what neither engine fixes in them masked (:data:`UNFIXED`), and a spec's
+probes' answers, key by key (a best node as the set of nodes tied for it). Not compared:
 other klog lines (their wording follows the code path, not the
 decision), Kubernetes events (their messages repeat the conditions').
 
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from vspec.explain.records import TaskExplanation
-from vspec.model.result import SimulationResult
+from vspec.model.quantity import within_tolerance
+from vspec.model.result import ProbeAnswer, SimulationResult
 
 # The files that log the seed's print action and logprint plugin; the real engine's
 # program carries its own copy of both in seed.go when the Volcano tree has none.
@@ -67,6 +69,7 @@ class Outcome:
     pipelined: dict[str, str] = field(default_factory=dict)  # task -> node, last session
     pod_groups: dict[str, PodGroupState] = field(default_factory=dict)
     printed: Counter[tuple[int, str]] = field(default_factory=Counter)
+    probes: tuple[ProbeAnswer, ...] = ()
     error: str | None = None
 
     @classmethod
@@ -93,6 +96,7 @@ class Outcome:
                 for line in result.logs
                 if line.source.partition(":")[0] in PRINT_SOURCES
             ),
+            probes=tuple(result.probe_answers),
         )
 
     @classmethod
@@ -115,6 +119,7 @@ class Outcome:
             conds = "; ".join(f"{t}={s} {r} {m}".rstrip() for t, s, r, m in conditions)
             lines.append(f"pod group {job}: {phase} (in session {in_session}) {conds}".rstrip())
         lines += [f"print (session {c}): {text}" for c, text in sorted(self.printed.elements())]
+        lines += [f"probes[{i}]: {_answered(answer)}" for i, answer in enumerate(self.probes)]
         return lines or ["nothing bound, evicted or pipelined"]
 
 
@@ -197,6 +202,7 @@ def compare(model: Outcome, real: Outcome, ties: Ties) -> Comparison:
         if mine != theirs:
             out.append(Difference("pod groups", f"{job}: vspec {mine}; volcano {theirs}"))
     out += _multiset("print", model.printed, real.printed)
+    out += _probes(model.probes, real.probes)
     if other_ties and all(d.placed for d in out):
         # Every difference is where a task went, after Volcano broke a tie otherwise: the
         # next tasks saw other free room, so their scores differ too. The same tasks were
@@ -229,3 +235,74 @@ def _multiset(aspect: str, mine: Counter[_Item], theirs: Counter[_Item]) -> list
     return [Difference(aspect, f"vspec only: {item}") for item in only_mine] + [
         Difference(aspect, f"volcano only: {item}") for item in only_theirs
     ]
+
+
+def _probes(mine: Sequence[ProbeAnswer], theirs: Sequence[ProbeAnswer]) -> list[Difference]:
+    """Each probe's answers, key by key: a predicate's verdict and error text, scores
+    (the spec's float rule), the best nodes as a set (Volcano draws among them), votes,
+    JobValid, victims as a set, an order as it stands."""
+    out = []
+    for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        for key, x, y in _answer_differences(a, b):
+            out.append(Difference("probes", f"probes[{index}] {key}: vspec {x}; volcano {y}"))
+    return out
+
+
+def _answer_differences(a: ProbeAnswer, b: ProbeAnswer) -> Iterator[tuple[str, object, object]]:
+    if a.missing is not None or b.missing is not None:
+        if (a.missing is None) != (b.missing is None):  # each engine words its own
+            yield "probe", a.missing or "answered", b.missing or "answered"
+        return
+    for node in sorted(a.predicates.keys() | b.predicates.keys()):
+        x, y = a.predicates.get(node, _NONE), b.predicates.get(node, _NONE)
+        if x != y:
+            yield f"predicates.{node}", x or "passes", y or "passes"
+    yield from _scores("scores", a.scores, b.scores)
+    for plugin in sorted(a.plugin_scores.keys() | b.plugin_scores.keys()):
+        mine, theirs = a.plugin_scores.get(plugin, {}), b.plugin_scores.get(plugin, {})
+        yield from _scores(f"pluginScores.{plugin}", mine, theirs)
+    if set(a.best or ()) != set(b.best or ()):
+        yield "bestNode", sorted(a.best or ()), sorted(b.best or ())
+    for key in sorted(a.votes.keys() | b.votes.keys()):
+        if a.votes.get(key) != b.votes.get(key):
+            yield key, a.votes.get(key), b.votes.get(key)
+    if a.valid != b.valid:
+        yield "valid", a.valid, b.valid
+    if _sorted(a.victims) != _sorted(b.victims):
+        yield "victims", _sorted(a.victims), _sorted(b.victims)
+    if a.order != b.order:
+        yield "order", a.order, b.order
+
+
+_NONE = "no answer"
+
+
+def _scores(
+    key: str, mine: Mapping[str, float | None], theirs: Mapping[str, float | None]
+) -> Iterator[tuple[str, object, object]]:
+    for node in sorted(mine.keys() | theirs.keys()):
+        x, y = mine.get(node, _NONE), theirs.get(node, _NONE)
+        close = isinstance(x, float) and isinstance(y, float) and within_tolerance(x, y, None)
+        if x != y and not close:
+            yield f"{key}.{node}", x, y
+
+
+def _sorted(items: list[str] | None) -> list[str] | None:
+    return None if items is None else sorted(items)
+
+
+def _answered(answer: ProbeAnswer) -> str:
+    """A probe's answers, the keys it has, on one line."""
+    if answer.missing is not None:
+        return f"missing: {answer.missing}"
+    keys = {
+        "predicates": answer.predicates,
+        "scores": answer.scores,
+        "pluginScores": answer.plugin_scores,
+        "best": answer.best,
+        "votes": answer.votes,
+        "valid": answer.valid,
+        "victims": answer.victims,
+        "order": answer.order,
+    }
+    return ", ".join(f"{key} {value}" for key, value in keys.items() if value) or "nothing"

@@ -18,9 +18,9 @@ from vspec.api.unschedule_info import FitError
 from vspec.errors import GoError
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
-from vspec.model.probe_answers import ProbeAnswer, judge
+from vspec.model.probe_answers import judge
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
-from vspec.model.result import ProbeFailure
+from vspec.model.result import ProbeAnswer, SimulationResult
 from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
 
 T = TypeVar("T")
@@ -163,9 +163,12 @@ def answer(ssn: Session, probes: Sequence[Probe]) -> list[ProbeAnswer]:
     return answers
 
 
-def evaluate(ssn: Session, probes: Sequence[Probe]) -> list[ProbeFailure]:
-    """The probes' failures on this session: vspec's engine answers every key."""
-    return judge(probes, answer(ssn, probes)).failures
+def evaluate(ssn: Session, probes: Sequence[Probe], result: SimulationResult) -> None:
+    """The probes' answers on this session and their failures, into ``result``: vspec's
+    engine answers every key (its undecided keys, a best node among ties, are for the
+    real Volcano's draw to decide, not its own)."""
+    result.probe_answers = answer(ssn, probes)
+    result.probe_failures = judge(probes, result.probe_answers).failures
 
 
 def _answer_one(ssn: Session, probe: Probe, out: ProbeAnswer) -> None:

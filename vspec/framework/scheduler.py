@@ -42,7 +42,6 @@ from vspec.model.result import (
     Eviction,
     LogRecords,
     PodGroupResult,
-    ProbeFailure,
     RecordedEvent,
     SimulationResult,
     TaskResult,
@@ -257,7 +256,7 @@ def simulate(
         )
         result = SimulationResult(logs=scheduler.log.lines)
         if probes:
-            result.probe_failures = _probe(scheduler, cluster, seed, start, probes)
+            _probe(scheduler, cluster, seed, start, probes, result)
         for cycle in range(cycles):
             scheduler.log.cycle = cycle
             cluster = scheduler.run_once(
@@ -273,9 +272,10 @@ def _probe(
     seed: int,
     start: datetime,
     probes: Sequence[Probe],
-) -> list[ProbeFailure]:
-    """The probes' failures, asked of a quiet session of their own on the cluster as
-    the run starts."""
+    result: SimulationResult,
+) -> None:
+    """The probes' answers and failures, asked of a quiet session of their own on the
+    cluster as the run starts."""
     from vspec.framework.probing import evaluate
 
     log = Klog(verbosity=0)
@@ -291,7 +291,7 @@ def _probe(
         gates=scheduler.gates,
     )
     try:
-        return evaluate(ssn, probes)
+        evaluate(ssn, probes, result)
     finally:
         ssn.release()  # no cycle left (see _run_once)
 

@@ -34,6 +34,7 @@ from vspec.diff.judge import Case, Judge, Verdict
 from vspec.errors import VspecError
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import DEFAULT_NOW
+from vspec.model.probes import Probe, probe_document
 from vspec.model.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class Subject:
     now: datetime | None = None
     options: SchedulerOptions = field(default_factory=SchedulerOptions)
     lossy: bool = False  # the written form loses some of the cluster (a spec file's)
+    probes: tuple[Probe, ...] = ()  # a spec file's, compared too
 
     def case(self, spec: GeneratedSpec | None = None) -> Case:
         spec = spec or self.spec
@@ -62,6 +64,7 @@ class Subject:
             self.now,
             spec.cycles,
             spec.verbosity,
+            self.probes,
         )
 
 
@@ -213,6 +216,7 @@ def _subject(spec: Spec, label: str) -> Subject:
         spec.now,
         spec.scheduler.options,
         lossy=True,
+        probes=tuple(spec.probes),
     )
 
 
@@ -274,6 +278,8 @@ def write(out: Path, subject: Subject, verdict: Verdict) -> Path:
         from vspec.engines.volcano.conf import options
 
         doc["scheduler"]["options"] = options(subject.options)
+    if subject.probes:
+        doc["probes"] = [probe_document(probe) for probe in subject.probes]
     body = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
     comment = "\n".join(_comment(subject, verdict)).splitlines()  # a printed line may hold several
     text = "\n".join(f"# {line}".rstrip() for line in comment) + "\n" + body

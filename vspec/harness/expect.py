@@ -310,6 +310,8 @@ def _logs(expected: LogsExpect, lines: list[str]) -> list[str]:
 
 
 def _probe_failures(probes: list[Probe], result: SimulationResult) -> list[str]:
+    if result.probe_undecided and not result.probe_failures:
+        raise Unsupported("the engine cannot decide " + "; ".join(result.probe_undecided))
     out: list[str] = []
     for failure in result.probe_failures:
         subject = _probe_subject(probes[failure.probe]) if failure.probe < len(probes) else ""

@@ -13,29 +13,7 @@ from dataclasses import dataclass, field
 
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe, VictimTasksProbe
 from vspec.model.quantity import within_tolerance
-from vspec.model.result import ProbeFailure
-
-
-@dataclass
-class ProbeAnswer:
-    """One probe's raw answers; only the keys the probe sets are filled."""
-
-    # Set instead of the rest when the probe names a pod, pod group, node or queue the
-    # engine cannot find.
-    missing: str | None = None
-    # PredicateFn's error text per node, None when it passes.
-    predicates: dict[str, str | None] = field(default_factory=dict)
-    # None stands for a score that is not a finite number.
-    scores: dict[str, float | None] = field(default_factory=dict)
-    plugin_scores: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    # The nodes allocate would choose among: one, or those tied for the best score
-    # (the real Volcano draws among them at random).
-    best: list[str] | None = None
-    votes: dict[str, bool] = field(default_factory=dict)
-    # JobValid: whether it passes, and "reason: message" when it does not.
-    valid: tuple[bool, str] | None = None
-    victims: list[str] | None = None
-    order: list[str] | None = None
+from vspec.model.result import ProbeAnswer, ProbeFailure
 
 
 @dataclass

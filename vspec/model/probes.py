@@ -7,7 +7,7 @@ and :func:`vspec.model.probe_answers.judge` checks the answers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from vspec.errors import Location
 
@@ -61,3 +61,33 @@ class OrderProbe:
 
 
 Probe = TaskProbe | JobProbe | VictimProbe | VictimTasksProbe | OrderProbe
+
+
+def probe_document(probe: Probe) -> dict[str, Any]:
+    """``probe`` as a spec file writes it (the loader's inverse): a shrunk spec that
+    ``vspec diff`` writes keeps the probes it was compared on."""
+    if isinstance(probe, TaskProbe):
+        keys: dict[str, Any] = {
+            "task": probe.task,
+            "predicates": probe.predicates,
+            "scores": probe.scores,
+            "pluginScores": probe.plugin_scores,
+            "bestNode": probe.best_node,
+            "tolerance": probe.tolerance,
+        }
+    elif isinstance(probe, JobProbe):
+        keys = {
+            "job": probe.job,
+            "enqueueable": probe.enqueueable,
+            "ready": probe.ready,
+            "pipelined": probe.pipelined,
+            "starving": probe.starving,
+            "valid": probe.valid,
+        }
+    elif isinstance(probe, VictimProbe):
+        keys = {probe.kind: probe.task, "candidates": probe.candidates, "victims": probe.victims}
+    elif isinstance(probe, VictimTasksProbe):
+        keys = {"victimTasks": probe.tasks, "victims": probe.victims}
+    else:
+        keys = {"order": probe.order, "items": probe.items, "expect": probe.expect}
+    return {key: value for key, value in keys.items() if value is not None}

@@ -312,6 +312,28 @@ class ProbeFailure:
 
 
 @dataclass
+class ProbeAnswer:
+    """One probe's raw answers; only the keys the probe sets are filled."""
+
+    # Set instead of the rest when the probe names a pod, pod group, node or queue the
+    # engine cannot find.
+    missing: str | None = None
+    # PredicateFn's error text per node, None when it passes.
+    predicates: dict[str, str | None] = field(default_factory=dict)
+    # None stands for a score that is not a finite number.
+    scores: dict[str, float | None] = field(default_factory=dict)
+    plugin_scores: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    # The nodes allocate would choose among: one, or those tied for the best score
+    # (the real Volcano draws among them at random).
+    best: list[str] | None = None
+    votes: dict[str, bool] = field(default_factory=dict)
+    # JobValid: whether it passes, and "reason: message" when it does not.
+    valid: tuple[bool, str] | None = None
+    victims: list[str] | None = None
+    order: list[str] | None = None
+
+
+@dataclass
 class SimulationResult:
     """What a run did, for the spec's expectations and the invariants to check: every
     session's binds, evictions and events, the last session's tasks and pod groups, and
@@ -325,6 +347,10 @@ class SimulationResult:
     logs: Sequence[LogLine] = field(default_factory=LogRecords)
     events: list[RecordedEvent] = field(default_factory=list)
     probe_failures: list[ProbeFailure] = field(default_factory=list)
+    # What the engine answered to each probe (vspec diff compares them), and the keys
+    # its answers cannot decide (a best node among ties on the real Volcano).
+    probe_answers: list[ProbeAnswer] = field(default_factory=list)
+    probe_undecided: list[str] = field(default_factory=list)
     cluster: Cluster | None = None  # the cluster after the last cycle
     # held pods (a Volcano Job's) that a controller created: ns/name -> the cycle at whose
     # start they first exist

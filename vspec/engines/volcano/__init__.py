@@ -22,7 +22,7 @@ from vspec.engines.volcano.plugins import go_plugins_for
 from vspec.engines.volcano.probes import answer as probe_answer
 from vspec.engines.volcano.probes import query
 from vspec.engines.volcano.process import EngineProcess
-from vspec.errors import ConfError, EngineError, SpecError, Unsupported
+from vspec.errors import ConfError, EngineError, SpecError
 from vspec.framework.registry import GoPlugin
 from vspec.model.conf import SchedulerConf
 from vspec.model.corev1 import Condition
@@ -35,7 +35,6 @@ from vspec.model.result import (
     LogLine,
     LogRecords,
     PodGroupResult,
-    ProbeFailure,
     RecordedEvent,
     Severity,
     SimulationResult,
@@ -120,7 +119,7 @@ class VolcanoEngine:
         result = SimulationResult(logs=scheduler.logs)
         try:
             if probes:
-                result.probe_failures = scheduler.probe(cluster, start, probes)
+                scheduler.probe(cluster, start, probes, result)
             for cycle in range(cycles):
                 scheduler.cycle = cycle
                 cluster = scheduler.run_once(
@@ -205,21 +204,22 @@ class VolcanoScheduler:
             raise _failure(failure)
         return self._record(cluster, answer, result, cycle, capture=capture)
 
-    def probe(self, cluster: Cluster, now: datetime, probes: Sequence[Probe]) -> list[ProbeFailure]:
-        """The probes' failures, asked of a quiet session of the program's own on the
-        cluster as given, before any session runs. Raises :class:`Unsupported` naming
-        the keys Volcano's answers cannot decide (a best node among ties), unless a
-        probe already fails."""
+    def probe(
+        self, cluster: Cluster, now: datetime, probes: Sequence[Probe], result: SimulationResult
+    ) -> None:
+        """The probes' answers, failures and the keys Volcano's answers cannot decide (a
+        best node among ties), into ``result``, asked of a quiet session of the
+        program's own on the cluster as given, before any session runs."""
         request = self._session(cluster, now)
         request.update(op="probe", reseed=False, verbosity=0, probes=[query(p) for p in probes])
         answer = self.process.request(request)
         failure = answer.get("error")
         if failure is not None:
             raise _failure(failure)
-        judgement = judge(probes, [probe_answer(raw) for raw in answer["probes"]])
-        if judgement.undecided and not judgement.failures:
-            raise Unsupported("the volcano engine cannot decide " + "; ".join(judgement.undecided))
-        return judgement.failures
+        result.probe_answers = [probe_answer(raw) for raw in answer["probes"]]
+        judgement = judge(probes, result.probe_answers)
+        result.probe_failures = judgement.failures
+        result.probe_undecided = judgement.undecided
 
     def skip_session(self) -> None:
         """A session that would change nothing: Volcano's generator is drawn only while

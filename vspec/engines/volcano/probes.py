@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from vspec.model.probe_answers import ProbeAnswer
 from vspec.model.probes import JobProbe, OrderProbe, Probe, TaskProbe, VictimProbe
+from vspec.model.result import ProbeAnswer
 
 _VOTES = ("enqueueable", "ready", "pipelined", "starving", "valid")
 

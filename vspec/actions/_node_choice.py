@@ -18,7 +18,7 @@ from vspec.framework import columnar
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import Action, ArgumentSpec, BoolArgument
 from vspec.framework.session import Session
-from vspec.util.scheduler_helper import prioritize_nodes, select_best_node
+from vspec.util.scheduler_helper import draw_tied, prioritize_nodes, select_best_node
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, NodeColumns
@@ -56,7 +56,7 @@ def choose_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo
     scores = prioritize_nodes(ssn, task, nodes)
     best = ssn.best_node_fn(task, scores)
     if best is None:
-        best = select_best_node(ssn, scores)
+        best = select_best_node(ssn, task, scores)
     ssn.recorder.chose(ssn, task, best)
     return best
 
@@ -73,13 +73,13 @@ def choose_row(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) ->
         if scores is None or ssn.best_node_fns_registered() or top != top:
             # not all columnar, a BestNode function, or a NaN score: the dict keys decide
             return choose_node(ssn, task, [nodes[r] for r in rows])
-        best = _best_scored(ssn, nodes, rows, scores, top)
+        best = _best_scored(ssn, task, nodes, rows, scores, top)
     ssn.recorder.chose(ssn, task, best)
     return best
 
 
 def _best_scored(
-    ssn: Session, nodes: list[NodeInfo], rows: Column, scores: Column, top: float
+    ssn: Session, task: TaskInfo, nodes: list[NodeInfo], rows: Column, scores: Column, top: float
 ) -> NodeInfo | None:
     """``SelectBestNode`` over scores in node order (``top`` the highest, not NaN): the
     top score above -1, ties broken by the same seeded draw over the tied nodes in
@@ -89,4 +89,6 @@ def _best_scored(
     tied = rows[scores == top]
     if len(tied) == 1:
         return nodes[int(tied[0])]
+    if ssn.prefer is not None:
+        return draw_tied(ssn, task, [nodes[int(row)] for row in tied])
     return nodes[int(tied[ssn.rng.randrange(len(tied))])]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from vspec.framework import scheduler
 from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.model.conf import SchedulerConf
+from vspec.model.engine import Prefer
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 from vspec.model.versions import DEFAULT_VERSION, Gates, gates_for
@@ -30,6 +31,9 @@ class PythonEngine:
     recorder: Recorder = NO_RECORDER
     # The Volcano release modelled; an unmodelled one is refused when the engine is made.
     volcano_version: str = DEFAULT_VERSION
+    # Another run's tie-breaks, taken where the same nodes tie (vspec diff's replay of
+    # Volcano's draws); None draws from the seed alone.
+    prefer: Prefer | None = None
 
     def __post_init__(self) -> None:
         gates_for(self.volcano_version)
@@ -57,6 +61,8 @@ class PythonEngine:
             extra["recorder"] = self.recorder
         if self.volcano_version != DEFAULT_VERSION:
             extra["gates"] = self.gates
+        if self.prefer is not None:
+            extra["prefer"] = self.prefer
         return scheduler.simulate(
             conf,
             cluster,

@@ -95,7 +95,7 @@ def _task_answer(ssn: Session, probe: TaskProbe, out: ProbeAnswer) -> None:
             out.scores[name] = ssn.node_order_fn(task, ssn.nodes[name]) + batch.get(name, 0.0)
         if probe.best_node is not None:
             scores = prioritize_nodes(ssn, task, nodes)
-            best = ssn.best_node_fn(task, scores) or select_best_node(ssn, scores)
+            best = ssn.best_node_fn(task, scores) or select_best_node(ssn, task, scores)
             out.best = [best.name] if best is not None else []
     for plugin, expected_scores in (probe.plugin_scores or {}).items():
         # A plugin whose enableNodeOrder is off contributes nothing to the total.

@@ -36,6 +36,7 @@ from vspec.framework.registry import (
 from vspec.framework.session import SchedulerState, Session
 from vspec.model.conf import SchedulerConf
 from vspec.model.cycles import next_cluster
+from vspec.model.engine import Prefer
 from vspec.model.objects import DEFAULT_NOW, Cluster
 from vspec.model.result import (
     Bind,
@@ -163,6 +164,7 @@ class Scheduler:
         recorder: Recorder = NO_RECORDER,
         session_opened: Callable[[], None] = lambda: None,
         gates: Gates = V1_11_0,
+        prefer: Prefer | None = None,
     ) -> None:
         """``session_opened`` is called once each session is open, before its actions
         (:func:`simulate` freezes what is alive then out of the collector's way)."""
@@ -177,6 +179,7 @@ class Scheduler:
         self.recorder = recorder
         self.session_opened = session_opened
         self.gates = gates  # the Volcano release modelled (vspec.model.versions)
+        self.prefer = prefer  # another run's tie-breaks to replay (vspec diff)
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
 
@@ -236,6 +239,7 @@ def simulate(
     probes: Sequence[Probe] = (),
     recorder: Recorder = NO_RECORDER,
     gates: Gates = V1_11_0,
+    prefer: Prefer | None = None,
 ) -> SimulationResult:
     """Run ``cycles`` scheduling sessions and return what happened; ``recorder`` is
     told why (``vspec explain``) and never changes what happens; ``gates`` say which
@@ -253,6 +257,7 @@ def simulate(
             recorder=recorder,
             session_opened=freeze,
             gates=gates,
+            prefer=prefer,
         )
         result = SimulationResult(logs=scheduler.log.lines)
         if probes:
@@ -318,6 +323,7 @@ def _run_once(
         classes=scheduler.plugin_classes,
         gates=scheduler.gates,
     )
+    ssn.prefer = scheduler.prefer
     # The plugins' functions hold the session: it is released when an action raises too,
     # or it stays a cycle that the collector finds (if ever, after a frozen simulation).
     try:

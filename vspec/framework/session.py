@@ -31,6 +31,7 @@ from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
 from vspec.k8s.podinfo import PodInfo
 from vspec.model.conf import Configuration, SchedulerOptions, Tier
 from vspec.model.corev1 import Condition
+from vspec.model.engine import Prefer
 from vspec.model.objects import Cluster, Pod
 from vspec.model.versions import V1_11_0, Gates
 from vspec.util.node_memo import NodeMemo
@@ -105,6 +106,8 @@ class Session(SessionPlugins):
         self.state = state or SchedulerState()
         # Told of each decision; the default keeps nothing (see vspec.framework.recorder).
         self.recorder = recorder
+        # Another run's node per (session, task), taken where it tied (vspec diff).
+        self.prefer: Prefer | None = None
         # conf.EnabledActionMap: the configured action names (allocate reads it).
         self.enabled_actions: frozenset[str] = frozenset()
         self.options: SchedulerOptions = cache.options

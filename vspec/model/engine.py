@@ -11,7 +11,7 @@ Volcano scheduler can run the same specs and be judged by the same checks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 # The engines a spec may ask for (``[tool.vspec] engine``); vspec.engines makes them.
 ENGINE_NAMES = ("python", "volcano")
+# Another run's choice of node for a task in a session (session index, task's
+# namespace/name -> node name, None when it took none): what a replay of that run's
+# tie-breaks prefers (vspec diff replays Volcano's on vspec's engine).
+Prefer = Callable[[int, str], "str | None"]
 
 
 class SchedulerProcess(Protocol):

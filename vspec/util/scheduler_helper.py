@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
@@ -94,7 +95,9 @@ def sort_nodes(scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
     return [node for score in sorted(scores, reverse=True) for node in scores[score]]
 
 
-def select_best_node(ssn: Session, scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
+def select_best_node(
+    ssn: Session, task: TaskInfo, scores: dict[float, list[NodeInfo]]
+) -> NodeInfo | None:
     """The best score above -1; ties broken at random (seeded here)."""
     best: list[NodeInfo] = []
     max_score = -1.0
@@ -106,7 +109,19 @@ def select_best_node(ssn: Session, scores: dict[float, list[NodeInfo]]) -> NodeI
         return None
     if len(best) == 1:
         return best[0]
-    return best[ssn.rng.randrange(len(best))]
+    return draw_tied(ssn, task, best)
+
+
+def draw_tied(ssn: Session, task: TaskInfo, tied: Sequence[NodeInfo]) -> NodeInfo:
+    """``SelectBestNode``'s random draw among the nodes tied for the best score. A
+    session replaying another run's draws (``ssn.prefer``: vspec diff replays
+    Volcano's) takes the node that run took when it is among these, after the same
+    draw, so that the draws after it stay as they were."""
+    drawn = tied[ssn.rng.randrange(len(tied))]
+    if ssn.prefer is None:
+        return drawn
+    wanted = ssn.prefer(ssn.log.cycle, task.key)
+    return next((node for node in tied if node.name == wanted), drawn)
 
 
 def job_valid_for(ssn: Session, job: JobInfo, action: str) -> bool:

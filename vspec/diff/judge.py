@@ -4,8 +4,8 @@ vspec's engine runs with the explain recorder, whose scores tell which nodes tie
 task. When Volcano took another tied node, what follows may differ too (the next task
 sees other free room), so before calling that a disagreement vspec's engine is run
 again replaying Volcano's draws (wherever the same nodes tie for a task, it takes the
-node Volcano took), then with a few other seeds (its tie-breaks are its seed's draws):
-one that agrees shows the outcome is one of those Volcano's ties allow.
+node Volcano took), at its seed and a few others (its other tie-breaks are its seed's
+draws): one that agrees shows the outcome is one of those Volcano's ties allow.
 
 A disagreement left is checked against Volcano itself: the real engine runs the spec
 again (:attr:`Judge.reruns` more times, same input and seed). Should one of those runs
@@ -108,7 +108,7 @@ class Judge:
     real: Engine
     volcano_version: str | None = None  # the release vspec's engine models (None: its default)
     reruns: int = 2  # further runs of Volcano when it disagrees
-    seeds: int = 8  # other seeds of vspec's engine tried when Volcano broke a tie otherwise
+    seeds: int = 16  # other seeds of vspec's engine tried when Volcano broke a tie otherwise
 
     def judge(self, case: Case, *, confirm: bool = True) -> Verdict:
         """The verdict on ``case``; ``confirm``: rerun Volcano on a disagreement (the
@@ -147,11 +147,11 @@ class Judge:
         # fail at dispatch, or leave other room for the next task.
         if not (comparison.differences and any(len(nodes) > 1 for nodes in ties.values())):
             return model, case.seed, comparison
-        replayed, replayed_ties = self.run_model(case, case.seed, prefer=_draws_of(real))
-        if not compare(replayed, real, replayed_ties).differences:
-            return replayed, case.seed, Comparison((), comparison.other_ties)
-        for seed in range(case.seed + 1, case.seed + 1 + self.seeds):
-            other, other_ties = self.run_model(case, seed)
+        # Volcano's draws replayed where its outcome shows them; where it does not (a
+        # node whose bind failed at dispatch), vspec's engine draws from other seeds.
+        draws = _draws_of(real)
+        for seed in range(case.seed, case.seed + 1 + self.seeds):
+            other, other_ties = self.run_model(case, seed, prefer=draws)
             if not compare(other, real, other_ties).differences:
                 return other, seed, Comparison((), comparison.other_ties)
         return model, case.seed, comparison
@@ -187,10 +187,11 @@ def oracle(judge: Judge) -> Callable[[Drawn], dict[str, list[str]]]:
 
 
 def _draws_of(real: Outcome) -> Prefer:
-    """Volcano's node for each task it bound or pipelined, as a replay prefers it."""
+    """Volcano's node for each task it bound or pipelined, else the node its last
+    session held the task on (a bind that failed at dispatch), as a replay prefers it."""
 
     def prefer(session: int, task: str) -> str | None:
-        return real.binds.get((session, task)) or real.pipelined.get(task)
+        return real.binds.get((session, task)) or real.pipelined.get(task) or real.placed.get(task)
 
     return prefer
 

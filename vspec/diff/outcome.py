@@ -70,6 +70,9 @@ class Outcome:
     pod_groups: dict[str, PodGroupState] = field(default_factory=dict)
     printed: Counter[tuple[int, str]] = field(default_factory=Counter)
     probes: tuple[ProbeAnswer, ...] = ()
+    # Each task's node as the last session held it, a bind that failed at dispatch
+    # included: not compared (binds are), but where a replay finds the engine's draws.
+    placed: dict[str, str] = field(default_factory=dict, compare=False)
     error: str | None = None
 
     @classmethod
@@ -97,6 +100,7 @@ class Outcome:
                 if line.source.partition(":")[0] in PRINT_SOURCES
             ),
             probes=tuple(result.probe_answers),
+            placed={task: t.node for task, t in result.tasks.items() if t.node},
         )
 
     @classmethod

@@ -333,3 +333,20 @@ def test_a_spec_asking_for_determinism_is_skipped_on_the_real_engine(
     assert outcome.status is Verdict.SKIPPED, outcome.messages
     assert "does not keep by design" in outcome.reason
     assert execute(spec, engine=PythonEngine()).status is Verdict.PASSED
+
+
+def test_one_process_serves_spec_after_spec_each_as_a_new_scheduler(
+    volcano: VolcanoEngine,
+) -> None:
+    """GPU sharing, then vGPU: deviceshare sets its switches only from the arguments it
+    is given, and Volcano exits when both are on. The second spec runs in the first's
+    process, which the program gave back a new scheduler's package-level state."""
+    path = ROOT / "specs" / "plugins" / "deviceshare" / "gpu-sharing.yaml"
+    sharing, vgpu = load_file(path).specs
+    first = volcano.scheduler(sharing.scheduler)
+    volcano.done(first, clean=True)
+    second = volcano.scheduler(vgpu.scheduler)
+    volcano.done(second, clean=True)
+    assert second.process is first.process
+    outcomes = [execute(spec, engine=volcano) for spec in (sharing, vgpu)]
+    assert [o.status for o in outcomes] == [Verdict.PASSED, Verdict.PASSED], outcomes

@@ -44,9 +44,9 @@ def add_cli(subparsers: Any) -> None:
     diff.add_argument(
         "--runs",
         type=int,
-        default=3,
+        default=8,
         metavar="N",
-        help="runs of Volcano on a disagreement, to tell its own nondeterminism (default 3)",
+        help="runs of Volcano on a disagreement, to tell its own nondeterminism (default 8)",
     )
     diff.add_argument(
         "--volcano-version",

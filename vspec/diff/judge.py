@@ -107,7 +107,7 @@ class Judge:
 
     real: Engine
     volcano_version: str | None = None  # the release vspec's engine models (None: its default)
-    reruns: int = 2  # further runs of Volcano when it disagrees
+    reruns: int = 7  # further runs of Volcano when it disagrees
     seeds: int = 16  # other seeds of vspec's engine tried when Volcano broke a tie otherwise
 
     def judge(self, case: Case, *, confirm: bool = True) -> Verdict:

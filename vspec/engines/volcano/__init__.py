@@ -9,6 +9,7 @@ on by the rule both engines share (:mod:`vspec.model.cycles`).
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
     from vspec.model.probes import Probe
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
+# The releases whose package-level state the program's reset.go puts back for a new
+# scheduler: one process then serves spec after spec.
+AUDITED = frozenset({"v1.10.0", "v1.11.0"})
 _SEVERITIES = {"I": Severity.INFO, "W": Severity.WARNING, "E": Severity.ERROR, "F": Severity.ERROR}
 _UNBOUND = ("Pending", "Allocated", "Pipelined")
 
@@ -53,10 +57,13 @@ class VolcanoEngine:
     """:class:`vspec.model.engine.Engine` over the Go program built for ``target``. The
     program is built (once, cached) on first use.
 
-    Each spec runs in a process of its own, as each deployment starts its own
-    vc-scheduler: Volcano keeps package-level state that a conf sets (deviceshare's GPU
-    switches) or that sessions move on (node rotation), and one spec's must not reach
-    the next. The next spec's process is started while the current one runs.
+    Each spec runs as a new vc-scheduler, as each deployment starts its own: Volcano
+    keeps package-level state that a conf sets (deviceshare's GPU switches, actions'
+    arguments) or that sessions move on (node rotation), and one spec's must not reach
+    the next. For the releases in :data:`AUDITED` the program puts that state back at a
+    new scheduler's first request, and one process serves spec after spec (starting a
+    process costs more than a small spec's session); otherwise each spec gets a process
+    of its own, the next one started while the current one runs.
     """
 
     name = "volcano"
@@ -67,6 +74,9 @@ class VolcanoEngine:
         # One build per set of Go plugins the specs bring; a failed one is not retried.
         self._built: dict[tuple[GoPlugin, ...], Path | EngineBuildError] = {}
         self._spare: EngineProcess | None = None
+        self._idle: EngineProcess | None = None  # a reusable process between specs
+        # The processes left waiting for a next spec end with the run, not after it.
+        atexit.register(self.close)
 
     def binary(self, plugins: tuple[GoPlugin, ...] = ()) -> Path:
         built = self._built.get(plugins)
@@ -80,19 +90,44 @@ class VolcanoEngine:
             raise built
         return built
 
+    def reusable(self, plugins: tuple[GoPlugin, ...]) -> bool:
+        """Whether one process may serve spec after spec: a release whose package-level
+        state the program resets for each new scheduler (the program's reset.go), with
+        no Go plugin (whose state nobody knows). A fork's tree may keep more."""
+        return not plugins and self.target.source is None and self.target.version in AUDITED
+
     def fresh_process(self, plugins: tuple[GoPlugin, ...] = ()) -> EngineProcess:
-        """A started process no spec has used, and another one of the same build started
-        for the next spec."""
+        """A started process that serves as a new vc-scheduler: the idle one a spec of
+        a :meth:`reusable` build left, else one no spec has used (and another of the
+        same build started for the next spec)."""
         binary = self.binary(plugins)
+        idle, self._idle = self._idle, None
+        if idle is not None and idle.binary == binary and idle.alive:
+            return idle
+        if idle is not None:
+            idle.close()
         spare = self._spare
         if spare is not None and spare.binary != binary:
             spare.close()
             spare = None
         process = spare or EngineProcess(binary)
         process.start()
-        self._spare = EngineProcess(binary)
-        self._spare.start()
+        if not self.reusable(plugins):
+            self._spare = EngineProcess(binary)
+            self._spare.start()
         return process
+
+    def done(self, scheduler: VolcanoScheduler, *, clean: bool) -> None:
+        """``scheduler``'s spec is over: its process waits for the next spec when the
+        build is :meth:`reusable` and every request was answered (a failure may have
+        left Volcano's state half-changed), else it ends."""
+        process = scheduler.process
+        if clean and scheduler.reusable and process.alive:
+            if self._idle is not None:
+                self._idle.close()
+            self._idle = process
+        else:
+            process.close()
 
     def linked(self) -> dict[str, str]:
         """The Volcano and Go versions the program was built with."""
@@ -117,6 +152,7 @@ class VolcanoEngine:
         start = now or DEFAULT_NOW
         scheduler = self.scheduler(conf, seed=seed, verbosity=verbosity)
         result = SimulationResult(logs=scheduler.logs)
+        clean = False
         try:
             if probes:
                 scheduler.probe(cluster, start, probes, result)
@@ -125,8 +161,9 @@ class VolcanoEngine:
                 cluster = scheduler.run_once(
                     cluster, start + cycle * SCHEDULE_PERIOD, result, capture=cycle == cycles - 1
                 )
+            clean = True
         finally:
-            scheduler.process.close()
+            self.done(scheduler, clean=clean)
         result.cluster = cluster
         return result
 
@@ -138,14 +175,17 @@ class VolcanoEngine:
         plugins = go_plugins_for(conf)
         process = self.fresh_process(plugins)
         builtin = not plugins and self.target.source is None
-        return VolcanoScheduler(
+        scheduler = VolcanoScheduler(
             process, conf, seed=seed, verbosity=verbosity, builtin_plugins=builtin
         )
+        scheduler.reusable = self.reusable(plugins)
+        return scheduler
 
     def close(self) -> None:
-        if self._spare is not None:
-            self._spare.close()
-            self._spare = None
+        for process in (self._spare, self._idle):
+            if process is not None:
+                process.close()
+        self._spare = self._idle = None
 
 
 class VolcanoScheduler:
@@ -174,6 +214,9 @@ class VolcanoScheduler:
         # vspec's engine's log cycle); sessions counts them, to seed the first.
         self.cycle = 0
         self.sessions = 0
+        self.requests = 0  # the first, probe or session, starts the scheduler afresh
+        # Whether its process may serve the next spec (VolcanoEngine.reusable).
+        self.reusable = False
         self.logs = LogRecords()
 
     def _session(self, cluster: Cluster, now: datetime) -> dict[str, Any]:
@@ -184,15 +227,22 @@ class VolcanoScheduler:
             "options": options(self.conf.options),
             "seed": self.seed,
             "reseed": self.sessions == 0,
+            "fresh": self.requests == 0,
             "verbosity": self.verbosity,
             "now": now.astimezone(UTC).isoformat().replace("+00:00", "Z"),
             "cluster": kube.cluster(cluster, self.conf.options.scheduler_names),
         }
 
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self.process.request(request)
+        finally:
+            self.requests += 1
+
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
     ) -> Cluster:
-        answer = self.process.request({**self._session(cluster, now), "capture": capture})
+        answer = self._ask({**self._session(cluster, now), "capture": capture})
         cycle = self.cycle
         self.sessions += 1
         for line in answer.get("logs") or ():
@@ -212,7 +262,7 @@ class VolcanoScheduler:
         program's own on the cluster as given, before any session runs."""
         request = self._session(cluster, now)
         request.update(op="probe", reseed=False, verbosity=0, probes=[query(p) for p in probes])
-        answer = self.process.request(request)
+        answer = self._ask(request)
         failure = answer.get("error")
         if failure is not None:
             raise _failure(failure)

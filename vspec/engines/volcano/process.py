@@ -29,6 +29,11 @@ class EngineProcess:
         self._stderr: IO[bytes] | None = None
         self._next_id = 0
 
+    @property
+    def alive(self) -> bool:
+        """Started and not ended."""
+        return self._proc is not None and self._proc.poll() is None
+
     def start(self) -> None:
         """Start the program now (it takes about 50 ms to initialise Kubernetes' and
         Volcano's packages), so that it is ready when the first request comes."""

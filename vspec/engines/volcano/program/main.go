@@ -114,10 +114,15 @@ func main() {
 		if len(strings.TrimSpace(string(line))) > 0 {
 			req := &Request{}
 			var resp *Response
+			read := cpuSeconds()
 			if jerr := json.Unmarshal(line, req); jerr != nil {
 				resp = &Response{Error: &Failure{Kind: "request", Message: jerr.Error()}}
 			} else {
+				decoded := cpuSeconds()
 				resp = serve(req, logs, setVerbosity)
+				if resp.Cost != nil {
+					resp.Cost.Decode = decoded - read
+				}
 			}
 			if werr := out.Encode(resp); werr != nil {
 				fmt.Fprintln(os.Stderr, "volcano-engine:", werr)

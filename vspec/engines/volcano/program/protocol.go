@@ -19,7 +19,10 @@ type Request struct {
 	// Now is the scheduler's clock at this session (RFC 3339): time.Now() reads it.
 	Now string `json:"now"`
 	// Reseed restarts math/rand from Seed: the first session of a spec.
-	Reseed  bool    `json:"reseed"`
+	Reseed bool `json:"reseed"`
+	// Fresh starts a new scheduler: its first request (a probe or a session) resets
+	// Volcano's package-level state as a new process holds it.
+	Fresh   bool    `json:"fresh"`
 	Cluster Cluster `json:"cluster"`
 	// Capture asks for the in-session task and pod group states (the spec's last cycle).
 	Capture bool `json:"capture"`
@@ -79,7 +82,9 @@ type Response struct {
 	Warnings []string                     `json:"warnings,omitempty"`
 	// Probes answers a "probe" request's questions, one answer each, in order.
 	Probes []ProbeAnswer `json:"probes,omitempty"`
-	Error  *Failure      `json:"error,omitempty"`
+	// Cost is the CPU the request took, by phase.
+	Cost  *Cost    `json:"cost,omitempty"`
+	Error *Failure `json:"error,omitempty"`
 }
 
 // Bind is one pod bound by the session's binder.

@@ -295,6 +295,9 @@ type prepared struct {
 // prepare reads the request's conf and fills a scheduler cache with its cluster, as
 // vc-scheduler's cache would hold it when a session opens.
 func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, error) {
+	if req.Fresh { // a new scheduler: before its conf picks the actions
+		resetScheduler()
+	}
 	actions, tiers, configurations, err := loadConf(req.Conf)
 	if err != nil {
 		return nil, err
@@ -353,10 +356,12 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 
 // runSession is one runOnce of vc-scheduler on the request's cluster.
 func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response, error) {
+	started := cpuSeconds()
 	p, err := prepare(req, logs, setVerbosity)
 	if err != nil {
 		return nil, err
 	}
+	prepared := cpuSeconds()
 	defer p.stop()
 	actions, sc, fx, warnings := p.actions, p.sc, p.fx, p.warnings
 
@@ -412,6 +417,7 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	if err := settle(fx); err != nil {
 		return nil, err
 	}
+	closed := cpuSeconds()
 	for uid, job := range jobs {
 		if job.PodGroup == nil {
 			continue
@@ -430,5 +436,6 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 	fx.mu.Unlock()
 	resp.Patched = p.objects.patched(p.client)
 	resp.Logs = logs.take()
+	resp.Cost = &Cost{Prepare: prepared - started, Session: closed - prepared, Answer: cpuSeconds() - closed}
 	return resp, nil
 }

@@ -1,0 +1,125 @@
+"""The real engine's overhead: what vspec adds to Volcano's own session time.
+
+    python benchmarks/volcano_overhead.py                         # W1, W2, 600 small, 600 tiny
+    python benchmarks/volcano_overhead.py --only tiny --small 100
+    python benchmarks/volcano_overhead.py --volcano-source ~/src/volcano-v1.11.0
+
+Each spec runs as `vspec run --engine volcano` runs it: a fresh program per spec (one
+started ahead), the cluster as JSON over a pipe, the answer read back. The program
+reports the CPU of each request by phase (decode, prepare: conf and cache, session:
+Volcano's OpenSession, actions, CloseSession and dispatch; answer); this process adds
+its own CPU and that of the programs it reaped. Overhead is everything but the session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import resource
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from vspec.engines.volcano import VolcanoEngine
+from vspec.engines.volcano.build import Target
+from vspec.engines.volcano.process import EngineProcess
+from vspec.errors import VspecError
+from vspec.harness.loader import load_file
+from vspec.harness.runner import simulate_spec
+from vspec.model.spec import Spec
+
+ROOT = Path(__file__).resolve().parents[1]
+# One queue, two jobs, one node: a session of a few milliseconds.
+TINY = ROOT / "specs" / "priority" / "high-priority-job-first.yaml"
+WORKLOADS = {
+    name: ROOT / "benchmarks" / "workloads" / f"{name.lower()}.yaml" for name in ("W1", "W2")
+}
+
+
+class CostTally:
+    """The program's per-phase CPU, summed over the requests answered while it is on."""
+
+    def __init__(self) -> None:
+        self.phases: Counter[str] = Counter()
+        self._request = EngineProcess.request
+
+    def __enter__(self) -> CostTally:
+        tally, request = self, self._request
+
+        def counted(process: EngineProcess, message: dict[str, Any]) -> dict[str, Any]:
+            answer = request(process, message)
+            tally.phases.update(answer.get("cost") or {})
+            return answer
+
+        EngineProcess.request = counted  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        EngineProcess.request = self._request  # type: ignore[method-assign]
+
+
+def _cpu() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def measure(engine: VolcanoEngine, label: str, specs: list[Spec]) -> None:
+    engine.close()  # no spare left from before: each measurement starts its own
+    (own0, kids0), wall0 = _cpu(), time.perf_counter()
+    with CostTally() as tally:
+        for spec in specs:
+            simulate_spec(spec, engine, spec.seed)
+        engine.close()  # the spare is reaped too: its start-up is part of the cost
+    (own1, kids1), wall = _cpu(), time.perf_counter() - wall0
+    vspec, program = own1 - own0, kids1 - kids0
+    session = tally.phases["session"]
+    total = vspec + program
+    overhead = total - session
+    print(
+        f"{label}: {len(specs)} spec(s), {wall:.2f} s wall, {total:.2f} CPU-s in all "
+        f"({len(specs) / total:.0f} specs per CPU-second): Volcano's sessions {session:.3f}, "
+        f"overhead {overhead:.3f} ({overhead / session:.0%} of the sessions') = vspec "
+        f"{vspec:.3f} + the program's start-up and protocol {program - session:.3f} "
+        f"(decode {tally.phases['decode']:.3f}, prepare {tally.phases['prepare']:.3f}, "
+        f"answer {tally.phases['answer']:.3f})"
+    )
+
+
+def small_specs(engine: VolcanoEngine, count: int) -> list[Spec]:
+    """specs/' one-session specs that the real engine runs, over and over: small
+    clusters, every kind of conf."""
+    files = sorted((ROOT / "specs").rglob("*.yaml"))
+    pool = []
+    for spec in (spec for path in files for spec in load_file(path).specs):
+        if spec.timeline is not None or spec.skip is not None or spec.xfail is not None:
+            continue
+        try:
+            simulate_spec(spec, engine, spec.seed)
+        except VspecError:
+            continue  # a Python plugin, or a release the spec does not describe
+        pool.append(spec)
+    return list(itertools.islice(itertools.cycle(pool), count))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--volcano-version", default="v1.10.0")
+    parser.add_argument("--volcano-source", type=Path)
+    parser.add_argument("--small", type=int, default=600, help="small/tiny specs (default 600)")
+    parser.add_argument("--only", choices=("W1", "W2", "small", "tiny"))
+    args = parser.parse_args()
+    engine = VolcanoEngine(Target(args.volcano_version, args.volcano_source))
+    engine.binary()  # built before anything is measured
+    for name, path in WORKLOADS.items():
+        if args.only in (None, name):
+            measure(engine, name, load_file(path).specs)
+    if args.only in (None, "small"):
+        measure(engine, "small", small_specs(engine, args.small))
+    if args.only in (None, "tiny"):
+        measure(engine, "tiny", load_file(TINY).specs * args.small)
+
+
+if __name__ == "__main__":
+    main()

@@ -44,6 +44,7 @@ from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import (
     job_valid_for,
+    preferred_node,
     prioritize_nodes,
     sort_nodes,
     validate_victims,
@@ -216,8 +217,11 @@ class Preempt(ErrorCacheAction):
         )
         # The preemptor's job is in the session: it was popped from a session job's heap.
         queue = ssn.queues[ssn.jobs[preemptor.job].queue]
-        for node in sort_nodes(prioritize_nodes(ssn, preemptor, nodes)):
+        scores = prioritize_nodes(ssn, preemptor, nodes)
+        for node in sort_nodes(scores, preferred_node(ssn, preemptor)):
             if self._preempt_on_node(ssn, stmt, preemptor, queue, node, accept):
+                # Those of the node's score were as likely to come first in Volcano.
+                ssn.recorder.chose(ssn, preemptor, node)
                 return True
         return False
 

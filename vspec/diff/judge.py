@@ -149,7 +149,7 @@ class Judge:
             return model, case.seed, comparison
         # Volcano's draws replayed where its outcome shows them; where it does not (a
         # node whose bind failed at dispatch), vspec's engine draws from other seeds.
-        draws = _draws_of(real)
+        draws = _draws_of(real, case.cycles - 1)
         for seed in range(case.seed, case.seed + 1 + self.seeds):
             other, other_ties = self.run_model(case, seed, prefer=draws)
             if not compare(other, real, other_ties).differences:
@@ -186,12 +186,15 @@ def oracle(judge: Judge) -> Callable[[Drawn], dict[str, list[str]]]:
     return disagreements
 
 
-def _draws_of(real: Outcome) -> Prefer:
-    """Volcano's node for each task it bound or pipelined, else the node its last
-    session held the task on (a bind that failed at dispatch), as a replay prefers it."""
+def _draws_of(real: Outcome, last: int) -> Prefer:
+    """Volcano's node for each task it bound, or in its ``last`` session pipelined or
+    held on (a bind that failed at dispatch), as a replay prefers it."""
 
     def prefer(session: int, task: str) -> str | None:
-        return real.binds.get((session, task)) or real.pipelined.get(task) or real.placed.get(task)
+        bound = real.binds.get((session, task))
+        if bound is not None or session != last:
+            return bound
+        return real.pipelined.get(task) or real.placed.get(task)
 
     return prefer
 

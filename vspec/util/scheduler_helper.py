@@ -90,9 +90,23 @@ def prioritize_nodes(
     return scores
 
 
-def sort_nodes(scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
-    """Descending score; within a score, the order the nodes were scored in."""
-    return [node for score in sorted(scores, reverse=True) for node in scores[score]]
+def sort_nodes(scores: dict[float, list[NodeInfo]], first: str | None = None) -> list[NodeInfo]:
+    """Descending score; within a score, the order the nodes were scored in. Volcano's
+    order there is its predicate workers' finishing order, which varies from run to run
+    (``PredicateNodes`` runs 16 goroutines): a replay of another run (vspec diff) puts
+    the node that run took, ``first``, ahead of its equals."""
+    ordered = []
+    for score in sorted(scores, reverse=True):
+        nodes = scores[score]
+        if first is not None and any(node.name == first for node in nodes):
+            nodes = sorted(nodes, key=lambda node: node.name != first)
+        ordered += nodes
+    return ordered
+
+
+def preferred_node(ssn: Session, task: TaskInfo) -> str | None:
+    """The node a replayed run took for ``task`` in this session (``ssn.prefer``)."""
+    return None if ssn.prefer is None else ssn.prefer(ssn.log.cycle, task.key)
 
 
 def select_best_node(
@@ -118,9 +132,7 @@ def draw_tied(ssn: Session, task: TaskInfo, tied: Sequence[NodeInfo]) -> NodeInf
     Volcano's) takes the node that run took when it is among these, after the same
     draw, so that the draws after it stay as they were."""
     drawn = tied[ssn.rng.randrange(len(tied))]
-    if ssn.prefer is None:
-        return drawn
-    wanted = ssn.prefer(ssn.log.cycle, task.key)
+    wanted = preferred_node(ssn, task)
     return next((node for node in tied if node.name == wanted), drawn)
 
 

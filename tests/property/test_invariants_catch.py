@@ -235,7 +235,7 @@ def test_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
 
     calls = iter(range(1000))  # a hidden global: each call picks another node
 
-    def alternate(ssn: Session, scores: dict[float, list[Any]]) -> Any:
+    def alternate(ssn: Session, task: Any, scores: dict[float, list[Any]]) -> Any:
         best = scores[max(scores)]
         return best[next(calls) % len(best)]
 
@@ -261,11 +261,13 @@ def test_deterministic_runs_on_large_clusters_only_when_thorough(
     )
     calls = iter(range(10**6))
 
-    def alternate(ssn: Session, scores: dict[float, list[Any]]) -> Any:
+    def alternate(ssn: Session, task: Any, scores: dict[float, list[Any]]) -> Any:
         best = scores[max(scores)]
         return best[next(calls) % len(best)]
 
-    def alternate_row(ssn: Session, nodes: list[Any], rows: Any, scores: Any, top: Any) -> Any:
+    def alternate_row(
+        ssn: Session, task: Any, nodes: list[Any], rows: Any, scores: Any, top: Any
+    ) -> Any:
         tied = rows[scores == top]
         return nodes[int(tied[next(calls) % len(tied)])]
 

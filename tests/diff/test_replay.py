@@ -12,7 +12,7 @@ from vspec.framework.engine import PythonEngine
 from vspec.harness.loader import load_file
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
-from vspec.model.result import SimulationResult
+from vspec.model.result import Bind, SimulationResult
 
 TIES = Path(__file__).parent / "data" / "tie-cascade.yaml"
 # The seed at which vspec's engine, standing in for Volcano, draws the tied nodes that
@@ -47,3 +47,26 @@ def test_replaying_the_other_draws_agrees() -> None:
     assert not verdict.disagrees
     assert verdict.model == verdict.real
     assert verdict.comparison.other_ties  # shown as choices among ties
+
+
+class RarelyVspecs(PythonEngine):
+    """Volcano whose outcome varies from run to run and is vspec's own only in its 12th
+    run (past the 8 runs a disagreement gets first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        object.__setattr__(self, "calls", 0)
+
+    def simulate(self, conf: SchedulerConf, cluster: Cluster, **run: Any) -> SimulationResult:
+        object.__setattr__(self, "calls", self.calls + 1)
+        if self.calls == 12:
+            return super().simulate(conf, cluster, **run)
+        node = ("n0", "n1")[self.calls % 2]  # two outcomes of its own, neither vspec's
+        return SimulationResult(binds=[Bind("ns0/elsewhere", node, 0)])
+
+
+def test_volcano_is_run_longer_when_its_runs_vary_and_none_agrees() -> None:
+    judge = Judge(RarelyVspecs(), seeds=0, reruns=7)
+    verdict = judge.judge(_case())
+    assert not verdict.disagrees
+    assert verdict.agreeing_run == 12

@@ -97,8 +97,10 @@ class Verdict:
         return lines
 
 
-# How many times more Volcano is rerun when only the victims within jobs differ.
+# How many times more Volcano is rerun when only the victims within jobs differ, and
+# when its runs differ among themselves but none agrees yet.
 VICTIM_RUNS = 5
+VARYING_RUNS = 9
 
 
 @dataclass
@@ -126,16 +128,24 @@ class Judge:
         victims_only = not compare(_by_job(model, jobs), _by_job(real, jobs), ties).differences
         runs = self.reruns * (VICTIM_RUNS if victims_only else 1)
         reruns: list[Outcome] = []
-        for n in range(2, runs + 2):
+        seen: list[Outcome] = [real]  # each outcome is compared with vspec's once
+        n = 1
+        while n <= runs:
+            n += 1
             rerun = self.run_real(case)
             reruns.append(rerun)
-            if rerun != real:
-                other_model, other_seed, other = self._closest(case, rerun)
-                if not other.differences:
-                    return Verdict(other_model, rerun, comparison, other_seed, tuple(reruns), n)
-                if victims_only:
-                    why = "Volcano evicts other tasks of the same jobs from run to run"
-                    return Verdict(model, real, comparison, seed, tuple(reruns), explained=why)
+            if rerun in seen:
+                continue
+            seen.append(rerun)
+            other_model, other_seed, other = self._closest(case, rerun)
+            if not other.differences:
+                return Verdict(other_model, rerun, comparison, other_seed, tuple(reruns), n)
+            if victims_only:
+                why = "Volcano evicts other tasks of the same jobs from run to run"
+                return Verdict(model, real, comparison, seed, tuple(reruns), explained=why)
+            # Volcano's outcome varies: vspec's may be one of its rarer ones (measured:
+            # one generated spec took vspec's path in 12 of 150 runs of v1.10.0).
+            runs = max(runs, self.reruns * VARYING_RUNS)
         return Verdict(model, real, comparison, seed, tuple(reruns))
 
     def _closest(self, case: Case, real: Outcome) -> tuple[Outcome, int, Comparison]:

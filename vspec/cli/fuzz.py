@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from vspec.cli.campaign import campaign_options
 from vspec.cli.plugin_dirs import plugins_dir_option, with_plugins
 from vspec.fuzz import BUILTIN_SPACES, CACHE_DIR, DEFAULT_OUT, FUZZ_DATABASE
 
@@ -34,14 +35,20 @@ def add_cli(subparsers: Any) -> None:
     fuzz.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="where findings are written"
     )
-    fuzz.add_argument(
-        "--database",
-        type=Path,
-        metavar="DIR",
-        help="Hypothesis example database, kept between runs (default: "
+    campaign_options(
+        fuzz,
+        what="examples",
+        database_help="Hypothesis' example database, kept between runs and shared by a "
+        "campaign's processes: a directory or a Redis server (default: "
         f"{CACHE_DIR}/{FUZZ_DATABASE.as_posix()} in the project's cache directory, "
         f"{CACHE_DIR}/ in the nearest directory above with a pyproject.toml or .git, else "
         f"in the current one; Hypothesis' other files go to {CACHE_DIR}/hypothesis)",
+    )
+    fuzz.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing: write a sharded campaign's findings (its --space, --seed and "
+        "--database) to --out and print its summary, merged from every shard's",
     )
     fuzz.add_argument(
         "--timelines",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from vspec.cli.campaign import shard
 from vspec.cli.escaping import Escaping
 from vspec.cli.plugin_dirs import load_plugins, plugins_dir_option
 from vspec.cli.status import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from vspec.cli.live import LiveState
-    from vspec.harness.runner import RunReport, Shard, SpecOutcome
+    from vspec.harness.runner import RunReport, SpecOutcome
     from vspec.model.engine import Engine
     from vspec.model.spec import Spec
     from vspec.report.page import HtmlReport
@@ -40,15 +41,6 @@ _PROGRESS_CHAR = {
     "xfailed": "x",
     "xpassed": "X",
 }
-
-
-def _shard(text: str) -> Shard:
-    from vspec.harness.runner import Shard
-
-    try:
-        return Shard.parse(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_cli(commands: Commands) -> None:
@@ -69,7 +61,7 @@ def add_cli(commands: Commands) -> None:
     )
     run.add_argument(
         "--shard",
-        type=_shard,
+        type=shard,
         metavar="K/N",
         help="run only the K-th of N equal shares of the spec files (N CI jobs, one each)",
     )

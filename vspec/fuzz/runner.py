@@ -46,8 +46,12 @@ from vspec.invariants import catalogue, judged_inputs, run_checks, selected, unk
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 
 if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
+
+    from vspec.fuzz.campaign import Ledger
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec
     from vspec.fuzz.timelines import GeneratedTimelineSpec
+    from vspec.harness.runner import Shard
     from vspec.model.engine import Engine
     from vspec.model.result import SimulationResult
 
@@ -456,6 +460,15 @@ class Coverage:
         for name in checked:
             self.invariants[name] = self.invariants.get(name, 0) + 1
 
+    def merge(self, other: Coverage) -> None:
+        """Add another process's counts (a campaign's, vspec.fuzz.campaign)."""
+        self.examples += other.examples
+        self.binding += other.binding
+        self.pipelining += other.pipelining
+        self.evicting += other.evicting
+        for name, n in other.invariants.items():
+            self.invariants[name] = self.invariants.get(name, 0) + n
+
     def lines(self) -> list[str]:
         if not self.examples:
             return []
@@ -474,6 +487,10 @@ class FuzzReport:
     findings: dict[str, Path] = field(default_factory=dict)  # kind -> spec file written
     shrinks: dict[str, Shrunk] = field(default_factory=dict)  # kind -> how it was shrunk
     coverage: Coverage = field(default_factory=Coverage)
+    # Kinds another process of the campaign owns (vspec.fuzz.campaign.Ledger), seen
+    # failing here too (most often replayed from the shared example database): kind ->
+    # the owner. Not shrunk, written or counted here again.
+    replayed: dict[str, str] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -506,7 +523,9 @@ class Fuzzer:
     space: FuzzSpace
     engine: Engine
     out: Path = DEFAULT_OUT
-    database: Path | None = None  # Hypothesis' example database; None: none kept
+    # Hypothesis' example database: a directory or a Redis URL (vspec.fuzz.campaign);
+    # None: none kept.
+    database: Path | str | None = None
     # Looked up when the run starts, not at import (pytest's capture swaps sys.stderr).
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
     # The per-batch progress line, redrawn in place: only on a terminal (a log would get
@@ -518,6 +537,14 @@ class Fuzzer:
     # :func:`vspec.diff.judge.oracle`): its finding kinds join the invariants'.
     oracle: Callable[[GeneratedSpec], dict[str, list[str]]] | None = None
     report: FuzzReport = field(default_factory=FuzzReport)
+    # One process of a campaign (vspec.fuzz.campaign): its share of the batch seeds (the
+    # residue slot.index - 1 of slot.count; None: every seed), its name, the ledger
+    # through which it claims findings, and a hook told after each batch.
+    slot: Shard | None = None
+    name: str = "main"
+    ledger: Ledger | None = None
+    on_batch: Callable[[FuzzReport], None] | None = None
+    _opened: ExampleDatabase | None = field(default=None, init=False, repr=False)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
         """Batches of examples until ``examples`` ran or ``seconds`` passed (the first);
@@ -532,11 +559,15 @@ class Fuzzer:
         batch, size = 0, 10
         while budget > 0 and time.perf_counter() < deadline:
             before, t0 = self.report.examples, time.perf_counter()
-            self._batch(min(size, budget), seed_value + batch, deadline, reuse=batch == 0)
+            self._batch(
+                min(size, budget), self._seed(seed_value, batch), deadline, reuse=batch == 0
+            )
             done = max(self.report.examples - before, 1)
             batch += 1
             budget -= done
             self.report.seconds = time.perf_counter() - start
+            if self.on_batch is not None:
+                self.on_batch(self.report)
             self._draw(
                 f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
                 f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
@@ -552,6 +583,21 @@ class Fuzzer:
         self._draw("")
         return self.report
 
+    def _seed(self, seed_value: int, batch: int) -> int:
+        """The seed of a batch: this process's share of the campaign's run of seeds."""
+        if self.slot is None:
+            return seed_value + batch
+        return seed_value + self.slot.index - 1 + self.slot.count * batch
+
+    def _database(self) -> ExampleDatabase | None:
+        if self.database is None:
+            return None
+        if self._opened is None:
+            from vspec.fuzz.campaign import open_database
+
+            self._opened = open_database(self.database)
+        return self._opened
+
     def _draw(self, text: str) -> None:
         """The progress line, over the previous one (an empty text clears it)."""
         if self.live and self.progress is not None:
@@ -564,14 +610,13 @@ class Fuzzer:
 
     def _batch(self, size: int, seed_value: int, deadline: float, *, reuse: bool) -> None:
         from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
-        from hypothesis.database import DirectoryBasedExampleDatabase
         from hypothesis.internal.reflection import function_digest
 
         phases = [Phase.generate, Phase.shrink]
         if reuse:
             phases.insert(0, Phase.reuse)
-        db = DirectoryBasedExampleDatabase(str(self.database)) if self.database else None
-        found = self.report.findings
+        db = self._database()
+        found, replayed = self.report.findings, self.report.replayed
         disabled = self.space.disabled
         ignored = set(self.space.ignored)
         # Every failing case seen, by its spec, and the smallest of each kind: when
@@ -580,6 +625,7 @@ class Fuzzer:
         failing: dict[str, Finding] = {}
         smallest: dict[str, Finding] = {}
         first_seen: dict[str, float] = {}  # kind -> when its first example failed
+        elsewhere: set[str] = set()  # kinds another process owns: not shrunk here
         end = deadline + self.shrink_seconds
         hypothesis_share = self.shrink_seconds * HYPOTHESIS_SHRINK_SHARE
 
@@ -606,7 +652,10 @@ class Fuzzer:
 
         def judge(case: GeneratedSpec) -> Finding | None:
             now = time.perf_counter()
-            if first_seen and now > min(min(first_seen.values()) + hypothesis_share, end):
+            if first_seen and (
+                now > min(min(first_seen.values()) + hypothesis_share, end)
+                or first_seen.keys() <= elsewhere
+            ):
                 raise _ShrinkTimeUp
             if not first_seen and now > deadline:
                 return None  # the run's time is up: the batch's other examples pass
@@ -625,10 +674,13 @@ class Fuzzer:
                 return None
             self.report.examples += 1
             for kind, messages in failures.items():
-                if kind not in found and kind not in ignored:
+                if kind not in found and kind not in ignored and kind not in replayed:
                     key = key or _case_key(case)
                     failing[key] = finding_type(kind)(case, messages)
-                    first_seen.setdefault(kind, now)
+                    if kind not in first_seen:
+                        first_seen[kind] = now
+                        if not self._claim(kind):
+                            elsewhere.add(kind)
                     if kind not in smallest or _smaller(case, smallest[kind].case):
                         smallest[kind] = failing[key]
                     return failing[key]
@@ -652,7 +704,20 @@ class Fuzzer:
             if not all(isinstance(inner, Finding) for inner in _flatten(group)):
                 raise
         for kind in first_seen:
-            self._record(smallest[kind], first_seen[kind], end)
+            if kind in elsewhere:
+                self._replayed(kind)
+            else:
+                self._record(smallest[kind], first_seen[kind], end)
+
+    def _claim(self, kind: str) -> bool:
+        """Whether this process owns the finding ``kind`` (its campaign's first to claim
+        it; always, outside a campaign)."""
+        return self.ledger is None or self.ledger.claim(kind, self.name) == self.name
+
+    def _replayed(self, kind: str) -> None:
+        owner = (self.ledger.owner(kind) if self.ledger else None) or "another process"
+        self.report.replayed[kind] = owner
+        self._say(f"  {kind}: fails here too; found by {owner}, not reported again")
 
     def _record(self, finding: Finding, found_at: float, end: float) -> None:
         if finding.kind in self.report.findings:
@@ -675,6 +740,8 @@ class Fuzzer:
         shrunk = Shrunk(size(finding.case), size(case), time.perf_counter() - found_at, edits, note)
         self.report.findings[finding.kind] = path
         self.report.shrinks[finding.kind] = shrunk
+        if self.ledger is not None:
+            self.ledger.publish(finding.kind, path, self.name)
         self._say(f"  {finding.kind}: {messages[0]}\n    -> {path}\n    {shrunk.describe()}")
 
     def _shrink(
@@ -790,49 +857,79 @@ def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]
 
 def fuzz_command(args: argparse.Namespace) -> int:
     """``vspec fuzz``'s handler (its command line is :mod:`vspec.cli.fuzz`'s)."""
-    from vspec.engines import get_engine
-
+    if args.shard is not None and args.seed is None:
+        print("vspec: error: --shard needs --seed, the same on every machine", file=sys.stderr)
+        return EXIT_USAGE
+    cache = cache_dir(Path.cwd())
+    if args.database is None:
+        args.database = cache / FUZZ_DATABASE
     try:
-        space = load_space(args.space)
-        if args.timelines:
-            space = replace(space, timelines=True)
+        space = _space(args)
+        if args.collect:
+            return _collect(args)
+        engine, oracle = _engines(args)
     except VspecError as exc:
         print(f"vspec: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
     seed_value = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    cache = cache_dir(Path.cwd())
-    database = args.database if args.database is not None else cache / FUZZ_DATABASE
     print(
-        f"vspec fuzz: space {args.space}, seed {seed_value}, example database {database}",
+        f"vspec fuzz: space {args.space}, seed {seed_value}, example database {args.database}",
         file=sys.stderr,
     )
     shrink = shrink_margin(seconds)
-    engine, oracle = get_engine(), None
-    if args.diff:
-        from vspec.diff.judge import Judge
-        from vspec.diff.judge import oracle as diff_oracle
-        from vspec.engines import EngineChoice
+    if args.workers > 1 or args.shard is not None:
+        from vspec.fuzz.campaign import campaign_fuzz
 
         try:
-            engine = get_engine(choice=EngineChoice("python", args.volcano_version))
+            report = campaign_fuzz(args, seconds=seconds, seed_value=seed_value, shrink=shrink)
         except VspecError as exc:
             print(f"vspec: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        choice = EngineChoice("volcano", args.volcano_version, args.volcano_source)
-        oracle = diff_oracle(Judge(get_engine(choice=choice), args.volcano_version))
-    fuzzer = Fuzzer(
-        space,
-        engine,
-        args.out,
-        database,
-        shrink_seconds=shrink,
-        first=args.first,
-        live=sys.stderr.isatty(),
-        oracle=oracle,
-    )
-    with hypothesis_home(cache / "hypothesis"):
-        report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
+    else:
+        fuzzer = Fuzzer(
+            space,
+            engine,
+            args.out,
+            args.database,
+            shrink_seconds=shrink,
+            first=args.first,
+            live=sys.stderr.isatty(),
+            oracle=oracle,
+        )
+        try:
+            with hypothesis_home(cache / "hypothesis"):
+                report = fuzzer.run(seconds=seconds, examples=args.examples, seed_value=seed_value)
+        except VspecError as exc:  # the database's Redis server does not answer
+            print(f"vspec: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    print_report(report)
+    return EXIT_FOUND if report.findings or report.replayed else EXIT_OK
+
+
+def _space(args: argparse.Namespace) -> FuzzSpace:
+    space = load_space(args.space)
+    return replace(space, timelines=True) if args.timelines else space
+
+
+def _engines(
+    args: argparse.Namespace,
+) -> tuple[Engine, Callable[[GeneratedSpec], dict[str, list[str]]] | None]:
+    """The engine the examples run on, and with ``--diff`` the real Volcano's judge."""
+    from vspec.engines import EngineChoice, get_engine
+
+    if not args.diff:
+        return get_engine(), None
+    from vspec.diff.judge import Judge
+    from vspec.diff.judge import oracle as diff_oracle
+
+    engine = get_engine(choice=EngineChoice("python", args.volcano_version))
+    choice = EngineChoice("volcano", args.volcano_version, args.volcano_source)
+    return engine, diff_oracle(Judge(get_engine(choice=choice), args.volcano_version))
+
+
+def print_report(report: FuzzReport) -> None:
+    """The run's summary on stdout; its first line's form is what tools parse."""
     print(
         f"{report.examples} examples in {report.seconds:.1f}s ({report.rate:.1f}/s); "
         f"{len(report.findings)} finding(s)"
@@ -840,7 +937,23 @@ def fuzz_command(args: argparse.Namespace) -> int:
     for line in report.coverage.lines():
         print(line)
     for kind, path in report.findings.items():
-        print(f"  {kind}: {path} ({report.shrinks[kind].describe()})")
+        shrunk = report.shrinks.get(kind)
+        print(f"  {kind}: {path}" + (f" ({shrunk.describe()})" if shrunk else ""))
+    for kind, owner in report.replayed.items():
+        print(f"  {kind}: fails here too; found by {owner}")
+
+
+def _collect(args: argparse.Namespace) -> int:
+    """``--collect``: a sharded campaign's finding files, written to ``--out``, and its
+    summary merged from every shard's."""
+    from vspec.fuzz.campaign import collect
+
+    if args.seed is None:
+        print("vspec: error: --collect needs the campaign's --seed", file=sys.stderr)
+        return EXIT_USAGE
+    report, shards = collect(args)
+    print(f"vspec fuzz: collected {shards} shard summaries into {args.out}", file=sys.stderr)
+    print_report(report)
     return EXIT_FOUND if report.findings else EXIT_OK
 
 

@@ -305,6 +305,11 @@ class Shard:
         """Whether the file at ``position`` of the run's files is this shard's."""
         return position % self.count == self.index - 1
 
+    def split(self, parts: int) -> list[Shard]:
+        """This shard's share cut in ``parts`` (its processes): the shards of ``count *
+        parts`` that together take what this one takes, each once."""
+        return [Shard(self.index + self.count * part, self.count * parts) for part in range(parts)]
+
 
 def run_paths(
     paths: Sequence[str | os.PathLike[str]],

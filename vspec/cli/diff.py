@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from vspec.fuzz import BUILTIN_SPACES
+from vspec.cli.campaign import campaign_options
+from vspec.fuzz import BUILTIN_SPACES, CACHE_DIR, DIFF_DATABASE
 
 DEFAULT_OUT = Path("diff-findings")
 
@@ -58,6 +59,14 @@ def add_cli(subparsers: Any) -> None:
         type=Path,
         metavar="DIR",
         help="build the real engine from this Volcano source tree instead",
+    )
+    campaign_options(
+        diff,
+        what="spec files and examples",
+        database_help="where a campaign's processes record which one shrinks and writes each "
+        "space's set of aspects, so that none is reported twice: a directory or a Redis "
+        "server (default, with --workers or --shard: "
+        f"{CACHE_DIR}/{DIFF_DATABASE.as_posix()} in the project's cache directory)",
     )
     diff.set_defaults(handler=_diff)
 

@@ -25,5 +25,7 @@ BUILTIN_SPACES = (
 # The example database, below the project's cache directory, which is CACHE_DIR in the
 # project's root (vspec.harness.attribution.cache_dir; named here too, for --help).
 FUZZ_DATABASE = Path("hypothesis") / "vspec-fuzz"
+# vspec diff's, where only a campaign (--workers, --shard) keeps its ledger.
+DIFF_DATABASE = Path("hypothesis") / "vspec-diff"
 CACHE_DIR = ".vspec"
 DEFAULT_OUT = Path("fuzz-findings")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -31,16 +32,27 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
 from vspec.errors import VspecError
+from vspec.fuzz import DIFF_DATABASE
 
 if TYPE_CHECKING:
     from queue import Queue
 
     from hypothesis.database import ExampleDatabase
 
+    from vspec.diff.judge import Judge
+    from vspec.fuzz.diff import DiffReport, Disagreement
     from vspec.fuzz.runner import FuzzReport
     from vspec.harness.runner import Shard
 
 REDIS_PORT = 6379
+
+
+def campaign_name(command: str, what: str, *, sharded: bool) -> str:
+    """What the ledger names a campaign by: its command, what it runs (space, options,
+    seed) and, for one machine's workers, this run (a rerun is another campaign; the
+    shards of N machines are one campaign by their common seed, a restarted one too)."""
+    run = "" if sharded else f":{os.getpid()}-{time.time_ns()}"
+    return f"{command}:{what}{run}"
 
 
 def redis_address(url: str) -> tuple[str, int, int]:
@@ -257,11 +269,11 @@ def plain(args: argparse.Namespace) -> argparse.Namespace:
 # -- vspec fuzz -------------------------------------------------------------------------
 
 
-def fuzz_campaign_name(args: argparse.Namespace, seed: int) -> str:
-    """What the ledger names a ``vspec fuzz`` campaign by: its space, its options that
-    change the findings, and its seed."""
+def fuzz_campaign_name(args: argparse.Namespace, seed: int, *, sharded: bool) -> str:
+    """A ``vspec fuzz`` campaign's name: its space, the options that change its
+    findings, its seed."""
     options = "".join(f":{flag}" for flag in ("timelines", "diff") if getattr(args, flag))
-    return f"fuzz:{args.space}{options}:{seed}"
+    return campaign_name("fuzz", f"{args.space}{options}:{seed}", sharded=sharded)
 
 
 @dataclass(frozen=True)
@@ -274,6 +286,7 @@ class FuzzTask:
     seconds: float | None
     seed: int
     shrink: float
+    campaign: str
 
 
 def campaign_fuzz(
@@ -284,11 +297,18 @@ def campaign_fuzz(
     from vspec.harness.runner import Shard
 
     machine = args.shard or Shard(1, 1)
-    ledger = Ledger(open_database(args.database), fuzz_campaign_name(args, seed_value))
+    name = fuzz_campaign_name(args, seed_value, sharded=args.shard is not None)
+    ledger = Ledger(open_database(args.database), name)
     options = plain(args)
     tasks = [
         FuzzTask(
-            options, slot, process_label(args.shard, n, args.workers), seconds, seed_value, shrink
+            options,
+            slot,
+            process_label(args.shard, n, args.workers),
+            seconds,
+            seed_value,
+            shrink,
+            name,
         )
         for n, slot in enumerate(machine.split(args.workers))
     ]
@@ -322,7 +342,7 @@ def _fuzz_process(task: FuzzTask, queue: Queue[tuple[str, ...]]) -> FuzzReport:
         oracle=oracle,
         slot=task.slot,
         name=name,
-        ledger=Ledger(open_database(args.database), fuzz_campaign_name(args, task.seed)),
+        ledger=Ledger(open_database(args.database), task.campaign),
         on_batch=counted,
     )
     with hypothesis_home(cache_dir(Path.cwd()) / "hypothesis"):
@@ -357,7 +377,7 @@ def collect(args: argparse.Namespace) -> tuple[FuzzReport, int]:
     shards' examples summed over the longest shard's time (they ran side by side)."""
     from vspec.fuzz.runner import FuzzReport
 
-    ledger = Ledger(open_database(args.database), fuzz_campaign_name(args, args.seed))
+    ledger = Ledger(open_database(args.database), fuzz_campaign_name(args, args.seed, sharded=True))
     summaries = ledger.summaries()
     report = FuzzReport(
         examples=sum(int(s["examples"]) for s in summaries),
@@ -371,3 +391,91 @@ def collect(args: argparse.Namespace) -> tuple[FuzzReport, int]:
         path.write_text(record["text"], encoding="utf-8")
         report.findings[record["kind"]] = path
     return report, len(summaries)
+
+
+# -- vspec diff -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffTask:
+    """One process's share of a ``vspec diff`` campaign."""
+
+    args: argparse.Namespace
+    spaces: list[str]
+    slot: Shard
+    name: str
+    seconds: float | None
+    seed: int
+    campaign: str
+
+
+def campaign_diff(
+    args: argparse.Namespace, spaces: list[str], *, seconds: float | None, seed: int
+) -> DiffReport:
+    """This machine's share of a ``vspec diff`` campaign in ``--workers`` processes, each
+    with its own real engine; their reports merged, each space's set of aspects shrunk
+    and written by the one process that claimed it first."""
+    from vspec.fuzz.diff import DiffReport
+    from vspec.harness.attribution import cache_dir
+    from vspec.harness.runner import Shard
+
+    if args.database is None:
+        args.database = cache_dir(Path.cwd()) / DIFF_DATABASE
+    machine = args.shard or Shard(1, 1)
+    name = campaign_name("diff", f"{','.join(spaces)}:{seed}", sharded=args.shard is not None)
+    open_database(args.database)  # a Redis server that does not answer: one error, now
+    options = plain(args)
+    tasks = [
+        DiffTask(
+            options, spaces, slot, process_label(args.shard, n, args.workers), seconds, seed, name
+        )
+        for n, slot in enumerate(machine.split(args.workers))
+        for label in [process_label(args.shard, n, args.workers)]
+    ]
+    progress = Progress(sys.stderr, sys.stderr.isatty(), "specs compared")
+    merged = DiffReport()
+    for report in run_processes(_diff_process, tasks, progress):
+        merged.merge(report)
+    merged.disagreements = _with_owners_here(merged.disagreements)
+    return merged
+
+
+def _diff_process(task: DiffTask, queue: Queue[tuple[str, ...]]) -> DiffReport:
+    from vspec.fuzz.diff import Campaign, compare_all
+
+    args = task.args
+    ledger = Ledger(open_database(args.database), task.campaign)
+
+    def counted(report: DiffReport) -> None:
+        queue.put(("count", task.name, str(report.total), str(len(report.disagreements))))
+
+    def campaign(judge: Judge) -> Campaign:
+        return Campaign(
+            judge,
+            args.out,
+            args.shrink_seconds,
+            QueueWriter(queue, task.name),  # type: ignore[arg-type]
+            slot=task.slot,
+            name=task.name,
+            ledger=ledger,
+            on_compare=counted,
+        )
+
+    return compare_all(args, task.spaces, seconds=task.seconds, seed=task.seed, campaign=campaign)
+
+
+def _with_owners_here(found: list[Disagreement]) -> list[Disagreement]:
+    """The disagreements another process of this machine owns, pointed at the one it
+    wrote (as a single process's repeats are); those a process elsewhere owns stay so."""
+    from dataclasses import replace
+
+    written = {
+        (d.subject.source, d.verdict.comparison.aspects): d for d in found if d.path is not None
+    }
+    out = []
+    for d in found:
+        here = written.get((d.subject.source, d.verdict.comparison.aspects))
+        if d.owner is not None and here is not None:
+            d = replace(d, path=here.path, like=here, owner=None)
+        out.append(d)
+    return out

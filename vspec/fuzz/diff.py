@@ -22,7 +22,7 @@ import hashlib
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -38,7 +38,9 @@ from vspec.model.probes import Probe, probe_document
 from vspec.model.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
+    from vspec.fuzz.campaign import Ledger
     from vspec.fuzz.strategies import GeneratedSpec
+    from vspec.harness.runner import Shard
     from vspec.model.spec import Spec
 
 
@@ -72,9 +74,12 @@ class Subject:
 class Disagreement:
     subject: Subject
     verdict: Verdict
-    path: Path  # the shrunk spec written
+    path: Path | None  # the shrunk spec written; None: another process owns its aspects
     # The earlier disagreement of the same aspects whose shrunk spec stands for this one.
     like: Disagreement | None = None
+    # The process of the campaign that owns its space and aspects (vspec.fuzz.campaign):
+    # it shrinks and writes them, not this one.
+    owner: str | None = None
 
 
 @dataclass
@@ -94,6 +99,16 @@ class DiffReport:
     def summary(self) -> str:
         return f"{self.total} specs compared, {len(self.disagreements)} disagreements"
 
+    def merge(self, other: DiffReport) -> None:
+        """Add another process's report (a campaign's, vspec.fuzz.campaign); an error of
+        the command line's paths, which every process meets, is kept once."""
+        self.compared += other.compared
+        self.disagreements += other.disagreements
+        self.nondeterministic += other.nondeterministic
+        self.skipped += other.skipped
+        self.errors = list(dict.fromkeys([*self.errors, *other.errors]))
+        self.other_ties += other.other_ties
+
 
 @dataclass
 class Campaign:
@@ -102,8 +117,16 @@ class Campaign:
     shrink_seconds: float = 30.0  # per disagreement
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
     report: DiffReport = field(default_factory=DiffReport)
+    # One process of a campaign (vspec.fuzz.campaign): the spec files and examples it
+    # compares (the residue slot.index - 1 of slot.count of their positions; None:
+    # all), its name, the ledger it claims aspects in and a hook told after each spec.
+    slot: Shard | None = None
+    name: str = "main"
+    ledger: Ledger | None = None
+    on_compare: Callable[[DiffReport], None] | None = None
     # The first disagreement of each space and set of aspects, shrunk and written.
     _kinds: dict[tuple[str, frozenset[str]], Disagreement] = field(default_factory=dict)
+    _owners: dict[tuple[str, frozenset[str]], str] = field(default_factory=dict)
 
     def compare(self, subject: Subject) -> Verdict:
         verdict = self.judge.judge(subject.case())
@@ -114,14 +137,21 @@ class Campaign:
         elif verdict.comparison.differences:
             self.report.nondeterministic.append((subject.label, verdict))
             self._say(f"  {subject.label}: Volcano's own nondeterminism ({_why(verdict)})")
+        if self.on_compare is not None:
+            self.on_compare(self.report)
         return verdict
+
+    def _takes(self, position: int) -> bool:
+        return self.slot is None or self.slot.takes(position)
 
     def spec_files(self, paths: Sequence[str | Path]) -> None:
         from vspec.harness.plugin_dirs import spec_scope
         from vspec.harness.runner import load_specs, spec_files
 
         problems: list[str] = []
-        for path, named in spec_files(paths, problems):
+        for position, (path, named) in enumerate(spec_files(paths, problems)):
+            if not self._takes(position):
+                continue
             specs, errors = load_specs(path, named=named, problems=problems, check_names=False)
             self.report.errors += [f"{e.location.file}: {'; '.join(e.messages)}" for e in errors]
             for spec in specs:
@@ -138,7 +168,10 @@ class Campaign:
         """Examples of the fuzz space ``name`` until ``examples`` ran or ``seconds``
         passed (the first)."""
         for n, spec in enumerate(generated(name, seconds=seconds, examples=examples, seed=seed)):
-            self.compare(Subject(f"space {name}, seed {seed}, example {n}", f"space {name}", spec))
+            if self._takes(n):
+                self.compare(
+                    Subject(f"space {name}, seed {seed}, example {n}", f"space {name}", spec)
+                )
         self._say(f"diff: space {name}: {self.report.compared[f'space {name}']} specs compared")
 
     def _disagreement(self, subject: Subject, verdict: Verdict) -> None:
@@ -150,6 +183,11 @@ class Campaign:
             self.report.disagreements.append(Disagreement(subject, verdict, known.path, known))
             self._say(f"  {subject.label}: disagreement of the same aspects as {known.path}")
             return
+        owner = self._owner(kind)
+        if owner is not None:
+            self.report.disagreements.append(Disagreement(subject, verdict, None, owner=owner))
+            self._say(f"  {subject.label}: disagreement of aspects {owner} found")
+            return
         shrunk, verdict = self._shrink(subject, verdict)
         path = write(self.out, shrunk, verdict)
         found = Disagreement(shrunk, verdict, path)
@@ -158,6 +196,17 @@ class Campaign:
         first = verdict.comparison.differences[0] if verdict.comparison.differences else None
         text = f"{first.aspect}: {first.text}" if first else "(gone once shrunk)"
         self._say(f"  {subject.label}: disagreement, {text}\n    -> {path}")
+
+    def _owner(self, kind: tuple[str, frozenset[str]]) -> str | None:
+        """The other process of the campaign that owns a space's set of aspects, if one
+        does (a spec file's disagreement is this process's: the file is its own)."""
+        if self.ledger is None or not kind[0].startswith("space "):
+            return None
+        owner = self._owners.get(kind)
+        if owner is None:
+            owner = self.ledger.claim(f"{kind[0]}|{','.join(sorted(kind[1]))}", self.name)
+            self._owners[kind] = owner
+        return owner if owner != self.name else None
 
     def _shrink(self, subject: Subject, verdict: Verdict) -> tuple[Subject, Verdict]:
         """The smallest spec reached by the fuzzer's shrinker on which a difference of the
@@ -319,7 +368,6 @@ def diff_command(args: argparse.Namespace) -> int:
     import random
 
     from vspec.engines import EngineChoice, get_engine
-    from vspec.engines.volcano.build import EngineBuildError
     from vspec.fuzz import BUILTIN_SPACES
 
     spaces = [s for name in args.space for s in (BUILTIN_SPACES if name == "all" else (name,))]
@@ -329,6 +377,9 @@ def diff_command(args: argparse.Namespace) -> int:
     if args.runs < 1:
         print("vspec diff: error: --runs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
+    if args.shard is not None and args.seed is None:
+        print("vspec diff: error: --shard needs --seed, the same on every machine", file=sys.stderr)
+        return EXIT_USAGE
     seconds = args.seconds if args.seconds is not None or args.examples is not None else 60.0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     try:
@@ -336,27 +387,46 @@ def diff_command(args: argparse.Namespace) -> int:
     except VspecError as exc:
         print(f"vspec diff: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    real = get_engine(choice=EngineChoice("volcano", args.volcano_version, args.volcano_source))
-    judge = Judge(real, args.volcano_version, reruns=args.runs - 1)
-    campaign = Campaign(judge, args.out, args.shrink_seconds)
     print(f"vspec diff: seed {seed}", file=sys.stderr)
     try:
+        if args.workers > 1 or args.shard is not None:
+            from vspec.fuzz.campaign import campaign_diff
+
+            report = campaign_diff(args, spaces, seconds=seconds, seed=seed)
+        else:
+            report = compare_all(args, spaces, seconds=seconds, seed=seed)
+    except VspecError as exc:  # the real engine's build, a space file that does not load
+        print(f"vspec diff: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print_report(report)
+    return EXIT_DISAGREE if report.disagreements or report.errors else EXIT_OK
+
+
+def compare_all(
+    args: argparse.Namespace,
+    spaces: list[str],
+    *,
+    seconds: float | None,
+    seed: int,
+    campaign: Callable[[Judge], Campaign] | None = None,
+) -> DiffReport:
+    """The command line's spec files and spaces compared on a real engine of its own;
+    ``campaign`` makes the campaign from the judge (a process's share of a bigger one)."""
+    from vspec.engines import EngineChoice, get_engine
+
+    real = get_engine(choice=EngineChoice("volcano", args.volcano_version, args.volcano_source))
+    judge = Judge(real, args.volcano_version, reruns=args.runs - 1)
+    compared = campaign(judge) if campaign else Campaign(judge, args.out, args.shrink_seconds)
+    try:
         if args.paths:
-            campaign.spec_files(args.paths)
+            compared.spec_files(args.paths)
         for name in spaces:
-            campaign.space(name, seconds=seconds, examples=args.examples, seed=seed)
-    except EngineBuildError as exc:
-        print(f"vspec diff: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except VspecError as exc:  # a space file that does not load
-        print(f"vspec diff: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+            compared.space(name, seconds=seconds, examples=args.examples, seed=seed)
     finally:
         close = getattr(real, "close", None)
         if close is not None:
             close()
-    print_report(campaign.report)
-    return EXIT_DISAGREE if campaign.report.disagreements or campaign.report.errors else EXIT_OK
+    return compared.report
 
 
 def _why(verdict: Verdict) -> str:
@@ -380,7 +450,8 @@ def print_report(report: DiffReport) -> None:
         differences = found.verdict.comparison.differences
         varies = " (Volcano's own outcome varies too)" if found.verdict.nondeterministic else ""
         like = " (same aspects, not shrunk again)" if found.like is not None else ""
-        print(f"DISAGREE {found.subject.label}{varies}: {found.path}{like}")
+        path = found.path or f"(same aspects as {found.owner} found, not shrunk here)"
+        print(f"DISAGREE {found.subject.label}{varies}: {path}{like}")
         for difference in differences[:5]:
             print(f"  {difference.aspect}: {difference.text}")
         if len(differences) > 5:

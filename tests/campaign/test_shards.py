@@ -5,15 +5,16 @@ aspects once; vspec fuzz's processes explore distinct batch seeds."""
 
 from __future__ import annotations
 
+from argparse import Namespace
 from collections import Counter
 from pathlib import Path
 
 from vspec.diff.judge import Case, Verdict
 from vspec.diff.outcome import Comparison, Difference, Outcome
 from vspec.engines import get_engine
-from vspec.fuzz.campaign import Ledger, merge_fuzz_reports, open_database, share
+from vspec.fuzz.campaign import Part, share
 from vspec.fuzz.diff import Campaign, DiffReport
-from vspec.fuzz.runner import Fuzzer, FuzzReport, FuzzSpace
+from vspec.fuzz.runner import Fuzzer, FuzzReport, FuzzSpace, merge_fuzz_reports
 from vspec.harness.runner import Shard
 
 SPECS = Path(__file__).parents[2] / "specs"
@@ -42,8 +43,9 @@ def test_examples_are_shared_out_to_the_processes_in_full() -> None:
 def test_fuzz_processes_explore_distinct_batch_seeds_that_one_process_would() -> None:
     one = Fuzzer(FuzzSpace(), get_engine())
     slots = Shard(1, 2).split(2) + Shard(2, 2).split(2)
+    parts = [Part(Namespace(), slot, "p", "fuzz:default:100") for slot in slots]
     seeds = [
-        Fuzzer(FuzzSpace(), get_engine(), slot=s)._seed(100, b) for s in slots for b in range(5)
+        Fuzzer(FuzzSpace(), get_engine(), part=p)._seed(100, b) for p in parts for b in range(5)
     ]
     assert len(set(seeds)) == len(seeds)
     assert sorted(seeds) == [one._seed(100, b) for b in range(20)]
@@ -68,16 +70,14 @@ def _labels(report: DiffReport) -> list[str]:
     return [d.subject.label for d in report.disagreements]
 
 
-def _diff(tmp_path: Path, slot: Shard | None, ledger: Ledger | None, name: str) -> DiffReport:
+def _diff(tmp_path: Path, part: Part | None) -> DiffReport:
     judge = _Judge()
     campaign = Campaign(
         judge,  # type: ignore[arg-type]
         tmp_path / "out",
         shrink_seconds=0.2,
         progress=None,
-        slot=slot,
-        name=name,
-        ledger=ledger,
+        part=part,
     )
     campaign.spec_files([SPECS / "gang", SPECS / "priority"])
     campaign.space("seed", seconds=None, examples=12, seed=5)
@@ -87,10 +87,11 @@ def _diff(tmp_path: Path, slot: Shard | None, ledger: Ledger | None, name: str) 
 def test_diff_processes_compare_each_spec_once_and_write_each_set_of_aspects_once(
     tmp_path: Path,
 ) -> None:
-    whole = _diff(tmp_path / "one", None, None, "main")
-    ledger = Ledger(open_database(tmp_path / "db"), "diff:seed:5")
+    whole = _diff(tmp_path / "one", None)
+    options = Namespace(database=tmp_path / "db")
+    slots = Shard(1, 1).split(3)
     parts = [
-        _diff(tmp_path / "many", slot, ledger, f"p{slot.index}") for slot in Shard(1, 1).split(3)
+        _diff(tmp_path / "many", Part(options, s, f"p{s.index}", "diff:seed:5")) for s in slots
     ]
     merged = DiffReport()
     for part in parts:

@@ -68,6 +68,12 @@ def add_cli(subparsers: Any) -> None:
         "server (default, with --workers or --shard: "
         f"{CACHE_DIR}/{DIFF_DATABASE.as_posix()} in the project's cache directory)",
     )
+    diff.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing: write a sharded campaign's disagreements (its --space, --seed and "
+        "--database) to --out and print its summary, merged from every shard's",
+    )
     diff.set_defaults(handler=_diff)
 
 

@@ -24,27 +24,24 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 from urllib.parse import urlsplit
 
 from vspec.errors import VspecError
-from vspec.fuzz import DIFF_DATABASE
 
 if TYPE_CHECKING:
     from queue import Queue
 
     from hypothesis.database import ExampleDatabase
 
-    from vspec.diff.judge import Judge
-    from vspec.fuzz.diff import DiffReport, Disagreement
-    from vspec.fuzz.runner import FuzzReport
     from vspec.harness.runner import Shard
 
 REDIS_PORT = 6379
+T = TypeVar("T")
 
 
 def campaign_name(command: str, what: str, *, sharded: bool) -> str:
@@ -159,6 +156,19 @@ class Ledger:
         return sorted(records, key=lambda r: str(r["by"]))
 
 
+def write_findings(ledger: Ledger, out: Path) -> dict[str, Path]:
+    """The files the campaign's processes published, written to ``out``: kind -> file
+    (one per kind, should two processes have claimed one within their clocks' skew)."""
+    written: dict[str, Path] = {}
+    for record in ledger.findings():
+        if record["kind"] not in written:
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / record["file"]
+            path.write_text(record["text"], encoding="utf-8")
+            written[record["kind"]] = path
+    return written
+
+
 # -- the processes ----------------------------------------------------------------------
 
 
@@ -188,11 +198,8 @@ class Progress:
     out: TextIO
     live: bool
     noun: str  # what is counted: "examples", "specs compared"
-    started: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.started = time.perf_counter()
-        self._counts: dict[str, tuple[int, int]] = {}
+    started: float = field(default_factory=time.perf_counter)
+    _counts: dict[str, tuple[int, int]] = field(default_factory=dict, init=False)
 
     def handle(self, message: tuple[str, ...]) -> None:
         if message[0] == "line":
@@ -240,242 +247,72 @@ def _listening(queue: Queue[tuple[str, ...]], progress: Progress) -> Iterator[No
         progress.end()
 
 
-def run_processes(work: Callable[..., Any], tasks: Iterable[Any], progress: Progress) -> list[Any]:
-    """``work(task, queue)`` for each task, each in its own process, their lines and
-    counts shown by ``progress``; their results in the tasks' order.
+@dataclass
+class Part:
+    """One process of a campaign: the command line's options as the command resolved
+    them, its shard of the campaign's whole, its name, the campaign's name, and the
+    queue to the parent (None: it prints to stderr itself)."""
 
-    Forked, so that the plugins and actions the command imported (its plugins dirs) are
-    the workers' too."""
+    args: argparse.Namespace
+    slot: Shard
+    name: str
+    campaign: str
+    queue: Queue[tuple[str, ...]] | None = None
+    _ledger: Ledger | None = field(default=None, init=False, repr=False)
+
+    def ledger(self) -> Ledger:
+        """The campaign's ledger, opened in the process on first use."""
+        if self._ledger is None:
+            self._ledger = Ledger(open_database(self.args.database), self.campaign)
+        return self._ledger
+
+    def output(self) -> TextIO:
+        """Where the process prints: the parent, line by line, with its name."""
+        if self.queue is None:
+            return sys.stderr
+        return cast("TextIO", QueueWriter(self.queue, self.name))
+
+    def count(self, done: int, found: int) -> None:
+        """Tell the parent's progress line this process's counts so far."""
+        if self.queue is not None:
+            self.queue.put(("count", self.name, str(done), str(found)))
+
+
+def run_parts(
+    work: Callable[[Part], T],
+    args: argparse.Namespace,
+    campaign: str,
+    noun: str,
+    **resolved: Any,
+) -> tuple[list[T], float]:
+    """``work`` in each process of this machine's share of a campaign (``--shard`` cut
+    in ``--workers``), given the options with ``resolved`` over them (the handler is
+    left out: it cannot be sent); their results in order, and the wall time they took.
+    Their lines and counts come back through one queue and are shown by a
+    :class:`Progress`.
+
+    The processes are forked, so that the plugins and actions the command imported (its
+    plugins dirs) are the workers' too."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks = list(tasks)
+    from vspec.harness.runner import Shard
+
+    options = {k: v for k, v in vars(args).items() if k != "handler"}
+    resolved_args = argparse.Namespace(**{**options, **resolved})
+    machine = args.shard or Shard(1, 1)
+    progress = Progress(sys.stderr, sys.stderr.isatty(), noun)
     context = multiprocessing.get_context("fork")
     with context.Manager() as manager:
         queue = manager.Queue()
+        parts = [
+            Part(resolved_args, slot, process_label(args.shard, n, args.workers), campaign, queue)
+            for n, slot in enumerate(machine.split(args.workers))
+        ]
         with (
             _listening(queue, progress),
-            ProcessPoolExecutor(len(tasks), mp_context=context) as pool,
+            ProcessPoolExecutor(len(parts), mp_context=context) as pool,
         ):
-            futures = [pool.submit(work, task, queue) for task in tasks]
-            return [future.result() for future in futures]
-
-
-def plain(args: argparse.Namespace) -> argparse.Namespace:
-    """The command line's options without its handler, for a worker to be sent."""
-    return argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "handler"})
-
-
-# -- vspec fuzz -------------------------------------------------------------------------
-
-
-def fuzz_campaign_name(args: argparse.Namespace, seed: int, *, sharded: bool) -> str:
-    """A ``vspec fuzz`` campaign's name: its space, the options that change its
-    findings, its seed."""
-    options = "".join(f":{flag}" for flag in ("timelines", "diff") if getattr(args, flag))
-    return campaign_name("fuzz", f"{args.space}{options}:{seed}", sharded=sharded)
-
-
-@dataclass(frozen=True)
-class FuzzTask:
-    """One process's share of a ``vspec fuzz`` campaign."""
-
-    args: argparse.Namespace
-    slot: Shard
-    name: str
-    seconds: float | None
-    seed: int
-    shrink: float
-    campaign: str
-
-
-def campaign_fuzz(
-    args: argparse.Namespace, *, seconds: float | None, seed_value: int, shrink: float
-) -> FuzzReport:
-    """This machine's share of a campaign, in ``--workers`` processes; their reports
-    merged, and kept in the ledger as this shard's summary."""
-    from vspec.harness.runner import Shard
-
-    machine = args.shard or Shard(1, 1)
-    name = fuzz_campaign_name(args, seed_value, sharded=args.shard is not None)
-    ledger = Ledger(open_database(args.database), name)
-    options = plain(args)
-    tasks = [
-        FuzzTask(
-            options,
-            slot,
-            process_label(args.shard, n, args.workers),
-            seconds,
-            seed_value,
-            shrink,
-            name,
-        )
-        for n, slot in enumerate(machine.split(args.workers))
-    ]
-    progress = Progress(sys.stderr, sys.stderr.isatty(), "examples")
-    reports = run_processes(_fuzz_process, tasks, progress)
-    report = merge_fuzz_reports(reports, time.perf_counter() - progress.started)
-    who = process_label(args.shard, 0, 1)
-    ledger.summarise(who, {"examples": report.examples, "seconds": report.seconds})
-    return report
-
-
-def _fuzz_process(task: FuzzTask, queue: Queue[tuple[str, ...]]) -> FuzzReport:
-    from vspec.fuzz.runner import Fuzzer, _engines, _space, hypothesis_home
-    from vspec.harness.attribution import cache_dir
-
-    args = task.args
-    engine, oracle = _engines(args)
-    name = task.name
-
-    def counted(report: FuzzReport) -> None:
-        queue.put(("count", name, str(report.examples), str(len(report.findings))))
-
-    fuzzer = Fuzzer(
-        _space(args),
-        engine,
-        args.out,
-        args.database,
-        QueueWriter(queue, name),  # type: ignore[arg-type]
-        shrink_seconds=task.shrink,
-        first=args.first,
-        oracle=oracle,
-        slot=task.slot,
-        name=name,
-        ledger=Ledger(open_database(args.database), task.campaign),
-        on_batch=counted,
-    )
-    with hypothesis_home(cache_dir(Path.cwd()) / "hypothesis"):
-        return fuzzer.run(
-            seconds=task.seconds, examples=share(args.examples, task.slot), seed_value=task.seed
-        )
-
-
-def merge_fuzz_reports(reports: Iterable[FuzzReport], seconds: float) -> FuzzReport:
-    """One report of a campaign's processes: examples and coverage summed, each finding
-    once (its owner's), and the findings another machine owns."""
-    from vspec.fuzz.runner import FuzzReport
-
-    merged = FuzzReport(seconds=seconds)
-    reports = list(reports)
-    for report in reports:
-        merged.examples += report.examples
-        merged.coverage.merge(report.coverage)
-        for kind, path in report.findings.items():
-            if kind not in merged.findings:
-                merged.findings[kind] = path
-                merged.shrinks[kind] = report.shrinks[kind]
-    for report in reports:
-        for kind, owner in report.replayed.items():
-            if kind not in merged.findings:
-                merged.replayed.setdefault(kind, owner)
-    return merged
-
-
-def collect(args: argparse.Namespace) -> tuple[FuzzReport, int]:
-    """A sharded campaign's findings written to ``args.out``, and its summary: the
-    shards' examples summed over the longest shard's time (they ran side by side)."""
-    from vspec.fuzz.runner import FuzzReport
-
-    ledger = Ledger(open_database(args.database), fuzz_campaign_name(args, args.seed, sharded=True))
-    summaries = ledger.summaries()
-    report = FuzzReport(
-        examples=sum(int(s["examples"]) for s in summaries),
-        seconds=max((float(s["seconds"]) for s in summaries), default=0.0),
-    )
-    for record in ledger.findings():
-        if record["kind"] in report.findings:
-            continue  # two processes that claimed it within their clocks' skew
-        args.out.mkdir(parents=True, exist_ok=True)
-        path = args.out / record["file"]
-        path.write_text(record["text"], encoding="utf-8")
-        report.findings[record["kind"]] = path
-    return report, len(summaries)
-
-
-# -- vspec diff -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DiffTask:
-    """One process's share of a ``vspec diff`` campaign."""
-
-    args: argparse.Namespace
-    spaces: list[str]
-    slot: Shard
-    name: str
-    seconds: float | None
-    seed: int
-    campaign: str
-
-
-def campaign_diff(
-    args: argparse.Namespace, spaces: list[str], *, seconds: float | None, seed: int
-) -> DiffReport:
-    """This machine's share of a ``vspec diff`` campaign in ``--workers`` processes, each
-    with its own real engine; their reports merged, each space's set of aspects shrunk
-    and written by the one process that claimed it first."""
-    from vspec.fuzz.diff import DiffReport
-    from vspec.harness.attribution import cache_dir
-    from vspec.harness.runner import Shard
-
-    if args.database is None:
-        args.database = cache_dir(Path.cwd()) / DIFF_DATABASE
-    machine = args.shard or Shard(1, 1)
-    name = campaign_name("diff", f"{','.join(spaces)}:{seed}", sharded=args.shard is not None)
-    open_database(args.database)  # a Redis server that does not answer: one error, now
-    options = plain(args)
-    tasks = [
-        DiffTask(
-            options, spaces, slot, process_label(args.shard, n, args.workers), seconds, seed, name
-        )
-        for n, slot in enumerate(machine.split(args.workers))
-        for label in [process_label(args.shard, n, args.workers)]
-    ]
-    progress = Progress(sys.stderr, sys.stderr.isatty(), "specs compared")
-    merged = DiffReport()
-    for report in run_processes(_diff_process, tasks, progress):
-        merged.merge(report)
-    merged.disagreements = _with_owners_here(merged.disagreements)
-    return merged
-
-
-def _diff_process(task: DiffTask, queue: Queue[tuple[str, ...]]) -> DiffReport:
-    from vspec.fuzz.diff import Campaign, compare_all
-
-    args = task.args
-    ledger = Ledger(open_database(args.database), task.campaign)
-
-    def counted(report: DiffReport) -> None:
-        queue.put(("count", task.name, str(report.total), str(len(report.disagreements))))
-
-    def campaign(judge: Judge) -> Campaign:
-        return Campaign(
-            judge,
-            args.out,
-            args.shrink_seconds,
-            QueueWriter(queue, task.name),  # type: ignore[arg-type]
-            slot=task.slot,
-            name=task.name,
-            ledger=ledger,
-            on_compare=counted,
-        )
-
-    return compare_all(args, task.spaces, seconds=task.seconds, seed=task.seed, campaign=campaign)
-
-
-def _with_owners_here(found: list[Disagreement]) -> list[Disagreement]:
-    """The disagreements another process of this machine owns, pointed at the one it
-    wrote (as a single process's repeats are); those a process elsewhere owns stay so."""
-    from dataclasses import replace
-
-    written = {
-        (d.subject.source, d.verdict.comparison.aspects): d for d in found if d.path is not None
-    }
-    out = []
-    for d in found:
-        here = written.get((d.subject.source, d.verdict.comparison.aspects))
-        if d.owner is not None and here is not None:
-            d = replace(d, path=here.path, like=here, owner=None)
-        out.append(d)
-    return out
+            futures = [pool.submit(work, part) for part in parts]
+            results = [future.result() for future in futures]
+    return results, time.perf_counter() - progress.started

@@ -32,15 +32,15 @@ import yaml
 
 from vspec.diff.judge import Case, Judge, Verdict
 from vspec.errors import VspecError
+from vspec.fuzz import DIFF_DATABASE
+from vspec.fuzz.campaign import Part
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import DEFAULT_NOW
 from vspec.model.probes import Probe, probe_document
 from vspec.model.versions import DEFAULT_VERSION
 
 if TYPE_CHECKING:
-    from vspec.fuzz.campaign import Ledger
     from vspec.fuzz.strategies import GeneratedSpec
-    from vspec.harness.runner import Shard
     from vspec.model.spec import Spec
 
 
@@ -118,12 +118,9 @@ class Campaign:
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
     report: DiffReport = field(default_factory=DiffReport)
     # One process of a campaign (vspec.fuzz.campaign): the spec files and examples it
-    # compares (the residue slot.index - 1 of slot.count of their positions; None:
-    # all), its name, the ledger it claims aspects in and a hook told after each spec.
-    slot: Shard | None = None
-    name: str = "main"
-    ledger: Ledger | None = None
-    on_compare: Callable[[DiffReport], None] | None = None
+    # compares (the residue slot.index - 1 of slot.count of their positions), its name
+    # and the ledger it claims aspects in. None: a run of its own, every one.
+    part: Part | None = None
     # The first disagreement of each space and set of aspects, shrunk and written.
     _kinds: dict[tuple[str, frozenset[str]], Disagreement] = field(default_factory=dict)
     _owners: dict[tuple[str, frozenset[str]], str] = field(default_factory=dict)
@@ -137,12 +134,12 @@ class Campaign:
         elif verdict.comparison.differences:
             self.report.nondeterministic.append((subject.label, verdict))
             self._say(f"  {subject.label}: Volcano's own nondeterminism ({_why(verdict)})")
-        if self.on_compare is not None:
-            self.on_compare(self.report)
+        if self.part is not None:
+            self.part.count(self.report.total, len(self.report.disagreements))
         return verdict
 
     def _takes(self, position: int) -> bool:
-        return self.slot is None or self.slot.takes(position)
+        return self.part is None or self.part.slot.takes(position)
 
     def spec_files(self, paths: Sequence[str | Path]) -> None:
         from vspec.harness.plugin_dirs import spec_scope
@@ -190,6 +187,8 @@ class Campaign:
             return
         shrunk, verdict = self._shrink(subject, verdict)
         path = write(self.out, shrunk, verdict)
+        if self.part is not None:
+            self.part.ledger().publish(path.stem, path, self.part.name)
         found = Disagreement(shrunk, verdict, path)
         self._kinds[kind] = found
         self.report.disagreements.append(found)
@@ -200,13 +199,14 @@ class Campaign:
     def _owner(self, kind: tuple[str, frozenset[str]]) -> str | None:
         """The other process of the campaign that owns a space's set of aspects, if one
         does (a spec file's disagreement is this process's: the file is its own)."""
-        if self.ledger is None or not kind[0].startswith("space "):
+        if self.part is None or not kind[0].startswith("space "):
             return None
         owner = self._owners.get(kind)
         if owner is None:
-            owner = self.ledger.claim(f"{kind[0]}|{','.join(sorted(kind[1]))}", self.name)
+            aspects = ",".join(sorted(kind[1]))
+            owner = self.part.ledger().claim(f"{kind[0]}|{aspects}", self.part.name)
             self._owners[kind] = owner
-        return owner if owner != self.name else None
+        return owner if owner != self.part.name else None
 
     def _shrink(self, subject: Subject, verdict: Verdict) -> tuple[Subject, Verdict]:
         """The smallest spec reached by the fuzzer's shrinker on which a difference of the
@@ -371,6 +371,8 @@ def diff_command(args: argparse.Namespace) -> int:
     from vspec.fuzz import BUILTIN_SPACES
 
     spaces = [s for name in args.space for s in (BUILTIN_SPACES if name == "all" else (name,))]
+    if args.collect:
+        return _collect(args, spaces)
     if not args.paths and not spaces:
         print("vspec diff: error: name spec files or directories, or --space", file=sys.stderr)
         return EXIT_USAGE
@@ -390,8 +392,6 @@ def diff_command(args: argparse.Namespace) -> int:
     print(f"vspec diff: seed {seed}", file=sys.stderr)
     try:
         if args.workers > 1 or args.shard is not None:
-            from vspec.fuzz.campaign import campaign_diff
-
             report = campaign_diff(args, spaces, seconds=seconds, seed=seed)
         else:
             report = compare_all(args, spaces, seconds=seconds, seed=seed)
@@ -400,6 +400,27 @@ def diff_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     print_report(report)
     return EXIT_DISAGREE if report.disagreements or report.errors else EXIT_OK
+
+
+def _collect(args: argparse.Namespace, spaces: list[str]) -> int:
+    """``--collect``: a sharded campaign's disagreements, written to ``--out``, and its
+    summary merged from every shard's."""
+    if args.seed is None or args.database is None:
+        print(
+            "vspec diff: error: --collect needs the campaign's --seed and --database",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        line, written, shards = collect_diff(args, spaces)
+    except VspecError as exc:
+        print(f"vspec diff: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"vspec diff: collected {shards} shard summaries into {args.out}", file=sys.stderr)
+    for path in written.values():
+        print(f"DISAGREE {path}")
+    print(line)
+    return EXIT_DISAGREE if written else EXIT_OK
 
 
 def compare_all(
@@ -457,3 +478,77 @@ def print_report(report: DiffReport) -> None:
         if len(differences) > 5:
             print(f"  ... {len(differences) - 5} more")
     print(report.summary())
+
+
+# -- campaigns (vspec.fuzz.campaign) --------------------------------------------------------
+
+
+def campaign_diff(
+    args: argparse.Namespace, spaces: list[str], *, seconds: float | None, seed: int
+) -> DiffReport:
+    """This machine's share of a ``vspec diff`` campaign in ``--workers`` processes, each
+    with its own real engine; their reports merged, each space's set of aspects shrunk
+    and written by the one process that claimed it first."""
+    from vspec.fuzz.campaign import Ledger, open_database, process_label, run_parts
+    from vspec.harness.attribution import cache_dir
+
+    if args.database is None:
+        args.database = cache_dir(Path.cwd()) / DIFF_DATABASE
+    name = diff_campaign_name(spaces, seed, sharded=args.shard is not None)
+    ledger = Ledger(open_database(args.database), name)  # one error, not every process's
+    resolved = {"spaces": spaces, "seconds": seconds, "seed": seed}
+    reports, _ = run_parts(_diff_process, args, name, "specs compared", **resolved)
+    merged = DiffReport()
+    for report in reports:
+        merged.merge(report)
+    merged.disagreements = _with_owners_here(merged.disagreements)
+    summary = {"compared": merged.total, "disagreements": len(merged.disagreements)}
+    ledger.summarise(process_label(args.shard, 0, 1), summary)
+    return merged
+
+
+def diff_campaign_name(spaces: list[str], seed: int, *, sharded: bool) -> str:
+    """A ``vspec diff`` campaign's name: its spaces and its seed."""
+    from vspec.fuzz.campaign import campaign_name
+
+    return campaign_name("diff", f"{','.join(spaces)}:{seed}", sharded=sharded)
+
+
+def collect_diff(args: argparse.Namespace, spaces: list[str]) -> tuple[str, dict[str, Path], int]:
+    """A sharded ``vspec diff`` campaign's summary line, merged from its shards', and its
+    disagreements' files written to ``args.out``; with the number of shards."""
+    from vspec.fuzz.campaign import Ledger, open_database, write_findings
+
+    name = diff_campaign_name(spaces, args.seed, sharded=True)
+    ledger = Ledger(open_database(args.database), name)
+    summaries = ledger.summaries()
+    compared = sum(int(s["compared"]) for s in summaries)
+    disagreements = sum(int(s["disagreements"]) for s in summaries)
+    line = f"{compared} specs compared, {disagreements} disagreements"
+    return line, write_findings(ledger, args.out), len(summaries)
+
+
+def _diff_process(part: Part) -> DiffReport:
+    args = part.args
+
+    def campaign(judge: Judge) -> Campaign:
+        return Campaign(judge, args.out, args.shrink_seconds, part.output(), part=part)
+
+    return compare_all(args, args.spaces, seconds=args.seconds, seed=args.seed, campaign=campaign)
+
+
+def _with_owners_here(found: list[Disagreement]) -> list[Disagreement]:
+    """The disagreements another process of this machine owns, pointed at the one it
+    wrote (as a single process's repeats are); those a process elsewhere owns stay so."""
+    from dataclasses import replace
+
+    written = {
+        (d.subject.source, d.verdict.comparison.aspects): d for d in found if d.path is not None
+    }
+    out = []
+    for d in found:
+        here = written.get((d.subject.source, d.verdict.comparison.aspects))
+        if d.owner is not None and here is not None:
+            d = replace(d, path=here.path, like=here, owner=None)
+        out.append(d)
+    return out

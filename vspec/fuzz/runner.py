@@ -33,7 +33,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,6 +41,16 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from vspec.errors import ConfError, PluginError, SpecError, VspecError, culprit
 from vspec.fuzz import BUILTIN_SPACES, DEFAULT_OUT, FUZZ_DATABASE
+from vspec.fuzz.campaign import (
+    Ledger,
+    Part,
+    campaign_name,
+    open_database,
+    process_label,
+    run_parts,
+    share,
+    write_findings,
+)
 from vspec.harness.attribution import cache_dir
 from vspec.invariants import catalogue, judged_inputs, run_checks, selected, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
@@ -48,10 +58,8 @@ from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase
 
-    from vspec.fuzz.campaign import Ledger
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec
     from vspec.fuzz.timelines import GeneratedTimelineSpec
-    from vspec.harness.runner import Shard
     from vspec.model.engine import Engine
     from vspec.model.result import SimulationResult
 
@@ -538,12 +546,9 @@ class Fuzzer:
     oracle: Callable[[GeneratedSpec], dict[str, list[str]]] | None = None
     report: FuzzReport = field(default_factory=FuzzReport)
     # One process of a campaign (vspec.fuzz.campaign): its share of the batch seeds (the
-    # residue slot.index - 1 of slot.count; None: every seed), its name, the ledger
-    # through which it claims findings, and a hook told after each batch.
-    slot: Shard | None = None
-    name: str = "main"
-    ledger: Ledger | None = None
-    on_batch: Callable[[FuzzReport], None] | None = None
+    # residue slot.index - 1 of slot.count), its name and the ledger through which it
+    # claims findings. None: a run of its own, every seed.
+    part: Part | None = None
     _opened: ExampleDatabase | None = field(default=None, init=False, repr=False)
 
     def run(self, *, seconds: float | None, examples: int | None, seed_value: int) -> FuzzReport:
@@ -566,8 +571,8 @@ class Fuzzer:
             batch += 1
             budget -= done
             self.report.seconds = time.perf_counter() - start
-            if self.on_batch is not None:
-                self.on_batch(self.report)
+            if self.part is not None:
+                self.part.count(self.report.examples, len(self.report.findings))
             self._draw(
                 f"fuzz: {self.report.examples} examples in {self.report.seconds:.1f}s "
                 f"({self.report.rate:.1f}/s), {len(self.report.findings)} finding(s)"
@@ -585,16 +590,15 @@ class Fuzzer:
 
     def _seed(self, seed_value: int, batch: int) -> int:
         """The seed of a batch: this process's share of the campaign's run of seeds."""
-        if self.slot is None:
+        if self.part is None:
             return seed_value + batch
-        return seed_value + self.slot.index - 1 + self.slot.count * batch
+        slot = self.part.slot
+        return seed_value + slot.index - 1 + slot.count * batch
 
     def _database(self) -> ExampleDatabase | None:
         if self.database is None:
             return None
         if self._opened is None:
-            from vspec.fuzz.campaign import open_database
-
             self._opened = open_database(self.database)
         return self._opened
 
@@ -712,10 +716,11 @@ class Fuzzer:
     def _claim(self, kind: str) -> bool:
         """Whether this process owns the finding ``kind`` (its campaign's first to claim
         it; always, outside a campaign)."""
-        return self.ledger is None or self.ledger.claim(kind, self.name) == self.name
+        part = self.part
+        return part is None or part.ledger().claim(kind, part.name) == part.name
 
     def _replayed(self, kind: str) -> None:
-        owner = (self.ledger.owner(kind) if self.ledger else None) or "another process"
+        owner = (self.part.ledger().owner(kind) if self.part else None) or "another process"
         self.report.replayed[kind] = owner
         self._say(f"  {kind}: fails here too; found by {owner}, not reported again")
 
@@ -740,8 +745,8 @@ class Fuzzer:
         shrunk = Shrunk(size(finding.case), size(case), time.perf_counter() - found_at, edits, note)
         self.report.findings[finding.kind] = path
         self.report.shrinks[finding.kind] = shrunk
-        if self.ledger is not None:
-            self.ledger.publish(finding.kind, path, self.name)
+        if self.part is not None:
+            self.part.ledger().publish(finding.kind, path, self.part.name)
         self._say(f"  {finding.kind}: {messages[0]}\n    -> {path}\n    {shrunk.describe()}")
 
     def _shrink(
@@ -879,8 +884,6 @@ def fuzz_command(args: argparse.Namespace) -> int:
     )
     shrink = shrink_margin(seconds)
     if args.workers > 1 or args.shard is not None:
-        from vspec.fuzz.campaign import campaign_fuzz
-
         try:
             report = campaign_fuzz(args, seconds=seconds, seed_value=seed_value, shrink=shrink)
         except VspecError as exc:
@@ -946,8 +949,6 @@ def print_report(report: FuzzReport) -> None:
 def _collect(args: argparse.Namespace) -> int:
     """``--collect``: a sharded campaign's finding files, written to ``--out``, and its
     summary merged from every shard's."""
-    from vspec.fuzz.campaign import collect
-
     if args.seed is None:
         print("vspec: error: --collect needs the campaign's --seed", file=sys.stderr)
         return EXIT_USAGE
@@ -987,3 +988,79 @@ def invariants_command(args: argparse.Namespace) -> int:
             write(f"    {inv.definition}")
             write(f"    Applies to: {inv.applies}")
     return EXIT_OK
+
+
+# -- campaigns (vspec.fuzz.campaign) --------------------------------------------------------
+
+
+def fuzz_campaign_name(args: argparse.Namespace, seed: int, *, sharded: bool) -> str:
+    """A ``vspec fuzz`` campaign's name: its space, the options that change its
+    findings, its seed."""
+    options = "".join(f":{flag}" for flag in ("timelines", "diff") if getattr(args, flag))
+    return campaign_name("fuzz", f"{args.space}{options}:{seed}", sharded=sharded)
+
+
+def campaign_fuzz(
+    args: argparse.Namespace, *, seconds: float | None, seed_value: int, shrink: float
+) -> FuzzReport:
+    """This machine's share of a campaign, in ``--workers`` processes; their reports
+    merged, and kept in the ledger as this shard's summary."""
+    name = fuzz_campaign_name(args, seed_value, sharded=args.shard is not None)
+    ledger = Ledger(open_database(args.database), name)  # one error, not every process's
+    resolved = {"seconds": seconds, "seed": seed_value, "shrink": shrink}
+    reports, wall = run_parts(_fuzz_process, args, name, "examples", **resolved)
+    report = merge_fuzz_reports(reports, wall)
+    who = process_label(args.shard, 0, 1)
+    ledger.summarise(who, {"examples": report.examples, "seconds": report.seconds})
+    return report
+
+
+def _fuzz_process(part: Part) -> FuzzReport:
+    args = part.args
+    engine, oracle = _engines(args)
+    fuzzer = Fuzzer(
+        _space(args),
+        engine,
+        args.out,
+        args.database,
+        part.output(),
+        shrink_seconds=args.shrink,
+        first=args.first,
+        oracle=oracle,
+        part=part,
+    )
+    with hypothesis_home(cache_dir(Path.cwd()) / "hypothesis"):
+        examples = share(args.examples, part.slot)
+        return fuzzer.run(seconds=args.seconds, examples=examples, seed_value=args.seed)
+
+
+def merge_fuzz_reports(reports: Iterable[FuzzReport], seconds: float) -> FuzzReport:
+    """One report of a campaign's processes: examples and coverage summed, each finding
+    once (its owner's), and the findings another machine owns."""
+    merged = FuzzReport(seconds=seconds)
+    reports = list(reports)
+    for report in reports:
+        merged.examples += report.examples
+        merged.coverage.merge(report.coverage)
+        for kind, path in report.findings.items():
+            if kind not in merged.findings:
+                merged.findings[kind] = path
+                merged.shrinks[kind] = report.shrinks[kind]
+    for report in reports:
+        for kind, owner in report.replayed.items():
+            if kind not in merged.findings:
+                merged.replayed.setdefault(kind, owner)
+    return merged
+
+
+def collect(args: argparse.Namespace) -> tuple[FuzzReport, int]:
+    """A sharded campaign's findings written to ``args.out``, and its summary: the
+    shards' examples summed over the longest shard's time (they ran side by side)."""
+    ledger = Ledger(open_database(args.database), fuzz_campaign_name(args, args.seed, sharded=True))
+    summaries = ledger.summaries()
+    report = FuzzReport(
+        examples=sum(int(s["examples"]) for s in summaries),
+        seconds=max((float(s["seconds"]) for s in summaries), default=0.0),
+    )
+    report.findings = write_findings(ledger, args.out)
+    return report, len(summaries)

@@ -127,6 +127,7 @@ class Ledger:
 
     def claim(self, kind: str, who: str) -> str:
         """Claim ``kind`` for ``who``: the owner (``who`` if its claim was first)."""
+        self.db.save(self._key("kinds"), kind.encode())
         self.db.save(self._key(f"claim:{kind}"), f"{time.time_ns():020d} {who}".encode())
         return self.owner(kind) or who
 
@@ -150,6 +151,22 @@ class Ledger:
                 self.db.delete(self._key("summaries"), value)
         record = json.dumps({**summary, "by": who}, sort_keys=True).encode()
         self.db.save(self._key("summaries"), record)
+
+    def end(self, who: str, summary: dict[str, Any], *, sharded: bool) -> None:
+        """A machine's share is done: a shard's summary is kept for ``--collect``; one
+        machine's campaign, whose merged report was its only use, is forgotten."""
+        if sharded:
+            self.summarise(who, summary)
+            return
+        for kind in list(self.db.fetch(self._key("kinds"))):
+            self._forget(f"claim:{kind.decode()}")
+        for what in ("kinds", "findings", "summaries"):
+            self._forget(what)
+
+    def _forget(self, what: str) -> None:
+        key = self._key(what)
+        for value in list(self.db.fetch(key)):
+            self.db.delete(key, value)
 
     def summaries(self) -> list[dict[str, Any]]:
         records = [json.loads(value) for value in self.db.fetch(self._key("summaries"))]

@@ -494,7 +494,8 @@ def campaign_diff(
 
     if args.database is None:
         args.database = cache_dir(Path.cwd()) / DIFF_DATABASE
-    name = diff_campaign_name(spaces, seed, sharded=args.shard is not None)
+    sharded = args.shard is not None
+    name = diff_campaign_name(spaces, seed, sharded=sharded)
     ledger = Ledger(open_database(args.database), name)  # one error, not every process's
     resolved = {"spaces": spaces, "seconds": seconds, "seed": seed}
     reports, _ = run_parts(_diff_process, args, name, "specs compared", **resolved)
@@ -503,7 +504,7 @@ def campaign_diff(
         merged.merge(report)
     merged.disagreements = _with_owners_here(merged.disagreements)
     summary = {"compared": merged.total, "disagreements": len(merged.disagreements)}
-    ledger.summarise(process_label(args.shard, 0, 1), summary)
+    ledger.end(process_label(args.shard, 0, 1), summary, sharded=sharded)
     return merged
 
 

@@ -1005,13 +1005,16 @@ def campaign_fuzz(
 ) -> FuzzReport:
     """This machine's share of a campaign, in ``--workers`` processes; their reports
     merged, and kept in the ledger as this shard's summary."""
-    name = fuzz_campaign_name(args, seed_value, sharded=args.shard is not None)
+    sharded = args.shard is not None
+    name = fuzz_campaign_name(args, seed_value, sharded=sharded)
     ledger = Ledger(open_database(args.database), name)  # one error, not every process's
+    # Hypothesis and the strategies imported once, before the workers are forked.
+    _space(args).strategy()
     resolved = {"seconds": seconds, "seed": seed_value, "shrink": shrink}
     reports, wall = run_parts(_fuzz_process, args, name, "examples", **resolved)
     report = merge_fuzz_reports(reports, wall)
-    who = process_label(args.shard, 0, 1)
-    ledger.summarise(who, {"examples": report.examples, "seconds": report.seconds})
+    summary = {"examples": report.examples, "seconds": report.seconds}
+    ledger.end(process_label(args.shard, 0, 1), summary, sharded=sharded)
     return report
 
 

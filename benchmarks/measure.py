@@ -140,6 +140,18 @@ def fuzz_examples(process: Process) -> int:
     return int(found[-1])
 
 
+_WORKER_CPU = re.compile(r"^\[[^\]]*worker [^\]]*\] done: .* ([0-9.]+) CPU-s$", re.M)
+
+
+def critical_path(process: Process) -> float:
+    """A ``vspec fuzz --workers`` run's CPU on free cores: the parent's own (its CPU
+    less its workers', as each printed it) and its slowest worker's."""
+    workers = [float(cpu) for cpu in _WORKER_CPU.findall(process.stdout)]
+    if not workers:
+        raise AssertionError(f"no worker's CPU in:\n{process.stdout[-2000:]}")
+    return process.cpu - sum(workers) + max(workers)
+
+
 def small_spec_dir(target: Path, count: int) -> int:
     """``count`` files copied round-robin from the example specs of specs/ that stand alone
     (no include, no project plugin) and are small (no timeline, at most 20 nodes and 100

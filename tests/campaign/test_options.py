@@ -93,5 +93,7 @@ def test_two_workers_report_a_failure_they_both_meet_once(tmp_path: Path) -> Non
     # Each worker's lines are its own, prefixed with its name.
     said = [line for line in done.stderr.splitlines() if "crash-planted:" in line]
     assert said and all(line.startswith(("[worker 1/2] ", "[worker 2/2] ")) for line in said)
+    finished = [line for line in done.stderr.splitlines() if "] done: " in line]
+    assert sorted(line.split("]")[0] for line in finished) == ["[worker 1/2", "[worker 2/2"]
     # Both met it (a common failure): the one that claimed it second says so.
     assert len([line for line in said if "fails here too; found by worker" in line]) == 1

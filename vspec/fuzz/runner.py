@@ -1032,9 +1032,14 @@ def _fuzz_process(part: Part) -> FuzzReport:
         oracle=oracle,
         part=part,
     )
+    start = time.process_time()
     with hypothesis_home(cache_dir(Path.cwd()) / "hypothesis"):
         examples = share(args.examples, part.slot)
-        return fuzzer.run(seconds=args.seconds, examples=examples, seed_value=args.seed)
+        report = fuzzer.run(seconds=args.seconds, examples=examples, seed_value=args.seed)
+    # What each process did, for a campaign whose processes take unequal shares of CPU.
+    cpu = time.process_time() - start
+    fuzzer._say(f"done: {report.examples} examples in {report.seconds:.1f}s, {cpu:.2f} CPU-s")
+    return report
 
 
 def merge_fuzz_reports(reports: Iterable[FuzzReport], seconds: float) -> FuzzReport:

@@ -72,15 +72,30 @@ def add_cli(subparsers: Any) -> None:
         metavar="DIR",
         help="with --diff: build the real engine from this Volcano source tree",
     )
+    fuzz.add_argument(
+        "--coverage",
+        action="store_true",
+        help="measure the branch coverage of the actions and plugins (built-in and the "
+        "plugins dirs') the run reached; needs coverage.py (pip install 'vspec[coverage]')",
+    )
     plugins_dir_option(fuzz)
     # The plugins dirs first, so user plugins and actions join the fuzzed space.
-    fuzz.set_defaults(handler=with_plugins(_fuzz))
+    fuzz.set_defaults(handler=_measured)
 
     invariants = subparsers.add_parser("invariants", help="list the named invariants")
     invariants.add_argument(
         "-v", "--verbose", action="store_true", help="with definitions and scope"
     )
     invariants.set_defaults(handler=_invariants)
+
+
+def _measured(args: argparse.Namespace) -> int:
+    """With ``--coverage``, coverage starts before the plugins dirs are imported."""
+    if not args.coverage:
+        return with_plugins(_fuzz)(args)
+    from vspec.fuzz.reach import measured
+
+    return measured(with_plugins(_fuzz), args)
 
 
 def _fuzz(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _argv(tmp_path: Path, *extra: str) -> list[str]:
     out, db = str(tmp_path / "findings"), str(tmp_path / "db")
     return [
-        *"fuzz --coverage --examples 12 --seed 1".split(),
+        *["fuzz", "--coverage", "--examples", "12", "--seed", "1"],
         "--out",
         out,
         "--database",

@@ -1,6 +1,7 @@
 """How many engine mutants ``vspec fuzz`` kills in a fixed budget each.
 
-    python tests/mutation/run.py [--seconds 60] [--jobs 1] [--space S] [--keep DIR] [NAME...]
+    python tests/mutation/run.py [--seconds 60 | --examples N] [--jobs 1] [--space S]
+                                 [--keep DIR] [NAME...]
 
 Each mutant (tests/mutation/mutants.py) is applied to a fresh copy of the ``vspec``
 package in a temporary directory, and ``vspec fuzz --first`` runs on it in the mutant's
@@ -72,7 +73,11 @@ def _size(finding: Path) -> tuple[int, int]:
 
 
 def fuzz(
-    mutant: Mutant | None, seconds: float, space: str, seed: int, diff: tuple[str, ...] = ()
+    mutant: Mutant | None,
+    budget: tuple[str, ...],
+    space: str,
+    seed: int,
+    diff: tuple[str, ...] = (),
 ) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="vspec-mutant-") as tmp:
         work = Path(tmp)
@@ -80,7 +85,7 @@ def fuzz(
         env = dict(os.environ, PYTHONPATH=str(work), PYTHONDONTWRITEBYTECODE="1")
         command = [
             "nice", "-n", "19", sys.executable, "-m", "vspec", "fuzz",
-            "--space", space, "--seconds", str(seconds), "--seed", str(seed), "--first",
+            "--space", space, *budget, "--seed", str(seed), "--first",
             "--out", str(work / "findings"), "--database", str(work / "db"), *diff,
         ]  # fmt: skip
         start = time.perf_counter()
@@ -143,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="only these mutants")
     parser.add_argument("--seconds", type=float, default=60.0, help="fuzz budget per mutant")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        metavar="N",
+        help="a fixed example count per mutant instead of --seconds: a machine's load then "
+        "changes the times, not the figures",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants fuzzed at once")
     parser.add_argument("--space", help="one fuzz space for all (default: each mutant's own)")
     parser.add_argument("--seed", type=int, default=1, help="the fuzz seed for every run")
@@ -159,10 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     spaces = {m.name: args.space or m.space for m in chosen}
     diff = ("--diff", "--volcano-version", args.diff) if args.diff else ()
+    budget = (
+        ("--examples", str(args.examples)) if args.examples else ("--seconds", str(args.seconds))
+    )
+    within = f"{args.examples} examples" if args.examples else f"{args.seconds:g} s"
     alarmed = False
     if not args.no_baseline:
         for space in sorted(set(spaces.values())):
-            base = fuzz(None, args.seconds, space, args.seed, diff)
+            base = fuzz(None, budget, space, args.seed, diff)
             if base.error:
                 print(f"ERROR ({space}): the unmutated engine's run: {base.error}")
                 alarmed = True
@@ -173,9 +189,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(base.spec)
                 alarmed = True
             else:
-                print(f"unmutated engine ({space}): no finding in {base.seconds:.0f} s", flush=True)
+                print(
+                    f"unmutated engine ({space}): no finding in {within} ({base.seconds:.0f} s)",
+                    flush=True,
+                )
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = [pool.submit(fuzz, m, args.seconds, spaces[m.name], args.seed, diff) for m in chosen]
+        runs = [pool.submit(fuzz, m, budget, spaces[m.name], args.seed, diff) for m in chosen]
         outcomes = []
         for run in runs:
             o = run.result()
@@ -204,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     largest = max(killed, key=lambda o: (o.pods, o.nodes), default=None)
     print(
         f"\nkilled {len(killed)} of {len(outcomes)} mutants ({share:.0%}) within "
-        f"{args.seconds:g} s each (space {args.space or 'per mutant'}, seed {args.seed})"
+        f"{within} each (space {args.space or 'per mutant'}, seed {args.seed})"
     )
     if killed:
         print(

@@ -34,7 +34,7 @@ def test_status_1_without_a_finding_is_an_error_not_a_survivor(
 ) -> None:
     # A traceback in vspec fuzz exits 1 too: that run says nothing about the mutant.
     monkeypatch.setattr(run.subprocess, "run", _fake_fuzz(1, None))
-    outcome = run.fuzz(None, 1.0, "mixed", 1)
+    outcome = run.fuzz(None, ("--seconds", "1"), "mixed", 1)
     assert not outcome.killed
     assert outcome.error == "vspec fuzz exited 1 but wrote no finding"
 
@@ -58,7 +58,7 @@ def test_each_exit_status(
         "(Hypothesis: 3 node(s), 7 pod(s)) in 0.4s)\n"
     )
     monkeypatch.setattr(run.subprocess, "run", _fake_fuzz(status, finding, stdout))
-    outcome = run.fuzz(None, 1.0, "mixed", 1)  # unmutated: no false-alarm re-run
+    outcome = run.fuzz(None, ("--seconds", "1"), "mixed", 1)  # unmutated: no false-alarm re-run
     assert outcome.error == error
     assert outcome.killed == (finding is not None and not error)
     if outcome.killed:
@@ -74,3 +74,17 @@ def test_each_mutant_finds_its_snippet_once(mutant: run.Mutant) -> None:
     text = (run.ROOT / mutant.path).read_text(encoding="utf-8")
     assert text.count(mutant.old) == 1
     assert mutant.new != mutant.old
+
+
+def test_a_fixed_example_count_is_passed_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    def fake(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        seen.append(command)
+        return _fake_fuzz(0, None)(command, **kwargs)
+
+    monkeypatch.setattr(run.subprocess, "run", fake)
+    assert (
+        run.main(["--examples", "7", "--no-baseline", "--target", "0", "gang-order-reversed"]) == 0
+    )
+    assert seen[0][seen[0].index("--examples") + 1] == "7" and "--seconds" not in seen[0]

@@ -85,6 +85,7 @@ def test_space_files(tmp_path: Path) -> None:
         "capacity",
         "shuffle",
         "placement",
+        "plugins",
         "mixed",
     )
     seed_space = load_space("seed").conf

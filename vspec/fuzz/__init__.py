@@ -20,6 +20,7 @@ BUILTIN_SPACES = (
     "capacity",
     "shuffle",
     "placement",
+    "plugins",
     "mixed",
 )
 # The example database, below the project's cache directory, which is CACHE_DIR in the

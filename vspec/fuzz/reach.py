@@ -79,12 +79,12 @@ def measured(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
         cov.stop()
     if status == EXIT_USAGE:
         return status
-    for line in report_lines(_modules(cov, directories)):
+    for line in report_lines(_modules(cov)):
         print(line)
     return status
 
 
-def _modules(cov: Any, directories: Sequence[Path]) -> list[ModuleReach]:
+def _modules(cov: Any) -> list[ModuleReach]:
     """Each measured module's figures (coverage.py's public JSON report, read back)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "coverage.json"
@@ -95,7 +95,7 @@ def _modules(cov: Any, directories: Sequence[Path]) -> list[ModuleReach]:
         summary = entry["summary"]
         modules.append(
             ModuleReach(
-                _module_name(Path(path).resolve(), directories),
+                _module_name(Path(path).resolve()),
                 summary["num_statements"],
                 summary["missing_lines"],
                 summary.get("num_branches", 0),
@@ -107,13 +107,16 @@ def _modules(cov: Any, directories: Sequence[Path]) -> list[ModuleReach]:
     return sorted(modules, key=lambda m: m.name)
 
 
-def _module_name(path: Path, directories: Sequence[Path]) -> str:
-    for directory in directories:
+def _module_name(path: Path) -> str:
+    """``vspec/plugins/drf`` for a built-in; a user's module by its path from the current
+    directory (two plugins dirs may both be called ``plugins``)."""
+    for directory in BUILTIN_SOURCES:
         if path.is_relative_to(directory):
             relative = path.relative_to(directory).with_suffix("")
-            prefix = f"{directory.parent.name}/" if directory in BUILTIN_SOURCES else ""
-            return f"{prefix}{directory.name}/{relative.as_posix()}"
-    return str(path)
+            return f"{directory.parent.name}/{directory.name}/{relative.as_posix()}"
+    stem = path.with_suffix("")
+    cwd = Path.cwd().resolve()
+    return stem.relative_to(cwd).as_posix() if stem.is_relative_to(cwd) else stem.as_posix()
 
 
 def report_lines(modules: Sequence[ModuleReach]) -> list[str]:

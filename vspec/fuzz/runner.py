@@ -97,18 +97,20 @@ class FuzzSpace:
     disabled: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
     timelines: bool = False  # draw timelines (vspec.fuzz.timelines) instead of cycles
-    # A mixture: each example is drawn from one of these (their conf, bounds and cycles).
+    # A mixture: each example is drawn from one of these (their conf, bounds and cycles),
+    # each part as often as its weight says.
     mix: tuple[FuzzSpace, ...] = ()
     # Drawn klog levels; some invariants read lines logged at level 3 only.
     verbosities: tuple[int, ...] = (1, 3)
+    weight: int = 1  # as a part of a mixture: drawn this many times as often as a 1
 
     def strategy(self) -> Any:
-        from hypothesis import strategies as st
-
         from vspec.fuzz.strategies import ClusterBounds, ConfSpace, specs
 
         if self.mix:
-            return st.one_of([space.strategy() for space in self.mix])
+            from vspec.fuzz.strategies.dice import weighted_one_of
+
+            return weighted_one_of(tuple((p.weight, p.strategy()) for p in self.mix))
         if self.timelines:
             from vspec.fuzz.timelines import timeline_specs
 
@@ -155,6 +157,88 @@ def _bounded(space: FuzzSpace, bounds: ClusterBounds) -> FuzzSpace:
     if space.mix:
         return replace(space, mix=tuple(_bounded(part, bounds) for part in space.mix))
     return replace(space, bounds=replace(bounds, shape=(space.bounds or bounds).shape))
+
+
+# The plugins beyond the core, by what they judge: victims, placement, rescheduling.
+_EVICTING_PLUGINS = ("proportion", "cdp", "pdb", "tdm", "extender", "sla", "overcommit")
+_PLACING_PLUGINS = (
+    "proportion",
+    "numa-aware",
+    "task-topology",
+    "nodegroup",
+    "usage",
+    "extender",
+    "resourcequota",
+    "tdm",
+    "deviceshare",
+)
+_RESCHEDULING_PLUGINS = ("proportion", "rescheduling", "tdm", "pdb", "usage")
+
+
+def _plugins_space() -> FuzzSpace:
+    """The ``plugins`` space: clusters with what the plugins beyond the core read
+    (:func:`vspec.fuzz.strategies.features.featured`), in confs that put those plugins
+    where they decide: next to preempt and reclaim, next to the node filters and
+    scorers, next to shuffle, and anywhere."""
+    from vspec.fuzz.strategies import ClusterBounds, ConfSpace
+
+    def conf(actions: tuple[str, ...], required: tuple[str, ...], extra: tuple[str, ...]) -> Any:
+        # Flags drawn, an unset one on (as a ConfigMap leaves it): each plugin's
+        # functions mostly take part.
+        return ConfSpace(
+            actions=actions,
+            plugins=(*_CORE_PLUGINS, *extra),
+            default_plugin_flags=(True,),
+            require_actions=tuple(a for a in required if a in actions),
+            require_plugins=tuple(p for p in required if p not in actions),
+            ordered=True,
+        )
+
+    small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, features=True)
+    evicting = ("enqueue", "allocate", "preempt", "reclaim", "backfill")
+    return FuzzSpace(
+        # Known: shuffle panics evicting tdm's victims on a closed revocable zone
+        # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml).
+        ignored=("crash-shuffle",),
+        mix=(
+            FuzzSpace(
+                conf(evicting, ("allocate", "preempt"), _EVICTING_PLUGINS),
+                replace(small, shape="preempt"),
+                weight=2,
+            ),
+            FuzzSpace(
+                conf(evicting, ("allocate", "reclaim"), _EVICTING_PLUGINS),
+                replace(small, shape="reclaim"),
+                weight=2,
+            ),
+            FuzzSpace(
+                conf(("enqueue", "allocate", "backfill"), ("allocate",), _PLACING_PLUGINS),
+                replace(small, shape="allocate"),
+                weight=2,
+            ),
+            FuzzSpace(
+                conf(
+                    ("enqueue", "allocate", "shuffle", "backfill"),
+                    ("shuffle", "rescheduling"),
+                    _RESCHEDULING_PLUGINS,
+                ),
+                small,
+                weight=2,
+            ),
+            FuzzSpace(bounds=replace(small, hierarchy="always"), weight=2),
+            # Past the columnar threshold (slow examples: one in eleven), with the
+            # filters and scorers that have a columnar form.
+            FuzzSpace(
+                conf(
+                    ("enqueue", "allocate", "backfill"),
+                    ("allocate", "predicates", "nodeorder", "binpack"),
+                    ("proportion",),
+                ),
+                replace(small, shape="large", features=False),
+                max_cycles=1,
+            ),
+        ),
+    )
 
 
 def builtin_space(name: str) -> FuzzSpace:
@@ -242,15 +326,23 @@ def builtin_space(name: str) -> FuzzSpace:
             max_cycles=1,  # best-score judges the last cycle: one cycle judges every bind
         ),
     }
+    if name == "plugins":
+        return _plugins_space()
     if name == "mixed":
         # Smaller clusters: more examples per second, and findings shrink further.
         small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, hierarchy="always")
         parts = ("seed", "preempt", "reclaim", "capacity", "shuffle", "placement")
         mix = [_bounded(spaces[p], small) for p in parts]
         mix.append(FuzzSpace(bounds=small))  # every plugin; capacity's hierarchy needs a root
-        # Known: proportion panics in enqueue after an eviction earlier in the session.
+        mix.append(replace(_plugins_space(), weight=2))  # already small; the rest of the engine
+        # Known: proportion panics in enqueue after an eviction earlier in the session;
+        # shuffle evicting tdm's victims (see the plugins space).
         # `deterministic` (which doubles the cost) is left to the other spaces.
-        return FuzzSpace(mix=tuple(mix), ignored=("crash-proportion",), disabled=("deterministic",))
+        return FuzzSpace(
+            mix=tuple(mix),
+            ignored=("crash-proportion", "crash-shuffle"),
+            disabled=("deterministic",),
+        )
     return spaces[name]
 
 
@@ -269,7 +361,10 @@ _SPACE_KEYS = {
     "ignore",
     "requireActions",
     "requirePlugins",
+    "weight",
 }
+# A mixture's keys: its parts, and what applies to all of them.
+_MIX_KEYS = {"mix", "invariants", "ignore", "weight"}
 _BOUND_KEYS = {
     "maxNodes": "max_nodes",
     "maxQueues": "max_queues",
@@ -279,6 +374,7 @@ _BOUND_KEYS = {
     "guarantees": "guarantees",
     "hierarchy": "hierarchy",
     "shape": "shape",
+    "features": "features",
 }
 
 
@@ -286,6 +382,8 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     """A space from its YAML mapping (docs/invariants.md, "Fuzzing")."""
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
+    if "mix" in raw:
+        return _parse_mix(raw, where)
     unknown = set(raw) - _SPACE_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {sorted(unknown)} (known: {sorted(_SPACE_KEYS)})")
@@ -318,7 +416,54 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     if unknown_names(disabled):
         raise SpecError(f"{where}: invariants.disable: unknown {unknown_names(disabled)}")
     ignored = tuple(str(kind) for kind in raw.get("ignore") or ())
-    return FuzzSpace(conf, bounds, int(raw.get("maxCycles", 2)), disabled, ignored)
+    cycles = int(raw.get("maxCycles", 2))
+    return FuzzSpace(conf, bounds, cycles, disabled, ignored, weight=_weight(raw, where))
+
+
+def _parse_mix(raw: Mapping[str, Any], where: str) -> FuzzSpace:
+    """A mixture: each part a space mapping, or ``{space: NAME|FILE}`` (a built-in space
+    or a space file relative to this one), drawn as often as its ``weight`` (default 1)
+    says; ``invariants`` and ``ignore`` (and those of every part) apply to all."""
+    unknown = set(raw) - _MIX_KEYS
+    if unknown:
+        raise SpecError(
+            f"{where}: unknown key(s) {sorted(unknown)} beside mix (known: {sorted(_MIX_KEYS)})"
+        )
+    entries = raw["mix"]
+    if not isinstance(entries, list) or not entries:
+        raise SpecError(f"{where}: mix: a non-empty list of spaces")
+    parts = []
+    for i, entry in enumerate(entries):
+        at = f"{where}: mix[{i}]"
+        if not isinstance(entry, Mapping):
+            raise SpecError(f"{at}: a space mapping, or {{space: NAME, weight: N}}")
+        if "space" in entry:
+            extra = set(entry) - {"space", "weight"}
+            if extra:
+                raise SpecError(f"{at}: unknown key(s) {sorted(extra)} beside space")
+            name = str(entry["space"])
+            known = name in BUILTIN_SPACES
+            part = load_space(name if known else str(Path(where).parent / name))
+            parts.append(replace(part, weight=_weight(entry, at)))
+        else:
+            parts.append(parse_space(entry, at))
+    shared = parse_space({k: raw[k] for k in ("invariants", "ignore") if k in raw}, where)
+    # What a part leaves out (a built-in space's known findings) the mixture leaves out:
+    # the run judges every example by the mixture's lists.
+    every = [shared, *parts]
+    return FuzzSpace(
+        mix=tuple(parts),
+        disabled=tuple(dict.fromkeys(n for p in every for n in p.disabled)),
+        ignored=tuple(dict.fromkeys(k for p in every for k in p.ignored)),
+        weight=_weight(raw, where),
+    )
+
+
+def _weight(raw: Mapping[str, Any], where: str) -> int:
+    weight = raw.get("weight", 1)
+    if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+        raise SpecError(f"{where}: weight must be a positive integer, got {weight!r}")
+    return weight
 
 
 def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:

@@ -80,8 +80,14 @@ class ClusterBounds:
     # specs/findings/) or "never".
     hierarchy: str = "sometimes"
     # "random" (:func:`clusters`), or "preempt" / "reclaim": mostly the full clusters
-    # with starving work of :func:`eviction_clusters`, where Volcano evicts.
+    # with starving work of :func:`eviction_clusters`, where Volcano evicts; "allocate"
+    # (half :func:`allocate_clusters`); "large" (:func:`large_clusters`: 128 nodes or
+    # more, where allocate scores and filters whole node columns).
     shape: str = "random"
+    # What the plugins beyond the core read, drawn onto each cluster
+    # (:func:`vspec.fuzz.strategies.features.featured`): NUMA topologies, zones, usage,
+    # budgets, quotas, node groups, hierarchies, queue states, extender answers.
+    features: bool = False
 
 
 # Pools and strategies are built once: Hypothesis labels each strategy object, and

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from vspec.framework.registry import registered_actions, registered_plugins
 from vspec.fuzz.strategies.dice import BOOLEANS, int_range, sampled
+from vspec.fuzz.strategies.features import structured_arguments
 from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
 
 # Documented ranges of plugin arguments (inclusive); others get a small range per type.
@@ -113,8 +114,9 @@ _FLAG = st.sampled_from([None, True, False])
 def _plugin_entry(
     draw: st.DrawFn, name: str, space: ConfSpace, specs: tuple[Any, ...]
 ) -> dict[str, Any]:
-    """One plugin's entry: its flags (when drawn) and each of its documented arguments
-    (``specs``) with probability 1/2."""
+    """One plugin's entry: its flags (when drawn), each of its documented arguments
+    (``specs``) with probability 1/2, and (with probability 1/2) its structured ones
+    (revocable zones, thresholds, strategies, an extender's URL and verbs)."""
     entry: dict[str, Any] = {"name": name}
     if space.flags == "random":
         for key in FLAG_KEYS:
@@ -127,6 +129,9 @@ def _plugin_entry(
             values = _argument_value(spec.name, spec.type)
             if values is not None and "<" not in spec.name and draw(BOOLEANS):
                 arguments[spec.name] = draw(values)
+        structured = structured_arguments(name)
+        if structured is not None and draw(BOOLEANS):
+            arguments.update(draw(structured))
         for group in EXCLUSIVE_ARGUMENTS:
             for extra in [k for k in arguments if k in group and arguments[k] is True][1:]:
                 arguments[extra] = False

@@ -29,6 +29,21 @@ def weighted(*choices: tuple[int, Any]) -> st.SearchStrategy[Any]:
     return st.sampled_from(weighted_pool(*choices))
 
 
+def weighted_one_of(parts: tuple[tuple[int, st.SearchStrategy[T]], ...]) -> st.SearchStrategy[T]:
+    """One of ``parts``' strategies, each drawn in proportion to its weight (a mixture's
+    parts: ``st.one_of`` weighs them all alike); the first is the simplest."""
+    return _one_of_weighted(
+        weighted(*((w, i) for i, (w, _) in enumerate(parts))), tuple(s for _, s in parts)
+    )
+
+
+@st.composite
+def _one_of_weighted(
+    draw: st.DrawFn, index: st.SearchStrategy[int], parts: tuple[st.SearchStrategy[T], ...]
+) -> T:
+    return draw(parts[draw(index)])
+
+
 @functools.cache
 def _byte_string(size: int) -> st.SearchStrategy[bytes]:
     return st.binary(min_size=size, max_size=size)

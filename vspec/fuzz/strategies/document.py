@@ -18,6 +18,7 @@ from vspec.model.corev1 import (
     Toleration,
 )
 from vspec.model.objects import (
+    GROUP_NAME_ANNOTATION,
     TASK_SPEC_KEY,
     ZERO_TIME,
     Cluster,
@@ -59,6 +60,12 @@ def _node(n: Node) -> dict[str, Any]:
         doc["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in n.taints]
     if n.unschedulable:
         doc["unschedulable"] = True
+    if n.usage is not None:
+        doc["usage"] = {
+            "cpu": dict(n.usage.cpu),
+            "memory": dict(n.usage.memory),
+            "time": _time(n.usage.time),
+        }
     return doc
 
 
@@ -77,6 +84,12 @@ def _queue(q: Queue) -> dict[str, Any]:
         doc["parent"] = q.parent
     if q.reclaimable is not None:
         doc["reclaimable"] = q.reclaimable
+    if q.state != "Open":
+        doc["state"] = q.state
+    if q.meta.annotations:
+        doc["annotations"] = dict(q.meta.annotations)
+    if q.affinity:
+        doc["affinity"] = q.affinity
     if q.meta.creation_timestamp != ZERO_TIME:
         doc["creationTimestamp"] = _time(q.meta.creation_timestamp)
     return doc
@@ -92,6 +105,8 @@ def _pod_group(pg: PodGroup) -> dict[str, Any]:
     if pg.priority_class_name:
         doc["priorityClassName"] = pg.priority_class_name
     doc["phase"] = pg.phase
+    if pg.meta.annotations:
+        doc["annotations"] = dict(pg.meta.annotations)
     if pg.meta.creation_timestamp != ZERO_TIME:
         doc["creationTimestamp"] = _time(pg.meta.creation_timestamp)
     return doc
@@ -162,7 +177,7 @@ def _requests_of(p: Pod) -> dict[str, Fraction]:
 
 
 def _pod(p: Pod) -> dict[str, Any]:
-    if any(c.ports for c in p.containers):
+    if p.conditions or any(c.ports or c.limits for c in p.containers):
         return _pod_manifest(p)
     doc: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
     if p.group_name:
@@ -173,6 +188,9 @@ def _pod(p: Pod) -> dict[str, Any]:
         doc["taskSpec"] = role
     if labels:
         doc["labels"] = labels
+    annotations = {k: v for k, v in p.meta.annotations.items() if k != GROUP_NAME_ANNOTATION}
+    if annotations:
+        doc["annotations"] = annotations
     doc["phase"] = p.phase
     if p.node_name:
         doc["nodeName"] = p.node_name
@@ -204,7 +222,8 @@ def _pod_scheduling(p: Pod) -> dict[str, Any]:
 
 
 def _pod_manifest(p: Pod) -> dict[str, Any]:
-    """A Pod manifest: the compact form has no containers, so no host ports."""
+    """A Pod manifest: the compact form has no containers (so no host ports or limits)
+    and no conditions."""
     meta: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
     if p.meta.labels:
         meta["labels"] = dict(p.meta.labels)
@@ -219,6 +238,8 @@ def _pod_manifest(p: Pod) -> dict[str, Any]:
         container: dict[str, Any] = {"name": c.name or f"c{i}"}
         if c.requests:
             container["resources"] = {"requests": _resources(c.requests)}
+        if c.limits:
+            container.setdefault("resources", {})["limits"] = _resources(c.limits)
         if c.ports:
             container["ports"] = [
                 {"containerPort": port.container_port, "hostPort": port.host_port}
@@ -233,8 +254,26 @@ def _pod_manifest(p: Pod) -> dict[str, Any]:
         "kind": "Pod",
         "metadata": meta,
         "spec": spec,
-        "status": {"phase": p.phase},
+        "status": _pod_status(p),
     }
+
+
+def _pod_status(p: Pod) -> dict[str, Any]:
+    status: dict[str, Any] = {"phase": p.phase}
+    if p.conditions:
+        status["conditions"] = [
+            {
+                "type": c.type,
+                "status": c.status,
+                **(
+                    {"lastTransitionTime": _time(c.last_transition_time)}
+                    if c.last_transition_time is not None
+                    else {}
+                ),
+            }
+            for c in p.conditions
+        ]
+    return status
 
 
 def cluster_document(cluster: Cluster) -> dict[str, Any]:
@@ -252,4 +291,6 @@ def cluster_document(cluster: Cluster) -> dict[str, Any]:
         "podGroups": [_pod_group(pg) for pg in cluster.pod_groups],
         "pods": [_pod(p) for p in cluster.pods],
     }
+    if cluster.objects:
+        doc["objects"] = [dict(o.body) for o in cluster.objects]
     return doc

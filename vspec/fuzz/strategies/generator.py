@@ -68,3 +68,36 @@ def generate_params(max_nodes: int = 50, max_jobs: int = 50) -> st.SearchStrateg
 def generated_clusters(max_nodes: int = 50, max_jobs: int = 50) -> st.SearchStrategy[Cluster]:
     """Clusters from the generator, for properties that need size more than shrinkability."""
     return st.builds(generate_cluster, generate_params(max_nodes, max_jobs), st.integers(0, 2**16))
+
+
+# Allocate scores and filters whole columns of nodes from this many on
+# (vspec.framework.columnar.COLUMNAR_MIN_NODES): a large cluster's code paths.
+LARGE_NODES = (128, 144)
+
+
+def large_clusters(max_jobs: int = 6) -> st.SearchStrategy[Cluster]:
+    """Clusters just past the columnar threshold (:data:`LARGE_NODES`), of two node
+    shapes, with a few jobs: where allocate's columnar scoring and filtering run."""
+    shape = st.fixed_dictionaries(
+        {
+            "count": st.integers(LARGE_NODES[0] // 2, LARGE_NODES[1] // 2),
+            "allocatable": st.fixed_dictionaries(
+                {"cpu": st.sampled_from([2, 4]), "memory": st.sampled_from(["4Gi", "8Gi"])}
+            ),
+            "labels": st.just({"zone": {"cycle": list(ZONES)}}),
+        }
+    )
+    params = generate_params(max_jobs=max_jobs).map(_drop_nodes)
+    return st.builds(
+        generate_cluster,
+        st.builds(_with_nodes, params, st.lists(shape, min_size=2, max_size=2)),
+        st.integers(0, 2**16),
+    )
+
+
+def _drop_nodes(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k != "nodes"}
+
+
+def _with_nodes(params: dict[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**params, "nodes": nodes}

@@ -7,7 +7,7 @@ The top of the strategies: imports the other strategy modules and the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -19,6 +19,8 @@ from vspec.fuzz.strategies.conf import ConfSpace, conf_from_document, scheduler_
 from vspec.fuzz.strategies.dice import BOOLEANS, SEEDS, int_range, sampled, weighted
 from vspec.fuzz.strategies.document import cluster_document
 from vspec.fuzz.strategies.eviction import eviction_clusters
+from vspec.fuzz.strategies.features import featured
+from vspec.fuzz.strategies.generator import large_clusters
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import (
     Cluster,
@@ -31,9 +33,14 @@ _SHAPES = ("preempt", "reclaim")
 def cluster_strategy(bounds: ClusterBounds) -> st.SearchStrategy[Cluster]:
     """The clusters ``bounds.shape`` asks for: eviction-shaped ones three times in four
     (the rest random, so that the preempt and reclaim spaces still see everything), or
-    allocate-shaped ones half the time (the rest random: the node filters need them)."""
+    allocate-shaped ones half the time (the rest random: the node filters need them);
+    with ``bounds.features``, with what the other plugins read drawn onto them."""
+    if bounds.features:
+        return featured(cluster_strategy(replace(bounds, features=False)))
     if bounds.shape == "allocate":
         return _either(BOOLEANS, allocate_clusters(bounds), clusters(bounds))
+    if bounds.shape == "large":
+        return large_clusters(bounds.max_jobs)
     if bounds.shape not in _SHAPES:
         return clusters(bounds)
     return _either(

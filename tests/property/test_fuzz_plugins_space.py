@@ -1,0 +1,177 @@
+"""The `plugins` space draws what the plugins beyond the core read (NUMA topologies,
+zones, quotas, budgets, cooldowns, usage, node groups, hierarchies, queue states, shared
+GPUs, extender answers); its specs load back to the same run; mixtures are weighted."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from tests.property.test_properties import outcome
+from vspec.engines import get_engine
+from vspec.errors import SpecError
+from vspec.fuzz.extender import fake_extender_url
+from vspec.fuzz.runner import builtin_space, examine, parse_space
+from vspec.fuzz.strategies import GeneratedSpec
+from vspec.fuzz.strategies.dice import weighted_one_of
+
+PLUGINS = builtin_space("plugins").strategy()
+
+
+def _draw(strategy: st.SearchStrategy[Any], count: int) -> list[Any]:
+    drawn: list[Any] = []
+
+    @seed(7)
+    @settings(max_examples=count, database=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value: Any) -> None:
+        drawn.append(value)
+
+    collect()
+    return drawn
+
+
+def _features(case: GeneratedSpec) -> set[str]:
+    """What of the other plugins' vocabulary a drawn spec holds."""
+    found = {obj.kind for obj in case.cluster.objects}
+    found |= {f"queue {q.state}" for q in case.cluster.queues}
+    for q in case.cluster.queues:
+        found |= set(q.meta.annotations) | ({"nodeGroupAffinity"} if q.affinity else set())
+    for node in case.cluster.nodes:
+        found |= set(node.meta.labels) | ({"usage"} if node.usage else set())
+    for pg in case.cluster.pod_groups:
+        found |= set(pg.meta.annotations)
+    for pod in case.cluster.pods:
+        found |= set(pod.meta.annotations) | {"limits" for c in pod.containers if c.limits}
+    for tier in case.scheduler["tiers"]:
+        for entry in tier["plugins"]:
+            found |= set(entry.get("arguments", {}))
+    return found
+
+
+def test_the_plugins_space_draws_every_plugins_input() -> None:
+    found = set().union(*(_features(case) for case in _draw(PLUGINS, 300)))
+    wanted = {
+        "Numatopology",
+        "ResourceQuota",
+        "PodDisruptionBudget",
+        "queue Closed",
+        "queue Closing",
+        "volcano.sh/hierarchy-weights",
+        "nodeGroupAffinity",
+        "volcano.sh/nodegroup-name",
+        "volcano.sh/revocable-zone",
+        "usage",
+        "volcano.sh/jdb-max-unavailable",
+        "volcano.sh/task-topology-affinity",
+        "volcano.sh/task-topology-anti-affinity",
+        "volcano.sh/cooldown-time",
+        "volcano.sh/numa-topology-policy",
+        "volcano.sh/preemptable",
+        "limits",
+        "tdm.revocable-zone.rz",
+        "extender.urlPrefix",
+        "strategies",
+        "thresholds",
+        "deviceshare.SchedulePolicy",
+    }
+    assert wanted <= found, sorted(wanted - found)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(PLUGINS)
+def test_plugins_space_specs_load_back_to_the_same_run(
+    tmp_path_factory: pytest.TempPathFactory, case: GeneratedSpec
+) -> None:
+    from vspec.harness.loader import load_file
+
+    path = tmp_path_factory.mktemp("doc") / "spec.yaml"
+    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    load = load_file(path)
+    assert not load.errors, load.errors
+    [spec] = load.specs
+    assert spec.cluster.objects == case.cluster.objects
+    assert outcome(spec.scheduler, spec.cluster, spec) == outcome(case.conf, case.cluster, case)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(PLUGINS)
+def test_plugins_space_raises_no_false_alarm(case: GeneratedSpec) -> None:
+    failures = examine(case, get_engine())
+    # Known: shuffle panics evicting tdm's victims (specs/findings/, ignored by the space).
+    assert set(failures) <= {"crash-shuffle"}, failures
+
+
+def _ask(verb: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        f"{fake_extender_url()}/{verb}", data=json.dumps(body).encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def _node(name: str, **labels: str) -> dict[str, Any]:
+    return {"Name": name, "Node": {"metadata": {"name": name, "labels": labels}}}
+
+
+def test_the_fake_extender_answers_from_the_objects() -> None:
+    verdict, score = "extender.vspec.io/verdict", "extender.vspec.io/score"
+    assert _ask("predicate", {"node": _node("n0", **{verdict: "reject"})})["code"] == 3
+    assert _ask("predicate", {"node": _node("n1")}) == {}
+    with pytest.raises(urllib.error.HTTPError):
+        _ask("predicate", {"node": _node("n2", **{verdict: "fail"})})
+    nodes = [_node("n0", **{score: "50"}), _node("n1")]
+    assert _ask("prioritize", {"nodes": nodes}) == {"nodeScore": {"n0": 50.0, "n1": 0.0}}
+    kept = {"UID": "a", "Pod": {"metadata": {"annotations": {verdict: "reject"}}}}
+    gone = {"UID": "b", "Pod": {"metadata": {}}}
+    assert _ask("preemptable", {"evictees": [kept, gone]}) == {"status": 1, "victims": [gone]}
+    assert _ask("reclaimable", {"evictees": [kept]}) == {"status": 0, "victims": []}
+    group = {"PodGroup": {"metadata": {"annotations": {verdict: "reject"}}}}
+    assert _ask("jobEnqueueable", {"job": group}) == {"status": -1}
+    queue = {"Queue": {"metadata": {"annotations": {verdict: "reject"}}}}
+    assert _ask("queueOverused", {"queue": queue}) == {"overused": True}
+    job = {"MinAvailable": 2, "Tasks": {"a": {"Status": 1 << 5}, "b": {"Status": 1}}}
+    assert _ask("jobReady", {"job": job}) == {"status": False}  # gang's rule: 1 of 2 ready
+
+
+def test_a_mixture_draws_each_part_by_its_weight() -> None:
+    drawn = Counter(_draw(weighted_one_of(((9, st.just("a")), (1, st.just("b")))), 400))
+    assert drawn["a"] > 5 * drawn["b"] > 0
+
+
+def test_a_space_file_weights_its_parts(tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text("plugins: [priority, gang]\n", encoding="utf-8")
+    where = str(tmp_path / "space.yaml")
+    space = parse_space(
+        {
+            "mix": [
+                {"space": "plugins", "weight": 3},
+                {"space": "mine.yaml"},
+                {"actions": ["allocate"], "weight": 2},
+            ],
+            "ignore": ["crash-gang"],
+        },
+        where,
+    )
+    assert [part.weight for part in space.mix] == [3, 1, 2]
+    assert space.mix[1].conf is not None and space.mix[1].conf.plugins == ("priority", "gang")
+    # The plugins space's known finding stays ignored inside a mixture.
+    assert set(space.ignored) == {"crash-gang", "crash-shuffle"}
+    for raw, message in [
+        ({"mix": []}, "mix: a non-empty list"),
+        ({"mix": [{"space": "seed", "weight": 0}]}, "weight must be a positive integer"),
+        ({"mix": [{"space": "seed", "plugins": []}]}, "unknown key(s) ['plugins'] beside space"),
+        ({"mix": [{"space": "seed"}], "plugins": []}, "unknown key(s) ['plugins'] beside mix"),
+        ({"mix": [{"space": "nowhere.yaml"}]}, "no such space file"),
+    ]:
+        with pytest.raises(SpecError, match=re.escape(message)):
+            parse_space(raw, where)

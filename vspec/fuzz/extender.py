@@ -1,0 +1,146 @@
+"""A fake scheduler extender for the fuzzer: an HTTP service on 127.0.0.1 answering the
+``extender`` plugin's verbs from the objects of the request, so that a drawn spec says
+what the extender answers (labels and annotations of
+:mod:`vspec.fuzz.strategies.features`):
+
+- ``predicate``: a node labelled ``extender.vspec.io/verdict: reject`` is refused (the
+  status message and code as an extender writes them); ``fail`` answers HTTP 500;
+- ``prioritize``: each node's ``extender.vspec.io/score`` label (0 without);
+- ``preemptable`` / ``reclaimable``: every evictee but those of a job's pods whose pod
+  carries the ``reject`` verdict, Permit (Abstain with none left);
+- ``jobEnqueueable``: Reject for a pod group annotated ``reject``, else Permit;
+- ``queueOverused``: a queue annotated ``reject`` is overused;
+- ``jobReady``: gang's rule (enough tasks allocated, bound, running or done), so that an
+  extender never makes a partial gang ready;
+- ``onSessionOpen`` / ``onSessionClose``: an empty answer.
+
+The service is started once per process, when the fuzzer first builds the extender's
+argument strategy, and answers until the process ends (a daemon thread). A finding
+written with its URL runs under ``vspec run`` against whatever listens there then:
+nothing, mostly, which the extender plugin reports as a failed call.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from hypothesis import strategies as st
+
+from vspec.fuzz.strategies.features import EXTENDER_SCORE, EXTENDER_VERDICT
+from vspec.plugins.extender import VERBS
+
+Json = dict[str, Any]
+UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing listens
+# Go's TaskStatus bit flags of the tasks gang counts as ready (Allocated, Binding, Bound,
+# Running, Succeeded): the wire format's, not vspec's enum.
+_READY_STATUSES = (1 << 1, 1 << 3, 1 << 4, 1 << 5, 1 << 7)
+
+
+def _verdict(meta: Mapping[str, Any] | None, where: str = "labels") -> str:
+    return str(((meta or {}).get(where) or {}).get(EXTENDER_VERDICT, ""))
+
+
+def _node_meta(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (node.get("Node") or {}).get("metadata") or {}
+
+
+def _predicate(request: Json) -> Json | None:
+    verdict = _verdict(_node_meta(request["node"]))
+    if verdict == "fail":
+        return None
+    if verdict == "reject":
+        return {"status": "refused by the extender", "code": 3}
+    return {}
+
+
+def _prioritize(request: Json) -> Json:
+    scores = {}
+    for node in request["nodes"]:
+        raw = ((_node_meta(node).get("labels")) or {}).get(EXTENDER_SCORE, "0")
+        scores[node["Name"]] = float(raw)
+    return {"nodeScore": scores}
+
+
+def _evictable(request: Json) -> Json:
+    victims = [
+        t for t in request["evictees"] if _verdict(t["Pod"]["metadata"], "annotations") != "reject"
+    ]
+    return {"status": 1 if victims else 0, "victims": victims}
+
+
+def _enqueueable(request: Json) -> Json:
+    group = request["job"].get("PodGroup") or {}
+    return {"status": -1 if _verdict(group.get("metadata"), "annotations") == "reject" else 1}
+
+
+def _overused(request: Json) -> Json:
+    meta = request["queue"]["Queue"]["metadata"]
+    return {"overused": _verdict(meta, "annotations") == "reject"}
+
+
+def _ready(request: Json) -> Json:
+    job = request["job"]
+    ready = sum(1 for t in job["Tasks"].values() if t["Status"] in _READY_STATUSES)
+    return {"status": ready >= job["MinAvailable"]}
+
+
+def _nothing(_: Json) -> Json:
+    return {}
+
+
+ANSWERS: dict[str, Callable[[Json], Json | None]] = {
+    "/onSessionOpen": _nothing,
+    "/onSessionClose": _nothing,
+    "/predicate": _predicate,
+    "/prioritize": _prioritize,
+    "/preemptable": _evictable,
+    "/reclaimable": _evictable,
+    "/jobEnqueueable": _enqueueable,
+    "/queueOverused": _overused,
+    "/jobReady": _ready,
+}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
+        answer = ANSWERS.get(self.path)
+        payload = answer(body) if answer is not None else None
+        if payload is None:
+            self.send_response(500)
+            self.end_headers()
+            return
+        data = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        """Silent: the fuzzer's output is its findings."""
+
+
+@functools.cache
+def fake_extender_url() -> str:
+    """The URL of this process's fake extender, started on first use."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True, name="fake-extender").start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def extender_arguments() -> st.SearchStrategy[dict[str, Any]]:
+    """The extender plugin's arguments: the fake extender (or, one time in five, an
+    unreachable one), ignorable or not, each verb asked or not."""
+    url = st.sampled_from([fake_extender_url()] * 4 + [UNREACHABLE])
+    verbs = {f"extender.{verb}Verb": st.just(verb) for verb in VERBS}
+    return st.fixed_dictionaries(
+        {"extender.urlPrefix": url, "extender.httpTimeout": st.just("1s")},
+        optional={"extender.ignorable": st.booleans(), **verbs},
+    )

@@ -67,3 +67,24 @@ def test_report_folds_line_runs_and_shows_the_worst_modules() -> None:
     total = next(line for line in lines if line.strip().startswith("TOTAL"))
     assert total.split()[1:3] == ["5/8", "62.5"]
     assert not any("not reached in vspec/plugins/a" in line for line in lines)
+
+
+def _covered(out: str, module: str) -> int:
+    row = next(line for line in out.splitlines() if line.split()[:1] == [module])
+    return int(row.split()[1].split("/")[0])
+
+
+def test_runs_with_a_data_file_report_what_they_reached_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = str(tmp_path / "reach.data")
+    seed_run = _argv(tmp_path, "--space", "seed")
+    seed_run[seed_run.index("--coverage") + 1 : seed_run.index("--coverage") + 1] = [kept]
+    assert main(seed_run) == 0
+    first = capsys.readouterr().out
+    assert _covered(first, "vspec/actions/preempt") == 0  # the seed conf has no preempt
+    preempt_run = [a if a != "seed" else "preempt" for a in seed_run]
+    assert main(preempt_run) == 0
+    both = capsys.readouterr().out
+    assert _covered(both, "vspec/actions/preempt") > 0
+    assert _covered(both, "vspec/plugins/logprint") >= _covered(first, "vspec/plugins/logprint") > 0

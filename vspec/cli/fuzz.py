@@ -74,9 +74,13 @@ def add_cli(subparsers: Any) -> None:
     )
     fuzz.add_argument(
         "--coverage",
-        action="store_true",
+        nargs="?",
+        const="",
+        metavar="FILE",
         help="measure the branch coverage of the actions and plugins (built-in and the "
-        "plugins dirs') the run reached; needs coverage.py (pip install 'vspec[coverage]')",
+        "plugins dirs') the run reached; with FILE, add this run's to what FILE holds and "
+        "report them together (runs over several spaces); needs coverage.py (pip install "
+        "'vspec[coverage]')",
     )
     plugins_dir_option(fuzz)
     # The plugins dirs first, so user plugins and actions join the fuzzed space.
@@ -91,7 +95,7 @@ def add_cli(subparsers: Any) -> None:
 
 def _measured(args: argparse.Namespace) -> int:
     """With ``--coverage``, coverage starts before the plugins dirs are imported."""
-    if not args.coverage:
+    if args.coverage is None:
         return with_plugins(_fuzz)(args)
     from vspec.fuzz.reach import measured
 

@@ -54,7 +54,9 @@ class ModuleReach:
 
 def measured(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """``handler(args)`` under coverage.py, then the reach report on stdout; the plugins
-    dirs of the command line and of the project are measured with the built-ins."""
+    dirs of the command line and of the project are measured with the built-ins. With a
+    data file (``--coverage FILE``) the run's arcs join those kept there, and the report
+    is of all of them: how a user measures a campaign over several spaces."""
     from vspec.fuzz.runner import EXIT_USAGE
     from vspec.harness.settings import project_settings
 
@@ -69,14 +71,19 @@ def measured(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
         )
         return EXIT_USAGE
     directories = [*BUILTIN_SOURCES, *(Path(s).resolve() for s in sources)]
+    kept = args.coverage or None  # the data file runs add up in, if any
     cov = coverage.Coverage(
-        data_file=None, branch=True, source=[str(d) for d in directories], config_file=False
+        data_file=kept, branch=True, source=[str(d) for d in directories], config_file=False
     )
+    if kept:
+        cov.load()
     cov.start()
     try:
         status = handler(args)
     finally:
         cov.stop()
+        if kept:
+            cov.save()
     if status == EXIT_USAGE:
         return status
     for line in report_lines(_modules(cov)):

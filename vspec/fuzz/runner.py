@@ -108,8 +108,12 @@ class FuzzSpace:
         from vspec.fuzz.strategies import ClusterBounds, ConfSpace, specs
 
         if self.mix:
+            from hypothesis import strategies as st
+
             from vspec.fuzz.strategies.dice import weighted_one_of
 
+            if all(part.weight == 1 for part in self.mix):  # as drawn before weights existed
+                return st.one_of([part.strategy() for part in self.mix])
             return weighted_one_of(tuple((p.weight, p.strategy()) for p in self.mix))
         if self.timelines:
             from vspec.fuzz.timelines import timeline_specs
@@ -173,13 +177,36 @@ _PLACING_PLUGINS = (
     "deviceshare",
 )
 _RESCHEDULING_PLUGINS = ("proportion", "rescheduling", "tdm", "pdb", "usage")
+_EVICTING = ("enqueue", "allocate", "preempt", "reclaim", "backfill")
+_PLACING = ("enqueue", "allocate", "backfill")
+# The plugins space's parts: (actions, required actions and plugins, the plugin pool,
+# cluster shape). Each part pins a few plugins (swarm testing: a rare plugin is in
+# every conf of its part instead of a fraction of all confs), the others drawn.
+_PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str], ...] = (
+    (_EVICTING, ("allocate", "preempt", "cdp", "pdb"), _EVICTING_PLUGINS, "preempt"),
+    (_EVICTING, ("allocate", "reclaim", "tdm", "extender"), _EVICTING_PLUGINS, "reclaim"),
+    (_EVICTING, ("allocate", "preempt", "sla", "overcommit"), _EVICTING_PLUGINS, "random"),
+    (_PLACING, ("allocate", "numa-aware", "predicates"), _PLACING_PLUGINS, "allocate"),
+    (_PLACING, ("allocate", "task-topology", "nodeorder"), _PLACING_PLUGINS, "random"),
+    (_PLACING, ("allocate", "nodegroup", "usage"), _PLACING_PLUGINS, "random"),
+    (_PLACING, ("enqueue", "resourcequota", "deviceshare"), _PLACING_PLUGINS, "random"),
+    (_PLACING, ("allocate", "extender", "tdm"), _PLACING_PLUGINS, "allocate"),
+    # drf's hierarchy, with no proportion to turn it off
+    (_EVICTING, ("allocate", "drf"), ("sla", "cdp"), "reclaim"),
+    (
+        ("enqueue", "allocate", "shuffle", "backfill"),
+        ("shuffle", "rescheduling"),
+        _RESCHEDULING_PLUGINS,
+        "random",
+    ),
+)
 
 
 def _plugins_space() -> FuzzSpace:
     """The ``plugins`` space: clusters with what the plugins beyond the core read
-    (:func:`vspec.fuzz.strategies.features.featured`), in confs that put those plugins
-    where they decide: next to preempt and reclaim, next to the node filters and
-    scorers, next to shuffle, and anywhere."""
+    (:func:`vspec.fuzz.strategies.features.featured`), in confs that pin a few of those
+    plugins where they decide (:data:`_PLUGIN_PARTS`), or draw from every plugin; and
+    large clusters, where allocate's columnar scoring runs."""
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
     def conf(actions: tuple[str, ...], required: tuple[str, ...], extra: tuple[str, ...]) -> Any:
@@ -192,53 +219,29 @@ def _plugins_space() -> FuzzSpace:
             require_actions=tuple(a for a in required if a in actions),
             require_plugins=tuple(p for p in required if p not in actions),
             ordered=True,
+            structured_arguments=True,
         )
 
     small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, features=True)
-    evicting = ("enqueue", "allocate", "preempt", "reclaim", "backfill")
-    return FuzzSpace(
-        # Known: shuffle panics evicting tdm's victims on a closed revocable zone
-        # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml).
-        ignored=("crash-shuffle",),
-        mix=(
-            FuzzSpace(
-                conf(evicting, ("allocate", "preempt"), _EVICTING_PLUGINS),
-                replace(small, shape="preempt"),
-                weight=2,
-            ),
-            FuzzSpace(
-                conf(evicting, ("allocate", "reclaim"), _EVICTING_PLUGINS),
-                replace(small, shape="reclaim"),
-                weight=2,
-            ),
-            FuzzSpace(
-                conf(("enqueue", "allocate", "backfill"), ("allocate",), _PLACING_PLUGINS),
-                replace(small, shape="allocate"),
-                weight=2,
-            ),
-            FuzzSpace(
-                conf(
-                    ("enqueue", "allocate", "shuffle", "backfill"),
-                    ("shuffle", "rescheduling"),
-                    _RESCHEDULING_PLUGINS,
-                ),
-                small,
-                weight=2,
-            ),
-            FuzzSpace(bounds=replace(small, hierarchy="always"), weight=2),
-            # Past the columnar threshold (slow examples: one in eleven), with the
-            # filters and scorers that have a columnar form.
-            FuzzSpace(
-                conf(
-                    ("enqueue", "allocate", "backfill"),
-                    ("allocate", "predicates", "nodeorder", "binpack"),
-                    ("proportion",),
-                ),
-                replace(small, shape="large", features=False),
-                max_cycles=1,
-            ),
-        ),
+    parts = [
+        FuzzSpace(conf(actions, required, pool), replace(small, shape=shape))
+        for actions, required, pool, shape in _PLUGIN_PARTS
+    ]
+    every = ConfSpace(structured_arguments=True)  # every action and plugin
+    parts.append(FuzzSpace(every, replace(small, hierarchy="always")))
+    # Past the columnar threshold (slow examples: one in twelve), with the filters and
+    # scorers that have a columnar form.
+    columnar = ("allocate", "predicates", "nodeorder", "binpack")
+    parts.append(
+        FuzzSpace(
+            conf(_PLACING, columnar, ("proportion",)),
+            replace(small, shape="large", features=False),
+            max_cycles=1,
+        )
     )
+    # Known: shuffle panics evicting tdm's victims on a closed revocable zone
+    # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml).
+    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle",))
 
 
 def builtin_space(name: str) -> FuzzSpace:
@@ -334,15 +337,10 @@ def builtin_space(name: str) -> FuzzSpace:
         parts = ("seed", "preempt", "reclaim", "capacity", "shuffle", "placement")
         mix = [_bounded(spaces[p], small) for p in parts]
         mix.append(FuzzSpace(bounds=small))  # every plugin; capacity's hierarchy needs a root
-        mix.append(replace(_plugins_space(), weight=2))  # already small; the rest of the engine
-        # Known: proportion panics in enqueue after an eviction earlier in the session;
-        # shuffle evicting tdm's victims (see the plugins space).
-        # `deterministic` (which doubles the cost) is left to the other spaces.
-        return FuzzSpace(
-            mix=tuple(mix),
-            ignored=("crash-proportion", "crash-shuffle"),
-            disabled=("deterministic",),
-        )
+        # Known: proportion panics in enqueue after an eviction earlier in the session.
+        # `deterministic` (which doubles the cost) is left to the other spaces. The
+        # plugins space is not a part: a space file weights the two (docs/invariants.md).
+        return FuzzSpace(mix=tuple(mix), ignored=("crash-proportion",), disabled=("deterministic",))
     return spaces[name]
 
 
@@ -361,6 +359,7 @@ _SPACE_KEYS = {
     "ignore",
     "requireActions",
     "requirePlugins",
+    "structuredArguments",
     "weight",
 }
 # A mixture's keys: its parts, and what applies to all of them.
@@ -404,6 +403,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         default_plugin_flags=tuple(bool(v) for v in default_flags),
         require_actions=tuple(raw.get("requireActions") or ()),
         require_plugins=tuple(raw.get("requirePlugins") or ()),
+        structured_arguments=bool(raw.get("structuredArguments", False)),
     )
     cluster = raw.get("cluster") or {}
     bad = set(cluster) - set(_BOUND_KEYS)

@@ -75,6 +75,10 @@ class ConfSpace:
     # Always drawn, and last of the last tier in this order: where v1.11's tiers let the
     # last deciding plugin bound the victims (invariants.history.sole_decider).
     last_plugins: tuple[str, ...] = ()
+    # Also draw the string, map and list arguments of the plugins that read them
+    # (features.structured_arguments: revocable zones, thresholds, strategies, an
+    # extender): the plugins space does; the others keep their draws as they were.
+    structured_arguments: bool = False
 
     def action_pool(self) -> list[str]:
         return list(self.actions) or sorted(e.name for e in registered_actions())
@@ -115,8 +119,9 @@ def _plugin_entry(
     draw: st.DrawFn, name: str, space: ConfSpace, specs: tuple[Any, ...]
 ) -> dict[str, Any]:
     """One plugin's entry: its flags (when drawn), each of its documented arguments
-    (``specs``) with probability 1/2, and (with probability 1/2) its structured ones
-    (revocable zones, thresholds, strategies, an extender's URL and verbs)."""
+    (``specs``) with probability 1/2, and with ``space.structured_arguments`` (with
+    probability 1/2) its structured ones (revocable zones, thresholds, strategies, an
+    extender's URL and verbs)."""
     entry: dict[str, Any] = {"name": name}
     if space.flags == "random":
         for key in FLAG_KEYS:
@@ -129,7 +134,7 @@ def _plugin_entry(
             values = _argument_value(spec.name, spec.type)
             if values is not None and "<" not in spec.name and draw(BOOLEANS):
                 arguments[spec.name] = draw(values)
-        structured = structured_arguments(name)
+        structured = structured_arguments(name) if space.structured_arguments else None
         if structured is not None and draw(BOOLEANS):
             arguments.update(draw(structured))
         for group in EXCLUSIVE_ARGUMENTS:

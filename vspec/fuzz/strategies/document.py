@@ -16,6 +16,7 @@ from vspec.model.corev1 import (
     NodeSelectorTerm,
     PodAffinity,
     Toleration,
+    TopologySpreadConstraint,
 )
 from vspec.model.objects import (
     GROUP_NAME_ANNOTATION,
@@ -218,6 +219,20 @@ def _pod_scheduling(p: Pod) -> dict[str, Any]:
         doc["tolerations"] = [_toleration(t) for t in p.tolerations]
     if p.affinity is not None:
         doc["affinity"] = _affinity_document(p.affinity)
+    if p.topology_spread_constraints:
+        doc["topologySpreadConstraints"] = [_spread(c) for c in p.topology_spread_constraints]
+    return doc
+
+
+def _spread(c: TopologySpreadConstraint) -> dict[str, Any]:
+    """What :mod:`~vspec.fuzz.strategies.features` draws: a matchLabels selector."""
+    doc: dict[str, Any] = {
+        "maxSkew": c.max_skew,
+        "topologyKey": c.topology_key,
+        "whenUnsatisfiable": c.when_unsatisfiable,
+    }
+    if c.label_selector is not None:
+        doc["labelSelector"] = {"matchLabels": dict(c.label_selector.match_labels)}
     return doc
 
 

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from vspec.fuzz.strategies.cluster import GI
 from vspec.fuzz.strategies.dice import Dice, weighted_pool
-from vspec.model.corev1 import Condition
+from vspec.model.corev1 import Condition, LabelSelector, TopologySpreadConstraint
 from vspec.model.objects import (
     DEFAULT_NOW,
     QUEUE_NAME_ANNOTATION,
@@ -59,6 +59,7 @@ EXTENDER_SCORE = "extender.vspec.io/score"
 GPU_MEMORY = "volcano.sh/gpu-memory"
 GPU_NUMBER = "volcano.sh/gpu-number"
 _GPU_MEMORY = (Fraction(6000), Fraction(10000), Fraction(16001))
+_SPREAD_KEYS = ("zone", "kubernetes.io/hostname")
 
 ZONE = "rz"  # the revocable zone drawn nodes are in
 NODE_GROUPS = ("g0", "g1")
@@ -78,7 +79,7 @@ _VERDICTS = weighted_pool((4, ""), (1, "reject"), (1, "fail"))
 _NODE_BYTES = 23
 _QUEUE_BYTES = 10
 _GROUP_BYTES = 16
-_POD_BYTES = 12
+_POD_BYTES = 15
 
 
 def _numa_topology(dice: Dice, node: Node) -> KubeObject:
@@ -236,8 +237,8 @@ def _topology(notes: dict[str, str], roles: list[str], pattern: int, anti: int) 
 
 def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
     """Queue name, NUMA policy (with limits, so the pod may be Guaranteed), a cooldown
-    and when it was scheduled, preemptable, shared GPUs one time in four
-    (``_POD_BYTES``)."""
+    and when it was scheduled, preemptable, a topology spread over zones or nodes (a
+    pending pod), shared GPUs one time in four (``_POD_BYTES``)."""
     notes = pod.meta.annotations
     role = pod.meta.labels.get(TASK_SPEC_KEY)
     if role:  # Volcano's job controller writes the role as an annotation too
@@ -264,6 +265,17 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
     marked, value = dice.one_in(5), dice.one_in(2)
     if marked:
         notes[PREEMPTABLE] = "false" if value else "true"
+    spread, key, hard = dice.one_in(4), dice.pick(_SPREAD_KEYS), dice.one_in(2)
+    if spread and not pod.node_name:
+        job = pod.meta.labels.get("job", "")
+        pod.topology_spread_constraints = [
+            TopologySpreadConstraint(
+                1,
+                key,
+                "DoNotSchedule" if hard else "ScheduleAnyway",
+                LabelSelector(match_labels=(("job", job),)),
+            )
+        ]
     device, memory = dice.below(8), dice.pick(_GPU_MEMORY)
     if device >= 6 and pod.containers:  # a limit, and the request Kubernetes defaults from it
         wanted = {GPU_MEMORY: memory} if device == 6 else {GPU_NUMBER: Fraction(1)}
@@ -393,9 +405,22 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
         return st.fixed_dictionaries(
             {},
             optional={
-                "interval": st.sampled_from(["0s", "1m", "5m", "bad"]),
+                # mostly at once: the first session only sets the clock it counts from
+                "interval": st.sampled_from(["0s", "0s", "0s", "1m", "bad"]),
                 "metricsPeriod": st.sampled_from(["5m", "10m", "1h"]),
                 "strategies": st.lists(strategy, max_size=2),
+            },
+        )
+    if plugin == "predicates":
+        per_unit = st.sampled_from([0.5, 1, 4])
+        return st.fixed_dictionaries(
+            {
+                "predicate.ProportionalEnable": st.booleans(),
+                "predicate.resources": st.sampled_from(["nvidia.com/gpu", GPU_NUMBER, ""]),
+            },
+            optional={
+                "predicate.resources.nvidia.com/gpu.cpu": per_unit,
+                "predicate.resources.nvidia.com/gpu.memory": per_unit,
             },
         )
     if plugin == "deviceshare":

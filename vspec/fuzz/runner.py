@@ -180,24 +180,27 @@ _RESCHEDULING_PLUGINS = ("proportion", "rescheduling", "tdm", "pdb", "usage")
 _EVICTING = ("enqueue", "allocate", "preempt", "reclaim", "backfill")
 _PLACING = ("enqueue", "allocate", "backfill")
 # The plugins space's parts: (actions, required actions and plugins, the plugin pool,
-# cluster shape). Each part pins a few plugins (swarm testing: a rare plugin is in
-# every conf of its part instead of a fraction of all confs), the others drawn.
-_PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str], ...] = (
-    (_EVICTING, ("allocate", "preempt", "cdp", "pdb"), _EVICTING_PLUGINS, "preempt"),
-    (_EVICTING, ("allocate", "reclaim", "tdm", "extender"), _EVICTING_PLUGINS, "reclaim"),
-    (_EVICTING, ("allocate", "preempt", "sla", "overcommit"), _EVICTING_PLUGINS, "random"),
-    (_PLACING, ("allocate", "numa-aware", "predicates"), _PLACING_PLUGINS, "allocate"),
-    (_PLACING, ("allocate", "task-topology", "nodeorder"), _PLACING_PLUGINS, "random"),
-    (_PLACING, ("allocate", "nodegroup", "usage"), _PLACING_PLUGINS, "random"),
-    (_PLACING, ("enqueue", "resourcequota", "deviceshare"), _PLACING_PLUGINS, "random"),
-    (_PLACING, ("allocate", "extender", "tdm"), _PLACING_PLUGINS, "allocate"),
+# cluster shape, most tiers). Each part pins a few plugins (swarm testing: a rare plugin
+# is in every conf of its part instead of a fraction of all confs), the others drawn.
+_PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str, int], ...] = (
+    (_EVICTING, ("allocate", "preempt", "cdp", "pdb"), _EVICTING_PLUGINS, "preempt", 3),
+    (_EVICTING, ("allocate", "reclaim", "tdm", "extender"), _EVICTING_PLUGINS, "reclaim", 3),
+    (_EVICTING, ("allocate", "preempt", "sla", "overcommit"), _EVICTING_PLUGINS, "random", 3),
+    (_PLACING, ("allocate", "numa-aware", "predicates"), _PLACING_PLUGINS, "allocate", 3),
+    (_PLACING, ("allocate", "task-topology", "nodeorder"), _PLACING_PLUGINS, "random", 3),
+    (_PLACING, ("allocate", "nodegroup", "usage"), _PLACING_PLUGINS, "random", 3),
+    # One tier: a tier whose plugin permits enqueueing ends JobEnqueueable before the
+    # next tier's resourcequota is asked.
+    (_PLACING, ("enqueue", "resourcequota", "deviceshare"), _PLACING_PLUGINS, "random", 1),
+    (_PLACING, ("allocate", "extender", "tdm"), _PLACING_PLUGINS, "allocate", 3),
     # drf's hierarchy, with no proportion to turn it off
-    (_EVICTING, ("allocate", "drf"), ("sla", "cdp"), "reclaim"),
+    (_EVICTING, ("allocate", "drf"), ("sla", "cdp"), "reclaim", 3),
     (
         ("enqueue", "allocate", "shuffle", "backfill"),
         ("shuffle", "rescheduling"),
         _RESCHEDULING_PLUGINS,
         "random",
+        3,
     ),
 )
 
@@ -209,7 +212,9 @@ def _plugins_space() -> FuzzSpace:
     large clusters, where allocate's columnar scoring runs."""
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
-    def conf(actions: tuple[str, ...], required: tuple[str, ...], extra: tuple[str, ...]) -> Any:
+    def conf(
+        actions: tuple[str, ...], required: tuple[str, ...], extra: tuple[str, ...], tiers: int = 3
+    ) -> Any:
         # Flags drawn, an unset one on (as a ConfigMap leaves it): each plugin's
         # functions mostly take part.
         return ConfSpace(
@@ -220,12 +225,13 @@ def _plugins_space() -> FuzzSpace:
             require_plugins=tuple(p for p in required if p not in actions),
             ordered=True,
             structured_arguments=True,
+            max_tiers=tiers,
         )
 
     small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, features=True)
     parts = [
-        FuzzSpace(conf(actions, required, pool), replace(small, shape=shape))
-        for actions, required, pool, shape in _PLUGIN_PARTS
+        FuzzSpace(conf(actions, required, pool, tiers), replace(small, shape=shape))
+        for actions, required, pool, shape, tiers in _PLUGIN_PARTS
     ]
     every = ConfSpace(structured_arguments=True)  # every action and plugin
     parts.append(FuzzSpace(every, replace(small, hierarchy="always")))

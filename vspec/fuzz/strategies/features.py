@@ -16,6 +16,7 @@ decision like the rest of the cluster. Imports the cluster vocabulary and the mo
 from __future__ import annotations
 
 import functools
+import math
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
@@ -251,13 +252,14 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
     policy = more if policy == "best-effort" and other else policy
     if policy:
         notes[NUMA_POLICY] = policy
-    if guaranteed and pod.containers:
+    if guaranteed and pod.containers and not pod.node_name:
+        # Guaranteed, whole CPUs (what the kubelet pins): the request rounded up to one
+        # or more cores, memory kept (half a GiB if none), limits the same.
         container = pod.containers[0]
-        whole = {k: v for k, v in container.requests.items() if k in ("cpu", "memory")}
-        if whole.get("cpu", Fraction(0)) % 1 == 0 and whole:
-            whole.setdefault("memory", Fraction(GI // 2))
-            container.requests.update(whole)
-            container.limits = dict(whole)
+        cpu = max(Fraction(1), Fraction(math.ceil(container.requests.get("cpu", Fraction(0)))))
+        whole = {"cpu": cpu, "memory": container.requests.get("memory") or Fraction(GI // 2)}
+        container.requests.update(whole)
+        container.limits = dict(whole)
     cooling, cooldown, ago = dice.one_in(2), dice.pick(_COOLDOWNS), dice.pick(_SCHEDULED_AGO)
     if cooling and pod.node_name:
         notes[COOLDOWN] = cooldown
@@ -394,22 +396,22 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
             },
         )
     if plugin == "rescheduling":
+        # Mostly due at once and with a lowNodeUtilization strategy whose thresholds
+        # are drawn: its node classification is what the usage metrics decide.
+        params = st.fixed_dictionaries(
+            {"thresholds": _thresholds(), "targetThresholds": _thresholds()}
+        )
         strategy = st.fixed_dictionaries(
-            {"name": st.sampled_from(["lowNodeUtilization", "other"])},
-            optional={
-                "params": st.fixed_dictionaries(
-                    {}, optional={"thresholds": _thresholds(), "targetThresholds": _thresholds()}
-                )
-            },
+            {"name": st.sampled_from(["lowNodeUtilization"] * 3 + ["other"])},
+            optional={"params": params},
         )
         return st.fixed_dictionaries(
-            {},
-            optional={
-                # mostly at once: the first session only sets the clock it counts from
+            {
+                # the first session only sets the clock the interval counts from
                 "interval": st.sampled_from(["0s", "0s", "0s", "1m", "bad"]),
-                "metricsPeriod": st.sampled_from(["5m", "10m", "1h"]),
-                "strategies": st.lists(strategy, max_size=2),
+                "strategies": st.lists(strategy, min_size=1, max_size=2),
             },
+            optional={"metricsPeriod": st.sampled_from(["5m", "10m", "1h"])},
         )
     if plugin == "predicates":
         per_unit = st.sampled_from([0.5, 1, 4])

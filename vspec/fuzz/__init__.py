@@ -1,6 +1,8 @@
 """Generated specs and fuzzing: ``vspec fuzz`` (:mod:`vspec.fuzz.runner`), the Hypothesis
 strategies that draw clusters, configurations and timelines (:mod:`vspec.fuzz.strategies`,
-:mod:`vspec.fuzz.timelines`), and the shrinker of findings (:mod:`vspec.fuzz.shrink`).
+:mod:`vspec.fuzz.timelines`), the shrinker of findings (:mod:`vspec.fuzz.shrink`), the fake
+extender the ``plugins`` space asks (:mod:`vspec.fuzz.extender`) and what a run reached
+(:mod:`vspec.fuzz.reach`, ``--coverage``).
 
 This module holds only the fuzzer's defaults, so that ``vspec``'s parser can name them
 without importing the fuzzer, Hypothesis or the invariants. The package may import the

@@ -5,6 +5,8 @@ fuzz``. One module per thing drawn:
 - :mod:`~vspec.fuzz.strategies.cluster`: random clusters and their bounds;
 - :mod:`~vspec.fuzz.strategies.eviction` and :mod:`~vspec.fuzz.strategies.allocation`:
   clusters shaped so that preempt and reclaim evict, or allocate's order shows;
+- :mod:`~vspec.fuzz.strategies.features`: what the plugins beyond the core read, drawn
+  onto a cluster, and their structured arguments (the ``plugins`` space);
 - :mod:`~vspec.fuzz.strategies.generator`: large clusters from the ``generate`` key;
 - :mod:`~vspec.fuzz.strategies.conf`: scheduler configurations;
 - :mod:`~vspec.fuzz.strategies.spec`: whole specs, and

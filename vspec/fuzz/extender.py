@@ -135,6 +135,7 @@ def fake_extender_url() -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
 
 
+@functools.cache
 def extender_arguments() -> st.SearchStrategy[dict[str, Any]]:
     """The extender plugin's arguments: the fake extender (or, one time in five, an
     unreachable one), ignorable or not, each verb asked or not."""

@@ -134,7 +134,7 @@ def _plugin_entry(
             values = _argument_value(spec.name, spec.type)
             if values is not None and "<" not in spec.name and draw(BOOLEANS):
                 arguments[spec.name] = draw(values)
-        structured = structured_arguments(name) if space.structured_arguments else None
+        structured = _structured(name) if space.structured_arguments else None
         if structured is not None and draw(BOOLEANS):
             arguments.update(draw(structured))
         for group in EXCLUSIVE_ARGUMENTS:
@@ -143,6 +143,16 @@ def _plugin_entry(
         if arguments:
             entry["arguments"] = arguments
     return entry
+
+
+def _structured(plugin: str) -> st.SearchStrategy[dict[str, Any]] | None:
+    """A plugin's structured arguments; the extender's name the fake extender, started
+    here (only a space that draws them imports it)."""
+    if plugin == "extender":
+        from vspec.fuzz.extender import extender_arguments
+
+        return extender_arguments()
+    return structured_arguments(plugin)
 
 
 def scheduler_confs(space: ConfSpace = ConfSpace()) -> st.SearchStrategy[dict[str, Any]]:

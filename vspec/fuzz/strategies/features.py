@@ -377,8 +377,8 @@ def _thresholds() -> st.SearchStrategy[dict[str, Any]]:
 @functools.cache
 def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | None:
     """The arguments of ``plugin`` that are strings, maps or lists (the conf strategy
-    draws the numbers and flags from each plugin's documented ranges); None when it has
-    none worth drawing."""
+    draws the numbers and flags from each plugin's documented ranges; the extender's are
+    :func:`vspec.fuzz.extender.extender_arguments`); None when it has none worth drawing."""
     if plugin == "tdm":
         return st.fixed_dictionaries(
             {},
@@ -433,8 +433,4 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
                 "deviceshare.ScheduleWeight": st.integers(0, 10),
             },
         )
-    if plugin == "extender":
-        from vspec.fuzz.extender import extender_arguments
-
-        return extender_arguments()
     return None

@@ -88,3 +88,10 @@ def test_runs_with_a_data_file_report_what_they_reached_together(
     both = capsys.readouterr().out
     assert _covered(both, "vspec/actions/preempt") > 0
     assert _covered(both, "vspec/plugins/logprint") >= _covered(first, "vspec/plugins/logprint") > 0
+
+
+def test_coverage_refuses_workers_whose_reach_it_cannot_see(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(_argv(tmp_path, "--space", "seed", "--workers", "2")) == 2
+    assert "--coverage measures one process" in capsys.readouterr().err

@@ -61,6 +61,14 @@ def measured(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
     from vspec.harness.settings import project_settings
 
     sources = [*args.plugins_dirs, *project_settings().plugins_dirs]
+    if (getattr(args, "workers", None) or 1) > 1:
+        # The workers are forked processes: what they reach never gets back to this one.
+        print(
+            "vspec: error: --coverage measures one process: run without --workers (shards "
+            "run one at a time may share a --coverage FILE)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
         import coverage
     except ImportError:

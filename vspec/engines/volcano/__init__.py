@@ -245,10 +245,12 @@ class VolcanoScheduler:
         answer = self._ask({**self._session(cluster, now), "capture": capture})
         cycle = self.cycle
         self.sessions += 1
-        for line in answer.get("logs") or ():
-            self.logs.append(
+        self.logs.extend(
+            [
                 LogLine(line["v"], _SEVERITIES[line["s"]], line["text"], cycle, line["source"])
-            )
+                for line in answer.get("logs") or ()
+            ]
+        )
         failure = answer.get("error")
         if failure is not None:
             raise _failure(failure)

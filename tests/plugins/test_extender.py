@@ -143,3 +143,26 @@ def test_failing_verb_without_ignorable(extender_url: str) -> None:
     assert ssn.overused(ssn.queues["q1"]) is True
     assert ssn.job_ready(ssn.jobs["ns/small"]) is True
     assert any("failed missing with extender at URL" in t for t in ssn.log.texts())
+
+
+def test_a_pod_group_and_a_queue_are_sent_as_go_encodes_volcano_s_internal_types() -> None:
+    """api.PodGroup and QueueInfo.Queue hold the internal scheduling types, whose fields
+    have no json tags: encoding/json promotes the embedded ObjectMeta's fields and keeps
+    Go's field names for the rest (an extender reading "metadata" finds nothing)."""
+    from vspec.plugins.extender import job_json, queue_json
+
+    ssn = session(
+        Cluster(
+            queues=[queue("q1", weight=3)],
+            pod_groups=[pod_group("ns", "pg", "q1", min_member=1, annotations={"tier": "x"})],
+            pods=[pod("ns", "p1", "pg", {"cpu": 1})],
+        ),
+        [],
+    )
+    group = job_json(next(iter(ssn.jobs.values())))["PodGroup"]
+    assert group["annotations"] == {"tier": "x"} and group["name"] == "pg"
+    assert "metadata" not in group and "spec" not in group
+    assert group["Spec"]["MinMember"] == 1 and group["Spec"]["Queue"] == "q1"
+    assert group["Version"] == "v1beta1"
+    internal = queue_json(ssn.queues["q1"])["Queue"]
+    assert internal["name"] == "q1" and internal["Spec"]["Weight"] == 3

@@ -135,9 +135,9 @@ def test_the_fake_extender_answers_from_the_objects() -> None:
     gone = {"UID": "b", "Pod": {"metadata": {}}}
     assert _ask("preemptable", {"evictees": [kept, gone]}) == {"status": 1, "victims": [gone]}
     assert _ask("reclaimable", {"evictees": [kept]}) == {"status": 0, "victims": []}
-    group = {"PodGroup": {"metadata": {"annotations": {verdict: "reject"}}}}
+    group = {"PodGroup": {"annotations": {verdict: "reject"}}}  # Volcano's internal type
     assert _ask("jobEnqueueable", {"job": group}) == {"status": -1}
-    queue = {"Queue": {"metadata": {"annotations": {verdict: "reject"}}}}
+    queue = {"Queue": {"annotations": {verdict: "reject"}}}
     assert _ask("queueOverused", {"queue": queue}) == {"overused": True}
     job = {"MinAvailable": 2, "Tasks": {"a": {"Status": 1 << 5}, "b": {"Status": 1}}}
     assert _ask("jobReady", {"job": job}) == {"status": False}  # gang's rule: 1 of 2 ready

@@ -74,13 +74,13 @@ def _evictable(request: Json) -> Json:
 
 
 def _enqueueable(request: Json) -> Json:
-    group = request["job"].get("PodGroup") or {}
-    return {"status": -1 if _verdict(group.get("metadata"), "annotations") == "reject" else 1}
+    group = request["job"].get("PodGroup")  # Volcano's internal PodGroup: metadata at the top
+    return {"status": -1 if _verdict(group, "annotations") == "reject" else 1}
 
 
 def _overused(request: Json) -> Json:
-    meta = request["queue"]["Queue"]["metadata"]
-    return {"overused": _verdict(meta, "annotations") == "reject"}
+    queue = request["queue"]["Queue"]  # Volcano's internal Queue: metadata at the top
+    return {"overused": _verdict(queue, "annotations") == "reject"}
 
 
 def _ready(request: Json) -> Json:

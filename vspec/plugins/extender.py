@@ -139,14 +139,17 @@ def job_json(job: JobInfo) -> Json:
     pg = job.pod_group
     pod_group = None
     if pg is not None:
+        # api.PodGroup embeds the internal scheduling.PodGroup, whose fields carry no
+        # json tags: its ObjectMeta's fields sit at the top and Spec/Status keep Go's names.
         pod_group = {
-            "metadata": meta_json(pg.meta),
-            "spec": {
-                "minMember": pg.min_member,
-                "queue": pg.queue,
-                "minResources": {k: str(v) for k, v in (pg.min_resources or {}).items()} or None,
+            **meta_json(pg.meta),
+            "Spec": {
+                "MinMember": pg.min_member,
+                "Queue": pg.queue,
+                "MinResources": {k: str(v) for k, v in (pg.min_resources or {}).items()} or None,
             },
-            "status": {"phase": pg.phase},
+            "Status": {"Phase": pg.phase},
+            "Version": "v1beta1",
         }
     return {
         "UID": job.uid,
@@ -171,12 +174,13 @@ def queue_json(queue: QueueInfo) -> Json:
         "Weight": queue.weight,
         "Hierarchy": queue.hierarchy,
         "Weights": queue.weights,
+        # The internal scheduling.Queue: no json tags, as api.PodGroup's (job_json).
         "Queue": {
-            "metadata": meta_json(spec.meta),
-            "spec": {
-                "weight": spec.weight,
-                "capability": {k: str(v) for k, v in spec.capability.items()},
-                "priority": spec.priority,
+            **meta_json(spec.meta),
+            "Spec": {
+                "Weight": spec.weight,
+                "Capability": {k: str(v) for k, v in spec.capability.items()},
+                "Priority": spec.priority,
             },
         },
     }

@@ -16,8 +16,10 @@ def pod_qos_class(pod: Pod) -> str:
     """Guaranteed: every container limits cpu and memory, and requests equal limits;
     BestEffort: no cpu or memory request or limit at all; Burstable otherwise.
 
-    The API server defaults a missing request to its limit; a pod taken as written in a
-    spec may lack that defaulting, so a missing request counts as its limit here.
+    Read from the pod as written, as Volcano reads the pod it is given: a request the
+    API server would have defaulted to its limit but the spec leaves out counts as
+    missing (the pod is then Burstable), as its resource request does (found by vspec
+    diff: a pod with a memory limit and no memory request).
     """
     requests: dict[str, Fraction] = {}
     limits: dict[str, Fraction] = {}
@@ -26,7 +28,7 @@ def pod_qos_class(pod: Pod) -> str:
         found = set()
         for name in _QOS_RESOURCES:
             limit = container.limits.get(name)
-            request = container.requests.get(name, limit)
+            request = container.requests.get(name)
             if request is not None and request > 0:
                 requests[name] = requests.get(name, Fraction(0)) + request
             if limit is not None and limit > 0:

@@ -66,6 +66,7 @@ class Allocate(ErrorCacheAction):
     """Place pending tasks of inqueue jobs, gang by gang."""
 
     name = "allocate"
+    carries_jobs = True
     trace = Trace("Enter Allocate ...", "allocate.go:56", "Leaving Allocate ...", "allocate.go:77")
 
     def __init__(self) -> None:

@@ -27,6 +27,7 @@ class Backfill(ErrorCacheAction):
     """Place pending best-effort tasks of non-pending jobs."""
 
     name = "backfill"
+    carries_jobs = True
     trace = Trace("Enter Backfill ...", "backfill.go:53", "Leaving Backfill ...", "backfill.go:108")
 
     def execute(self, ssn: Session) -> None:

@@ -20,6 +20,7 @@ class Enqueue(Action):
     """Move pending pod groups to Inqueue when the enqueue voters permit."""
 
     name = "enqueue"
+    carries_jobs = True
     trace = Trace("Enter Enqueue ...", "enqueue.go:45", "Leaving Enqueue ...", "enqueue.go:104")
 
     def execute(self, ssn: Session) -> None:

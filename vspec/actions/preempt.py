@@ -101,6 +101,7 @@ class Preempt(ErrorCacheAction):
     """Evict lower-priority tasks of the same queue for starving jobs (pipelines them)."""
 
     name = "preempt"
+    carries_jobs = True
     trace = Trace("Enter Preempt ...", "preempt.go:54", "Leaving Preempt ...", "preempt.go:224")
 
     def execute(self, ssn: Session) -> None:

@@ -18,6 +18,7 @@ class Print(Action):
     """Pass all session jobs to every plugin's print function (tier order)."""
 
     name = "print"
+    carries_jobs = True
     # Lines of print.go at the demo repository's commit 6a810e8 (the seed's full code).
     trace = Trace("Enter Print Action ...", "print.go:56", "Leaving Action ...", "print.go:63")
 

@@ -69,6 +69,7 @@ class Reclaim(Action):
     """Evict tasks of other (reclaimable) queues for starving jobs and pipeline them."""
 
     name = "reclaim"
+    carries_jobs = True
     trace = Trace("Enter Reclaim ...", "reclaim.go:41", "Leaving Reclaim ...", "reclaim.go:228")
 
     def execute(self, ssn: Session) -> None:

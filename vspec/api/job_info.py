@@ -33,7 +33,7 @@ _READY = frozenset(
 )
 
 
-def _same_spec(old: PodGroup, new: PodGroup) -> bool:
+def same_spec(old: PodGroup, new: PodGroup) -> bool:
     """Whether ``new`` holds all that ``SetPodGroup`` reads of ``old`` but its status."""
     return (
         new.meta is old.meta
@@ -68,6 +68,9 @@ class JobInfo:
         # The index, the sums and pending_best_effort are what add_task_info over
         # ``tasks`` in order gives: no task was taken out or replaced since.
         self._in_order = True
+        # Counts every task added or taken out (a status change is both): a session's
+        # clone whose count did not move had no task touched (SchedulerCache.hand_back).
+        self.version = 0
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.allocated = Resource()
@@ -119,7 +122,7 @@ class JobInfo:
         old = self.pod_group
         pg = shallow_copy(pg)
         pg.conditions = list(pg.conditions)
-        if old is not None and _same_spec(old, pg):
+        if old is not None and same_spec(old, pg):
             # Only the status moved (every session writes each pod group back): what
             # SetPodGroup derives from the rest is what it derived last time.
             self.pod_group = pg
@@ -212,6 +215,7 @@ class JobInfo:
 
     # -- tasks ----------------------------------------------------------------------------
     def add_task_info(self, task: TaskInfo) -> None:
+        self.version += 1
         if task.uid in self.tasks:
             self._in_order = False  # replaced in place: the index may hold the old one
         self.tasks[task.uid] = task
@@ -228,6 +232,7 @@ class JobInfo:
         found = self.tasks.get(task.uid)
         if found is None:
             return
+        self.version += 1
         self._in_order = False
         self.total_request.sub(found.resreq)
         if allocated_status(found.status):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vspec.api.job_info import JobInfo
+from vspec.api.job_info import JobInfo, same_spec
 from vspec.api.node_info import NodeInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource
@@ -61,6 +61,20 @@ class SchedulerCache:
     Changes are found by object identity: the model is copy-on-write (the scheduler,
     the clock and the loader copy an object to change it, never mutate one in place),
     so an object that is still the same object holds what it held.
+
+    **Carried jobs.** Volcano clones every job into every session. When every action and
+    plugin keeps the job contract (``carries_jobs``, vspec.framework.interface) and no
+    recorder watches, a session's clone of a job is handed to the next session instead
+    of a new clone when all of this holds: the cache's job is the same object (not built
+    again: none of its pods changed, none was bound or evicted), the clone's tasks were
+    not touched (``JobInfo.version``: every status change takes a task out and adds it),
+    its pod group's spec is the cache's, and the next cluster holds the very pod group
+    ``advance`` wrote from it. Then the clone holds what a new one would: the same tasks
+    in the same statuses and order, the same sums, the fields ``SetPodGroup`` derives
+    from the same spec, and a pod group of the values written back, which the cache's
+    job took again (or held already); the per-session fields a fresh clone resets are
+    reset (:meth:`snapshot`). A session then pays for the jobs that changed, not for
+    every live one.
     """
 
     def __init__(self, cluster: Cluster, options: SchedulerOptions, log: Klog) -> None:
@@ -70,11 +84,16 @@ class SchedulerCache:
         self.k8s = K8sMemo()
         # The nodes as columns, kept from session to session (vspec.framework.columnar).
         self.columns: NodeColumns | None = None
+        # Set by the scheduler when its conf keeps the job contract (class docstring).
+        self.carries_jobs = False
+        self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
+        self._carried: dict[str, _Carried] = {}  # those the next snapshot may hand again
         self._build(cluster)
 
     def _build(self, cluster: Cluster) -> None:
         """The cache built afresh (``newSchedulerCache`` fed every object in order)."""
         self._prepare(cluster)
+        self._carried = {}
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
         for node in cluster.nodes:
@@ -141,6 +160,12 @@ class SchedulerCache:
             self._build(cluster)
             return
         self._rebuild(cluster, diff, seen)
+        groups = seen.groups
+        self._carried = {
+            uid: kept
+            for uid, kept in self._carried.items()
+            if uid not in diff.jobs and groups.get(uid) is kept.written
+        }
 
     def _rebuild(self, cluster: Cluster, dirty: _Dirty, seen: _Seen) -> None:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
@@ -198,6 +223,8 @@ class SchedulerCache:
         nodes, node_list, revocable, total = self._session_nodes()
         queues = dict(self.queues)
         jobs: dict[str, JobInfo] = {}
+        carried, self._carried = self._carried, {}
+        handed: dict[str, _Carried] = {}
         for uid, job in self.jobs.items():
             if job.pod_group is None:
                 if self.log.enabled(4):
@@ -216,7 +243,15 @@ class SchedulerCache:
                 continue
             # Volcano sets the priority on the cache's job, then clones it; set on the
             # clone, it leaves the cache's jobs as a fresh cache builds them.
-            clone = jobs[uid] = job.clone()
+            kept = carried.get(uid)
+            if kept is not None and kept.source is job:
+                clone = jobs[uid] = kept.clone
+                clone.nodes_fit_errors = {}
+                clone.schedule_start_timestamp = job.schedule_start_timestamp
+            else:
+                clone = jobs[uid] = job.clone()
+            if self.carries_jobs:
+                handed[uid] = _Carried(job, clone, clone.version)
             clone.priority = self.default_priority
             pc = self.priority_classes.get(job.pod_group.priority_class_name)
             if pc is not None:
@@ -226,7 +261,29 @@ class SchedulerCache:
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "
             "in total for scheduling.",
         )
+        self._handed_jobs = handed
         return Snapshot(jobs, nodes, node_list, queues, revocable, total)
+
+    def hand_back(self, cluster: Cluster) -> None:
+        """Keep the last snapshot's clones that the next may hand again (class
+        docstring); ``cluster`` is the one ``advance`` made from their session."""
+        handed, self._handed_jobs = self._handed_jobs, {}
+        if not handed:
+            return
+        written = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
+        for uid, kept in handed.items():
+            clone, source = kept.clone, kept.source
+            pg = written.get(uid)
+            if (
+                clone.version != kept.version
+                or pg is None
+                or clone.pod_group is None
+                or source.pod_group is None
+                or not same_spec(source.pod_group, clone.pod_group)
+            ):
+                continue
+            kept.written = pg
+            self._carried[uid] = kept
 
     def _session_nodes(
         self,
@@ -335,6 +392,17 @@ class SchedulerCache:
 
 
 _OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
+
+
+@dataclass(slots=True)
+class _Carried:
+    """A job clone a snapshot handed out, and what tells whether the next may hand it
+    again (SchedulerCache's "Carried jobs")."""
+
+    source: JobInfo  # the cache's job it was cloned from
+    clone: JobInfo
+    version: int  # the clone's JobInfo.version when handed out
+    written: PodGroup | None = None  # the pod group advance wrote from it
 
 
 class _Handed:

@@ -189,6 +189,17 @@ class Plugin(ABC):
 
     name: ClassVar[str]
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
+    # The job contract: True when this class changes a session's jobs only through
+    # JobInfo's task methods (``add_task_info``, ``delete_task_info``,
+    # ``update_task_status``, which the session's and statements' operations call), the
+    # per-session fields a fresh clone resets (``nodes_fit_errors``, ``priority``,
+    # ``schedule_start_timestamp``) and the pod group's status (phase, conditions,
+    # counts; never its spec), and holds no job past its session. When every action and
+    # plugin of a conf says so, a job whose session touched none of its tasks is handed
+    # to the next session instead of a fresh clone (vspec.framework.cache, "Carried
+    # jobs"). Declared by each class itself, never inherited: a subclass may break what
+    # its base kept.
+    carries_jobs: ClassVar[bool] = False
 
     def __init__(self, arguments: Arguments) -> None:
         self.arguments = arguments
@@ -229,6 +240,7 @@ class Action(ABC):
     name: ClassVar[str]
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
     trace: ClassVar[Trace | None] = None  # None: its Execute logs no such lines
+    carries_jobs: ClassVar[bool] = False  # the job contract, as Plugin.carries_jobs says
 
     def initialize(self) -> None:  # noqa: B027 - optional hook
         """Called before every session's execute."""

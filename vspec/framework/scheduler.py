@@ -180,6 +180,13 @@ class Scheduler:
         self.session_opened = session_opened
         self.gates = gates  # the Volcano release modelled (vspec.model.versions)
         self.prefer = prefer  # another run's tie-breaks to replay (vspec diff)
+        # Sessions may be handed their jobs' last clones (SchedulerCache, "Carried jobs"):
+        # every action and plugin keeps the job contract, and no recorder keeps a job.
+        # False runs the plain path, a fresh clone of every job every session.
+        self.carries_jobs = recorder is NO_RECORDER and all(
+            vars(cls).get("carries_jobs") is True
+            for cls in (*resolved.actions, *resolved.plugins.values())
+        )
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
 
@@ -208,6 +215,7 @@ class Scheduler:
                 self.cache = SchedulerCache(cluster, self.conf.options, log)
             else:
                 self.cache.update(cluster)
+            self.cache.carries_jobs = self.carries_jobs
             return _run_once(self, self.cache, result, now, last=capture)
 
     def skip_session(self) -> None:
@@ -332,6 +340,7 @@ def _run_once(
         recorder.session_failed(ssn)
         ssn.release()
         raise
+    cache.hand_back(moved_on)
     ssn.release()
     for pod in cluster.held_pods:
         if pod not in moved_on.held_pods:

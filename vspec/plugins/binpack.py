@@ -165,6 +165,7 @@ class BinpackPlugin(Plugin):
     """Best-fit node scoring over cpu, memory and configured extended resources."""
 
     name: ClassVar[str] = "binpack"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
         BINPACK_WEIGHT_ARG,
         BINPACK_CPU_ARG,

@@ -32,6 +32,7 @@ class ConformancePlugin(Plugin):
     """Protects kube-system and system-critical pods from preemption and reclaim."""
 
     name: ClassVar[str] = "conformance"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def on_session_open(self, ssn: Session) -> None:

@@ -106,6 +106,7 @@ class DrfPlugin(Plugin):
     """Dominant resource fairness between jobs; flag enableHierarchy adds hierarchical DRF."""
 
     name: ClassVar[str] = "drf"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def __init__(self, arguments: Arguments) -> None:

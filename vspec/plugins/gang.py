@@ -72,6 +72,7 @@ class GangPlugin(Plugin):
     """A job's tasks are placed only when minMember of them can be."""
 
     name: ClassVar[str] = "gang"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def on_session_open(self, ssn: Session) -> None:

@@ -58,6 +58,7 @@ class LogprintPlugin(Plugin):
     """Logs each pending and each ready job at V(1) when the print action runs."""
 
     name: ClassVar[str] = "logprint"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def on_session_open(self, ssn: Session) -> None:

@@ -210,6 +210,7 @@ class NodeOrderPlugin(Plugin):
     node affinity (per node); inter-pod affinity, taint toleration, topology spread (batch)."""
 
     name: ClassVar[str] = "nodeorder"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
         LEAST_REQUESTED_WEIGHT_ARG,
         MOST_REQUESTED_WEIGHT_ARG,

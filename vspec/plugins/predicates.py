@@ -251,6 +251,7 @@ class PredicatesPlugin(Plugin):
     session's Kubernetes node map current."""
 
     name: ClassVar[str] = "predicates"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = (
         NODE_AFFINITY_ENABLE_ARG,
         NODE_PORTS_ENABLE_ARG,

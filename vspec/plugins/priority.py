@@ -28,6 +28,7 @@ class PriorityPlugin(Plugin):
     """Higher priority first; preemptees must have strictly lower priority."""
 
     name: ClassVar[str] = "priority"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def on_session_open(self, ssn: Session) -> None:

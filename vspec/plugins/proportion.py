@@ -94,6 +94,7 @@ class ProportionPlugin(Plugin):
     """Weighted fair share between queues, bounded by capability and guarantee."""
 
     name: ClassVar[str] = "proportion"
+    carries_jobs: ClassVar[bool] = True
     arguments_spec: ClassVar[tuple[ArgumentSpec, ...]] = ()
 
     def __init__(self, arguments: Arguments) -> None:

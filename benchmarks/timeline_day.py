@@ -6,9 +6,10 @@
 
 1,000 nodes of 16 cores and 64 GiB, 4 weighted queues; jobs arrive as a Poisson stream
 over the day, each 1 to 8 pods of 1 or 2 cores (half of them gangs), running an
-exponentially drawn 30 minutes on average. Prints sessions run, periods jumped, CPU
-seconds, and the CPU time per session; ``--records`` writes the per-pod, per-job and
-per-tick records as CSV, so that two versions of the engine can be compared exactly.
+exponentially drawn 30 minutes on average (``--run-minutes``). Prints sessions run,
+periods jumped, CPU seconds, and the CPU time per session; ``--records`` writes the
+per-pod, per-job and per-tick records as CSV, so that two versions of the engine can be
+compared exactly.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ from vspec.timeline.export import write_csv
 from vspec.timeline.expr import evaluate
 
 
-def workload(nodes: int, jobs: int, hours: float, seed: int) -> tuple[Cluster, Timeline]:
+def workload(
+    nodes: int, jobs: int, hours: float, seed: int, run_minutes: float = 30
+) -> tuple[Cluster, Timeline]:
     rng = random.Random(seed)
     cluster = Cluster(
         nodes=[
@@ -81,7 +84,7 @@ def workload(nodes: int, jobs: int, hours: float, seed: int) -> tuple[Cluster, T
             )
             for i in range(size)
         ]
-        run = timedelta(seconds=rng.expovariate(1 / 1800))
+        run = timedelta(seconds=rng.expovariate(1 / (60 * run_minutes)))
         timeline.arrivals.append(
             Arrival(timedelta(seconds=at), [group], pods, {p.meta.key: run for p in pods})
         )
@@ -94,11 +97,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=10000)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--run-minutes", type=float, default=30, help="mean run time")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--records", type=Path, help="write pods.csv, jobs.csv, ticks.csv here")
     args = parser.parse_args()
     conf = load_conf(SEED_CONF)
-    cluster, timeline = workload(args.nodes, args.jobs, args.hours, args.seed)
+    cluster, timeline = workload(args.nodes, args.jobs, args.hours, args.seed, args.run_minutes)
     started = time.process_time()
     if args.profile:
         profiler = cProfile.Profile()

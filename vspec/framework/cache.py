@@ -493,7 +493,7 @@ class _Seen:
                 return None
             before = old.get(key)
             if before is not None and before[1] is pod:
-                pods[key] = (i, pod, before[2])
+                pods[key] = before if before[0] == i else (i, pod, before[2])
                 if key not in touched:
                     if before[0] < last:
                         return None  # reordered: the tasks' order in their node and job moved
@@ -531,6 +531,8 @@ class _Seen:
     def job_order(self, jobs: dict[str, JobInfo]) -> list[str]:
         """A fresh cache's job order: the pod groups', then pod-only jobs by first pod."""
         order = list(self.groups)
+        if len(jobs) == len(order) and jobs.keys() >= self.groups.keys():
+            return order  # no job known by pods only: no pass over the pods
         extra: dict[str, None] = {}
         for _, _, job in self.pods.values():
             if job and job in jobs and job not in self.groups:

@@ -71,6 +71,11 @@ class JobInfo:
         # Counts every task added or taken out (a status change is both): a session's
         # clone whose count did not move had no task touched (SchedulerCache.hand_back).
         self.version = 0
+        # What plugins derive from the tasks at session open, under their own keys. A
+        # clone handed to the next session (SchedulerCache, "Carried jobs") has the same
+        # tasks in the same statuses as when it was derived, so it keeps it; every new
+        # clone starts empty.
+        self.derived: dict[str, object] = {}
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.allocated = Resource()
@@ -94,6 +99,7 @@ class JobInfo:
             pg.conditions = list(pg.conditions)
         info.task_min_available = dict(self.task_min_available)
         info.nodes_fit_errors = {}
+        info.derived = {}
         if self._in_order:
             # The index and sums are what adding the tasks in order gives: a clone's,
             # added in the same order, are the same, so they are copied, not summed.

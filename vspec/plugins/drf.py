@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
-from vspec.api.resource import Resource
+from vspec.api.resource import Resource, ResourceValues
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, allocated_status
 from vspec.errors import EngineError
@@ -99,6 +99,11 @@ def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
         if value > result:
             result, dominant = value, name
     return dominant, result
+
+
+class _KeptAttr(NamedTuple):
+    total: ResourceValues  # the total the share was taken of
+    attr: DrfAttr
 
 
 @register_plugin
@@ -252,13 +257,9 @@ class DrfPlugin(Plugin):
             log.v(4, f"Total Allocatable {self.total_resource}")
         hierarchy = self.hierarchy_enabled(ssn)
 
+        total = self.total_resource.values()
         for job in ssn.jobs.values():
-            attr = DrfAttr()
-            for status, tasks in job.task_status_index.items():
-                if allocated_status(status):
-                    for task in tasks.values():
-                        attr.allocated.add(task.resreq)
-            self.update_share(attr)
+            attr = self._job_attr(job, total)
             self.job_attrs[job.uid] = attr
             if hierarchy:
                 self.total_allocated.add(attr.allocated)
@@ -277,6 +278,24 @@ class DrfPlugin(Plugin):
                 deallocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=False),
             )
         )
+
+    def _job_attr(self, job: JobInfo, total: ResourceValues) -> DrfAttr:
+        """The job's allocation and share. A job carried from the last session
+        (``JobInfo.derived``) has the tasks in the statuses its attribute was summed
+        from, so over the same total the attribute is what summing again gives; it is
+        handed on as it is, as it changes only on an allocate or deallocate event, which
+        changes a task's status and so ends the carrying."""
+        kept = job.derived.get(self.name)
+        if isinstance(kept, _KeptAttr) and kept.total == total:
+            return kept.attr
+        attr = DrfAttr()
+        for status, tasks in job.task_status_index.items():
+            if allocated_status(status):
+                for task in tasks.values():
+                    attr.allocated.add(task.resreq)
+        self.update_share(attr)
+        job.derived[self.name] = _KeptAttr(total, attr)
+        return attr
 
     def preemptable(
         self, ssn: Session, preemptor: TaskInfo, preemptees: list[TaskInfo]

@@ -8,7 +8,7 @@ raised to its guarantee. A queue's ``spec.deserved`` is ignored (capacity reads 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
@@ -89,6 +89,11 @@ class QueueAttr:
         self.share = result
 
 
+class _KeptElastic(NamedTuple):
+    exceeded: bool  # the gate it was worked out under
+    elastic: Resource
+
+
 @register_plugin
 class ProportionPlugin(Plugin):
     """Weighted fair share between queues, bounded by capability and guarantee."""
@@ -160,13 +165,25 @@ class ProportionPlugin(Plugin):
         reserved = running_job_reservation(job)
         if reserved is not None:
             attr.inqueue.add(reserved)
-        attr.elastic.add(job.elastic_resources(exceeded=ssn.gates.elastic_exceeded_part))
+        attr.elastic.add(self._elastic(job, ssn.gates.elastic_exceeded_part))
         if log.enabled(5):
             log.v(
                 5,
                 f"Queue {attr.name} allocated <{attr.allocated}> request <{attr.request}> "
                 f"inqueue <{attr.inqueue}> elastic <{attr.elastic}>",
             )
+
+    def _elastic(self, job: JobInfo, exceeded: bool) -> Resource:
+        """``job.elastic_resources``, worked out from the job's allocation and its pod
+        group's minResources: a job carried from the last session (``JobInfo.derived``)
+        has both as they were, so what was worked out then is what it gives now. Only
+        read (added to the queue's elastic), never changed."""
+        kept = job.derived.get(self.name)
+        if isinstance(kept, _KeptElastic) and kept.exceeded is exceeded:
+            return kept.elastic
+        elastic = job.elastic_resources(exceeded=exceeded)
+        job.derived[self.name] = _KeptElastic(exceeded, elastic)
+        return elastic
 
     def _compute_deserved(self, log: Klog) -> None:
         """Weighted water-filling of the cluster total over the unmet queues."""

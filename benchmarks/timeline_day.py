@@ -23,7 +23,8 @@ from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
-from vspec.engines import get_engine
+from vspec.engines import EngineChoice, get_engine
+from vspec.engines.volcano import VolcanoEngine
 from vspec.fuzz.runner import SEED_CONF
 from vspec.model.conf import load_conf
 from vspec.model.corev1 import Container
@@ -100,19 +101,26 @@ def main() -> None:
     parser.add_argument("--run-minutes", type=float, default=30, help="mean run time")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--records", type=Path, help="write pods.csv, jobs.csv, ticks.csv here")
+    parser.add_argument(
+        "--engine", choices=("python", "volcano"), default="python", help="the real Volcano too"
+    )
+    parser.add_argument("--volcano-version", default="v1.10.0", help="with --engine volcano")
     args = parser.parse_args()
     conf = load_conf(SEED_CONF)
     cluster, timeline = workload(args.nodes, args.jobs, args.hours, args.seed, args.run_minutes)
+    engine = get_engine(choice=EngineChoice(args.engine, args.volcano_version))
     started = time.process_time()
     if args.profile:
         profiler = cProfile.Profile()
         result = profiler.runcall(
-            run_timeline, conf, cluster, timeline, seed=args.seed, engine=get_engine()
+            run_timeline, conf, cluster, timeline, seed=args.seed, engine=engine
         )
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     else:
-        result = run_timeline(conf, cluster, timeline, seed=args.seed, engine=get_engine())
+        result = run_timeline(conf, cluster, timeline, seed=args.seed, engine=engine)
     cpu = time.process_time() - started
+    if isinstance(engine, VolcanoEngine):  # its Go program reports its own CPU
+        cpu += sum(engine.program_cpu.values())
     if args.records is not None:
         write_csv(result, args.records)
     print(

@@ -17,13 +17,10 @@ import argparse
 import itertools
 import resource
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from vspec.engines.volcano import VolcanoEngine
 from vspec.engines.volcano.build import Target
-from vspec.engines.volcano.process import EngineProcess
 from vspec.errors import VspecError
 from vspec.harness.loader import load_file
 from vspec.harness.runner import simulate_spec
@@ -37,28 +34,6 @@ WORKLOADS = {
 }
 
 
-class CostTally:
-    """The program's per-phase CPU, summed over the requests answered while it is on."""
-
-    def __init__(self) -> None:
-        self.phases: Counter[str] = Counter()
-        self._request = EngineProcess.request
-
-    def __enter__(self) -> CostTally:
-        tally, request = self, self._request
-
-        def counted(process: EngineProcess, message: dict[str, Any]) -> dict[str, Any]:
-            answer = request(process, message)
-            tally.phases.update(answer.get("cost") or {})
-            return answer
-
-        EngineProcess.request = counted  # type: ignore[method-assign]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        EngineProcess.request = self._request  # type: ignore[method-assign]
-
-
 def _cpu() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -68,13 +43,14 @@ def _cpu() -> tuple[float, float]:
 def measure(engine: VolcanoEngine, label: str, specs: list[Spec]) -> None:
     engine.close()  # no spare left from before: each measurement starts its own
     (own0, kids0), wall0 = _cpu(), time.perf_counter()
-    with CostTally() as tally:
-        for spec in specs:
-            simulate_spec(spec, engine, spec.seed)
-        engine.close()  # the spare is reaped too: its start-up is part of the cost
+    engine.program_cpu.clear()
+    for spec in specs:
+        simulate_spec(spec, engine, spec.seed)
+    engine.close()  # the spare is reaped too: its start-up is part of the cost
+    phases = engine.program_cpu
     (own1, kids1), wall = _cpu(), time.perf_counter() - wall0
     vspec, program = own1 - own0, kids1 - kids0
-    session = tally.phases["session"]
+    session = phases["session"]
     total = vspec + program
     overhead = total - session
     print(
@@ -82,8 +58,8 @@ def measure(engine: VolcanoEngine, label: str, specs: list[Spec]) -> None:
         f"({len(specs) / total:.0f} specs per CPU-second): Volcano's sessions {session:.3f}, "
         f"overhead {overhead:.3f} ({overhead / session:.0%} of the sessions') = vspec "
         f"{vspec:.3f} + the program's start-up and protocol {program - session:.3f} "
-        f"(decode {tally.phases['decode']:.3f}, prepare {tally.phases['prepare']:.3f}, "
-        f"answer {tally.phases['answer']:.3f})"
+        f"(decode {phases['decode']:.3f}, prepare {phases['prepare']:.3f}, "
+        f"answer {phases['answer']:.3f})"
     )
 
 

@@ -10,6 +10,7 @@ on by the rule both engines share (:mod:`vspec.model.cycles`).
 from __future__ import annotations
 
 import atexit
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -75,6 +76,9 @@ class VolcanoEngine:
         self._built: dict[tuple[GoPlugin, ...], Path | EngineBuildError] = {}
         self._spare: EngineProcess | None = None
         self._idle: EngineProcess | None = None  # a reusable process between specs
+        # The program's CPU seconds by phase over every request (its "cost"): what
+        # benchmarks add to this process's own.
+        self.program_cpu: Counter[str] = Counter()
         # The processes left waiting for a next spec end with the run, not after it.
         atexit.register(self.close)
 
@@ -178,6 +182,7 @@ class VolcanoEngine:
         scheduler = VolcanoScheduler(
             process, conf, seed=seed, verbosity=verbosity, builtin_plugins=builtin
         )
+        scheduler.program_cpu = self.program_cpu
         scheduler.reusable = self.reusable(plugins)
         return scheduler
 
@@ -217,6 +222,7 @@ class VolcanoScheduler:
         self.requests = 0  # the first, probe or session, starts the scheduler afresh
         # Whether its process may serve the next spec (VolcanoEngine.reusable).
         self.reusable = False
+        self.program_cpu: Counter[str] = Counter()  # the program's CPU by phase
         self.logs = LogRecords()
 
     def _session(self, cluster: Cluster, now: datetime) -> dict[str, Any]:
@@ -235,9 +241,11 @@ class VolcanoScheduler:
 
     def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         try:
-            return self.process.request(request)
+            answer = self.process.request(request)
         finally:
             self.requests += 1
+        self.program_cpu.update(answer.get("cost") or {})
+        return answer
 
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool

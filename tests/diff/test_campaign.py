@@ -51,3 +51,22 @@ def test_a_written_disagreement_keeps_the_spec_s_probes(tmp_path: Path) -> None:
     )
     [again] = load_file(write(tmp_path, subject, verdict)).specs
     assert again.probes == spec.probes
+
+
+def test_generated_specs_draw_only_what_both_engines_have() -> None:
+    """A plugins dir's Python plugins and actions are vspec's engine's only: the real
+    Volcano would refuse every conf naming one, so vspec diff never draws them."""
+    from vspec.framework import registry
+    from vspec.fuzz.diff import generated
+
+    with registry.isolated():
+        registry.load_plugins_dir(ROOT / "examples" / "plugins")
+        users = {e.name for e in registry.registered_plugins() + registry.registered_actions()}
+        users -= {e.name for e in registry.registered_plugins() if e.module.startswith("vspec.")}
+        users -= {e.name for e in registry.registered_actions() if e.module.startswith("vspec.")}
+        assert users  # the examples' plugins dir brings some
+        drawn = set()
+        for spec in generated("default", seconds=None, examples=60, seed=3):
+            drawn |= {p.name for tier in spec.conf.tiers for p in tier.plugins}
+            drawn |= set(spec.conf.actions)
+    assert drawn and not drawn & users

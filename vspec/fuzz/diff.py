@@ -281,7 +281,7 @@ def generated(
 
     from vspec.fuzz.runner import load_space
 
-    strategy = load_space(name).strategy()
+    strategy = load_space(name).builtin_only().strategy()
     deadline = time.perf_counter() + seconds if seconds is not None else float("inf")
     left = examples if examples is not None else sys.maxsize
     batch_seed = seed

@@ -104,6 +104,15 @@ class FuzzSpace:
     verbosities: tuple[int, ...] = (1, 3)
     weight: int = 1  # as a part of a mixture: drawn this many times as often as a 1
 
+    def builtin_only(self) -> FuzzSpace:
+        """This space drawing vspec's own actions and plugins only (what both engines
+        have: vspec diff), every part of a mixture too."""
+        from vspec.fuzz.strategies import ConfSpace
+
+        if self.mix:
+            return replace(self, mix=tuple(part.builtin_only() for part in self.mix))
+        return replace(self, conf=replace(self.conf or ConfSpace(), builtin_only=True))
+
     def strategy(self) -> Any:
         from vspec.fuzz.strategies import ClusterBounds, ConfSpace, specs
 
@@ -1063,6 +1072,8 @@ def fuzz_command(args: argparse.Namespace) -> int:
 
 def _space(args: argparse.Namespace) -> FuzzSpace:
     space = load_space(args.space)
+    if args.diff:  # the real Volcano runs its own actions and plugins only
+        space = space.builtin_only()
     return replace(space, timelines=True) if args.timelines else space
 
 

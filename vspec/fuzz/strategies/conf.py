@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from vspec.framework.registry import registered_actions, registered_plugins
+from vspec.framework.registry import Registered, registered_actions, registered_plugins
 from vspec.fuzz.strategies.dice import BOOLEANS, int_range, sampled
 from vspec.fuzz.strategies.features import structured_arguments
 from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
@@ -79,12 +79,20 @@ class ConfSpace:
     # (features.structured_arguments: revocable zones, thresholds, strategies, an
     # extender): the plugins space does; the others keep their draws as they were.
     structured_arguments: bool = False
+    # Draw only vspec's own actions and plugins, which the real Volcano has too, not
+    # those of plugins dirs or entry points (vspec diff compares the two engines).
+    builtin_only: bool = False
 
     def action_pool(self) -> list[str]:
-        return list(self.actions) or sorted(e.name for e in registered_actions())
+        return list(self.actions) or self._names(registered_actions())
 
     def plugin_pool(self) -> list[str]:
-        return list(self.plugins) or sorted(e.name for e in registered_plugins())
+        return list(self.plugins) or self._names(registered_plugins())
+
+    def _names(self, entries: list[Registered]) -> list[str]:
+        return sorted(
+            e.name for e in entries if not self.builtin_only or e.module.startswith("vspec.")
+        )
 
 
 @functools.cache

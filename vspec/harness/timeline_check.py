@@ -25,7 +25,8 @@ PER_SESSION_DISABLED = ("deterministic",)
 def run_timeline_spec(
     spec: Spec, seed: int, engine: Engine, carry: Carry | None = None
 ) -> tuple[SimulationResult, list[str]]:
-    """What the run did (binds, evictions, logs of every session) and what is wrong;
+    """What the run did (binds, evictions; the logs of every session when
+    ``expect.logs`` reads them, else of the last) and what is wrong;
     the timeline runs on ``engine``, session by session; ``carry`` sums the invariants'
     CPU seconds and keeps their memos from session to session."""
     assert spec.timeline is not None
@@ -59,6 +60,7 @@ def run_timeline_spec(
         verbosity=spec.verbosity,
         on_session=after_session,
         engine=engine,
+        keep_logs=spec.expect.logs is not None,  # else the log tail is the last session's
     )
     messages = [*check(spec, result.simulation), *metric_messages(spec, result), *violations]
     return result.simulation, messages

@@ -185,6 +185,14 @@ class LogRecords(Sequence[LogLine]):
         self._total += count
         return True
 
+    def clear(self) -> None:
+        """Drop every line: what is logged next starts the log afresh (a timeline that
+        keeps one session's lines at a time)."""
+        self._records.clear()
+        self._block_records.clear()
+        self._block_starts.clear()
+        self._total = 0
+
     def __len__(self) -> int:
         return self._total
 

@@ -88,10 +88,13 @@ def run_timeline(
     verbosity: int = 0,
     on_session: SessionHook | None = None,
     engine: Engine,
+    keep_logs: bool = True,
 ) -> TimelineResult:
     """Run ``timeline`` on ``cluster`` under ``conf`` on ``engine`` and record what
     happened. The clock asks the engine for a scheduler process and runs its sessions;
-    everything else it knows of the cluster it reads from the model.
+    everything else it knows of the cluster it reads from the model. Without
+    ``keep_logs`` the result's log holds the last session's lines only (``on_session``
+    sees each session's): a day at verbosity 3 logs gigabytes nobody reads.
 
     Raises what the engine raises (:meth:`vspec.model.engine.Engine.scheduler`): a
     :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
@@ -100,6 +103,7 @@ def run_timeline(
     with tuned_collector():
         start = now or DEFAULT_NOW
         clock = Clock(conf, cluster, timeline, seed, start, verbosity, on_session, engine)
+        clock.keep_logs = keep_logs
         clock.run()
     clock.result.cpu_seconds = time.process_time() - started
     return clock.result
@@ -153,6 +157,7 @@ class Clock:
         self.can_jump_stuck = self.can_jump and _clock_free(conf, self.scheduler)
         self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
+        self.keep_logs = True  # else each session's lines replace the last's (run_timeline)
         self.k = 0  # the clock is at start + k periods
         # The nodes last read, each one's allocatable, and their total.
         self.allocatable_of: _Allocatable | None = None
@@ -237,6 +242,8 @@ class Clock:
     def _session(self, now: datetime) -> bool:
         """One session at ``now``; whether it changed the cluster."""
         logs = self.scheduler.logs
+        if not self.keep_logs:
+            logs.clear()
         first_line = len(logs)
         before = self.cluster
         phases = {pg.meta.key: pg.phase for pg in before.pod_groups}

@@ -8,6 +8,7 @@ trusting the engine's own bookkeeping, and match nodes with their own small filt
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -48,6 +49,7 @@ READY = frozenset(
         TaskStatus.Succeeded,
     }
 )
+_KEY = operator.attrgetter("meta.key")
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
 
@@ -70,6 +72,12 @@ class CycleView:
         return {key: pod_status(pod) for key, pod in self.pods.items()}
 
     @cached_property
+    def terminating(self) -> set[str]:
+        """The pods with a deletion timestamp (gone one period later), found once for
+        the view, as its statuses are."""
+        return {k for k, p in self.pods.items() if p.meta.deletion_timestamp is not None}
+
+    @cached_property
     def job_ids(self) -> dict[str, str]:
         """Each pod's job (``Pod.job_id``, "" for none), worked out once for the view,
         as its statuses are."""
@@ -78,8 +86,7 @@ class CycleView:
 
 def gone_after(view: CycleView) -> set[str]:
     """The pods that leave at the end of a cycle: evicted, or terminating already."""
-    evicted = {e.task for e in view.evictions}
-    return evicted | {k for k, p in view.pods.items() if p.meta.deletion_timestamp is not None}
+    return {e.task for e in view.evictions} | view.terminating
 
 
 def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
@@ -90,16 +97,49 @@ def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView
 
 def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
     views = tuple(replay(inputs.cluster, result, inputs.cycles))
+    facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
     for view in views:  # asked by most checks: worked out here, where their cost is shared
-        _ = view.statuses, view.job_ids
+        view.statuses, view.job_ids, view.terminating = facts.of(view.pods)
     return views
+
+
+class PodFacts:
+    """Each pod's status and job (:func:`pod_status`, ``Pod.job_id``), worked out once
+    per pod object: a timeline hands its unchanged pods from session to session (a
+    changed pod is a new object), so the views of hundreds of sessions look each one
+    up instead of working it out again."""
+
+    def __init__(self) -> None:
+        # id -> (the pod, its status, its job, whether it is terminating): holding the
+        # pod keeps its id from being reused.
+        self._of: dict[int, tuple[Pod, TaskStatus, str, bool]] = {}
+
+    def of(self, pods: dict[str, Pod]) -> tuple[dict[str, TaskStatus], dict[str, str], set[str]]:
+        """The statuses and the jobs of ``pods``, by key, and the terminating ones."""
+        memo = self._of
+        statuses: dict[str, TaskStatus] = {}
+        job_ids: dict[str, str] = {}
+        terminating: set[str] = set()
+        for key, pod in pods.items():
+            kept = memo.get(id(pod))
+            if kept is None:
+                deleted = pod.meta.deletion_timestamp is not None
+                kept = memo[id(pod)] = (pod, pod_status(pod), pod.job_id, deleted)
+            statuses[key] = kept[1]
+            job_ids[key] = kept[2]
+            if kept[3]:
+                terminating.add(key)
+        if len(memo) > 2 * len(pods) + 64:  # drop the pods gone from the cluster
+            live = set(map(id, pods.values()))
+            self._of = {k: v for k, v in memo.items() if k in live}
+        return statuses, job_ids, terminating
 
 
 def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
     """Each cycle's view, in order; the pods move on as between two sessions: bound pods
     run on their node, evicted and terminating pods are gone, and the held pods a
     controller created (``result.created``) are there from their cycle on."""
-    pods = {p.meta.key: p for p in cluster.pods}
+    pods = dict(zip(map(_KEY, cluster.pods), cluster.pods, strict=True))
     held = {p.meta.key: p for p in cluster.held_pods}
     binds: dict[int, list[Bind]] = {}
     for bind in result.binds:

@@ -26,7 +26,7 @@ from vspec.invariants.history import (
     taint_fails,
     unschedulable_fails,
 )
-from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeTable
+from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeLoads, NodeTable
 from vspec.model.objects import Cluster, Node, Pod
 
 
@@ -83,3 +83,25 @@ def test_the_table_answers_as_the_nodes_one_by_one(cluster: Cluster) -> None:
         for pod in pods:
             expected = _fits_somewhere(request, cluster.nodes, pod)
             assert table.fits_somewhere(pod, TAKER_FILTERS) is expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    clusters(ClusterBounds(max_nodes=5, max_jobs=5)),
+    clusters(ClusterBounds(max_nodes=5, max_jobs=5)),
+)
+def test_loads_carried_from_another_cycle_are_summed_afresh(first: Cluster, then: Cluster) -> None:
+    """A timeline's next session keeps some pods (the same objects), loses others and
+    gains new ones: the loads carried over equal those summed over its pods alone."""
+    request, alloc = Requests(), NodeColumns.of(then.nodes, Allocatables())
+    loads = NodeLoads()
+    kept = [p for i, p in enumerate(then.pods) if i % 2 == 0]
+    before = CycleView(0, {p.meta.key: p for p in [*first.pods, *kept]})
+    after = CycleView(1, {p.meta.key: p for p in then.pods})
+    NodeTable.of(then.nodes, before.pods, before.statuses, request, alloc, loads)
+    carried = NodeTable.of(then.nodes, after.pods, after.statuses, request, alloc, loads)
+    fresh = NodeTable.of(then.nodes, after.pods, after.statuses, request, alloc)
+    assert carried.slots.tolist() == fresh.slots.tolist()
+    assert carried.held.keys() == fresh.held.keys()
+    for name, column in fresh.held.items():
+        assert carried.held[name].tolist() == column.tolist()

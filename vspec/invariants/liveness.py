@@ -37,7 +37,7 @@ from vspec.invariants.history import (
     requests,
     session_jobs,
 )
-from vspec.invariants.nodetable import NodeTable, node_columns
+from vspec.invariants.nodetable import NodeTable, node_columns, node_loads
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -97,7 +97,12 @@ class FirstCycle:
         def build() -> NodeTable:
             columns = node_columns(inputs)
             return NodeTable.of(
-                inputs.cluster.nodes, view.pods, view.statuses, self.request, columns
+                inputs.cluster.nodes,
+                view.pods,
+                view.statuses,
+                self.request,
+                columns,
+                node_loads(inputs),
             )
 
         return inputs.derived("node table", view, build)

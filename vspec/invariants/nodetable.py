@@ -92,6 +92,71 @@ def node_columns(inputs: InvariantInputs) -> NodeColumns:
     return NodeColumns.of(nodes, alloc_of)
 
 
+class NodeLoads:
+    """What the pods on the nodes take (pod slots, and the requests of those holding
+    resources), per node row, kept from one table to the next while the node columns
+    are the same object: a timeline's session changes a few of its pods (a changed pod is
+    a new object, and a pod's status is its object's), so only the pods that came and
+    went are counted, not every pod again. The sums are of whole units (milli-cores,
+    bytes), which adding and taking away keep exact."""
+
+    def __init__(self) -> None:
+        self._columns: NodeColumns | None = None
+        # id -> (the pod, its row or -1, its pod slots, what it holds): the pod keeps its
+        # id from being reused while it is counted.
+        self._of: dict[int, tuple[Pod, int, int, Resource | None]] = {}
+        self._slots: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._held: dict[str, Column] = {}
+
+    def of(
+        self,
+        columns: NodeColumns,
+        count: int,
+        pods: dict[str, Pod],
+        statuses: dict[str, TaskStatus],
+        request: Requests,
+    ) -> tuple[dict[str, Column], npt.NDArray[np.int64]]:
+        """The held columns (the dimensions some node's pods hold) and the pod slots
+        taken, per row: copies, which the caller may keep."""
+        if columns is not self._columns:
+            self._columns, self._of = columns, {}
+            self._slots, self._held = np.zeros(count, dtype=np.int64), {}
+        now = dict(zip(map(id, pods.values()), pods.items(), strict=True))
+        counted = self._of
+        for gone in counted.keys() - now.keys():
+            _, row, slots, held = counted.pop(gone)
+            self._count(row, slots, held, -1)
+        index = columns.index
+        for new in now.keys() - counted.keys():
+            key, pod = now[new]
+            row = index.get(pod.node_name, -1) if pod.node_name else -1
+            slots = request.slots(pod) if row >= 0 else 0
+            held = request(pod) if row >= 0 and statuses[key] in HOLDING else None
+            counted[new] = (pod, row, slots, held)
+            self._count(row, slots, held, 1)
+        held_columns = {name: c.copy() for name, c in self._held.items() if c.any()}
+        return held_columns, self._slots.copy()
+
+    def _count(self, row: int, slots: int, held: Resource | None, sign: int) -> None:
+        if row < 0:
+            return
+        self._slots[row] += sign * slots
+        if held is None:
+            return
+        for name in _names(held):
+            column = self._held.get(name)
+            if column is None:
+                column = self._held[name] = np.zeros(len(self._slots))
+            column[row] += sign * held.get(name)
+
+
+def node_loads(inputs: InvariantInputs) -> NodeLoads:
+    """The node loads, kept from result to result when the caller carries memos."""
+    if inputs.carry is not None:
+        return inputs.carry.kept("node loads", NodeLoads)
+    return NodeLoads()
+
+
 @dataclass
 class NodeTable:
     """The nodes of one cycle, as columns: allocatable and held resources per dimension,
@@ -113,21 +178,12 @@ class NodeTable:
         statuses: dict[str, TaskStatus],
         request: Requests,
         columns: NodeColumns,
+        loads: NodeLoads | None = None,
     ) -> NodeTable:
-        """``columns``: the nodes' own (:func:`node_columns`)."""
-        index, count = columns.index, len(nodes)
-        slots = [0] * count
-        held: dict[int, Resource] = {}
-        for key, pod in pods.items():
-            row = index.get(pod.node_name) if pod.node_name else None
-            if row is None:
-                continue
-            slots[row] += request.slots(pod)
-            if statuses[key] in HOLDING:
-                held.setdefault(row, Resource()).add(request(pod))
-        return cls(
-            nodes, request, columns, _sparse_columns(held, count), np.array(slots, dtype=np.int64)
-        )
+        """``columns``: the nodes' own (:func:`node_columns`); ``loads``: what their
+        pods took in the last table built, updated here (a fresh one when None)."""
+        held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request)
+        return cls(nodes, request, columns, held, slots)
 
     def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
         """The nodes every one of ``filters`` lets the pod onto."""
@@ -220,15 +276,4 @@ def _columns(rows: list[Resource], count: int, *, with_pods: bool) -> dict[str, 
             column[row] = r.get(name)
     if with_pods and "pods" not in out:
         out["pods"] = np.zeros(count)
-    return out
-
-
-def _sparse_columns(rows: dict[int, Resource], count: int) -> dict[str, Column]:
-    out: dict[str, Column] = {}
-    for row, r in rows.items():
-        for name in _names(r):
-            column = out.get(name)
-            if column is None:
-                column = out[name] = np.zeros(count)
-            column[row] = r.get(name)
     return out

@@ -10,7 +10,7 @@ where plugins of that kind are on and it is that tier's last (:func:`sole_decide
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -31,7 +31,7 @@ from vspec.invariants.history import (
     session_jobs,
     sole_decider,
 )
-from vspec.invariants.outside import PLACED, best_effort, pod_status, preemptable, task_role
+from vspec.invariants.outside import PLACED, best_effort, preemptable, task_role
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup
 from vspec.model.result import SimulationResult
@@ -270,7 +270,7 @@ def _gang_min_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         for e in last.evictions
         if e.reason not in reasons and e.task in last.pods
     )
-    statuses = _session_statuses(result)
+    statuses = _session_statuses(inputs, result)
     messages = []
     for uid, n in sorted(hit.items()):
         pg = jobs.pod_groups.get(uid)
@@ -290,8 +290,12 @@ def _gang_min_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
 _BY_NAME = dict(TaskStatus.__members__)  # a plain dict: the enum's lookup is a call per task
 
 
-def _session_statuses(result: SimulationResult) -> dict[str, TaskStatus]:
-    return {k: _BY_NAME[t.status] for k, t in result.tasks.items()}
+def _session_statuses(inputs: InvariantInputs, result: SimulationResult) -> dict[str, TaskStatus]:
+    """The tasks' in-session statuses after the last action, found once for the checks
+    that ask: shared, so none may change them."""
+    return inputs.derived(
+        "session statuses", result, lambda: {k: _BY_NAME[t.status] for k, t in result.tasks.items()}
+    )
 
 
 register(
@@ -315,12 +319,9 @@ register(
 # -- pod group phases -----------------------------------------------------------------------------
 
 
-def _expected_phase(
-    pods: Iterable[Pod], statuses: dict[str, TaskStatus], min_member: int, session_phase: str
-) -> str:
+def _expected_phase(counted: Counter[TaskStatus], min_member: int, session_phase: str) -> str:
     """The job updater's rule: enough allocated or finished tasks make it Running
     (Completed when all of those finished); else it stays Inqueue or goes Pending."""
-    counted = Counter(_status(p, statuses) for p in pods)
     finished = counted[TaskStatus.Succeeded] + counted[TaskStatus.Failed]
     allocated = finished + sum(
         counted[s]
@@ -331,23 +332,19 @@ def _expected_phase(
     return "Inqueue" if session_phase == "Inqueue" else "Pending"
 
 
-def _status(pod: Pod, statuses: dict[str, TaskStatus]) -> TaskStatus:
-    """The pod's in-session status, else its own (found only when needed)."""
-    status = statuses.get(pod.meta.key)
-    return pod_status(pod) if status is None else status
-
-
 def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not result.tasks:
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
-    statuses = _session_statuses(result)
-    members: dict[str, list[Pod]] = {}
+    statuses = _session_statuses(inputs, result)
+    # Each job's tasks of the session, as keys (every one has an in-session status).
+    members: dict[str, list[str]] = {}
     job_ids = last.job_ids
-    for key, pod in last.pods.items():
-        if job_ids[key] in jobs.pod_groups and key in result.tasks:
-            members.setdefault(job_ids[key], []).append(pod)
+    for key in last.pods.keys() & result.tasks.keys():
+        uid = job_ids[key]
+        if uid in jobs.pod_groups:
+            members.setdefault(uid, []).append(key)
     bound = {job_ids[b.task] for b in last.binds if b.task in last.pods}
     messages = []
     for uid, pg_result in result.pod_groups.items():
@@ -356,17 +353,19 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
             continue
         if uid in bound and pg_result.session_phase in ("Pending", ""):
             messages.append(f"job {uid} had pods bound in the last cycle but is still Pending")
-        pods = members.get(uid, [])
-        want = _expected_phase(pods, statuses, pg.min_member, pg_result.session_phase)
-        running = any(statuses.get(p.meta.key) is TaskStatus.Running for p in pods)
+        counted = Counter(map(statuses.__getitem__, members.get(uid, ())))
+        want = _expected_phase(counted, pg.min_member, pg_result.session_phase)
+        if pg_result.phase == want:
+            continue
+        running = counted[TaskStatus.Running] > 0
         unschedulable = any(
             c.type == "Unschedulable" and c.status == "True" for c in pg_result.conditions
         )
-        if pg_result.phase == want or (pg_result.phase == "Unknown" and running and unschedulable):
+        if pg_result.phase == "Unknown" and running and unschedulable:
             continue
         messages.append(
             f"job {uid}: pod group phase {pg_result.phase} after the last cycle, but its "
-            f"tasks ({Counter(str(statuses.get(p.meta.key)) for p in pods)}, minMember "
+            f"tasks ({Counter({str(s): n for s, n in counted.items()})}, minMember "
             f"{pg.min_member}) make it {want}"
         )
     return messages
@@ -411,7 +410,7 @@ def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
-    statuses = _session_statuses(result)
+    statuses = _session_statuses(inputs, result)
     evicted = {e.task for e in last.evictions}
     # Tasks evicted later in the session counted as they were: a job keeps its turn's
     # outcome even if another job preempts it afterwards.

@@ -11,7 +11,7 @@ and ``binpack`` from their documentation, and replays allocate's binds one by on
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -48,13 +48,14 @@ def _pod_limit(node: Node) -> int:
     return int(node.allocatable.get("pods", Fraction(0)))
 
 
-def _on_nodes(view: CycleView) -> dict[str, list[str]]:
-    """The pods each Kubernetes NodeInfo holds at the start of the cycle, by node name:
-    all but the completed ones (Succeeded and Failed pods are never added to a node).
-    One pass over the pods, not one per node: W2 has 1,000 nodes and 11,000 pods."""
+def _on_nodes(view: CycleView, names: Container[str]) -> dict[str, list[str]]:
+    """The pods the Kubernetes NodeInfo of each node of ``names`` holds at the start of
+    the cycle: all but the completed ones (Succeeded and Failed pods are never added to a
+    node). One pass over the pods, not one per node: W2 has 1,000 nodes and 11,000 pods."""
     held: dict[str, list[str]] = {}
+    statuses = view.statuses
     for key, pod in view.pods.items():
-        if pod.node_name and view.status(key) not in _DONE:
+        if pod.node_name in names and statuses[key] not in _DONE:
             held.setdefault(pod.node_name, []).append(key)
     return held
 
@@ -84,11 +85,14 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     messages: list[str] = []
     for view in views:
         last = view.cycle == views[-1].cycle
-        held = _on_nodes(view)
         binds: dict[str, list[str]] = {}
         for b in view.binds:
             if b.task in view.pods:
                 binds.setdefault(b.node, []).append(b.task)
+        judged = binds.keys() | (pipelined.keys() if last else set())
+        if not judged:
+            continue
+        held = _on_nodes(view, judged)
         for node in inputs.cluster.nodes:
             name = node.meta.name
             start = held.get(name, [])
@@ -484,7 +488,7 @@ def _score_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     view = cycles(inputs, result)[-1]
     request = requests(inputs)
     states = {}
-    on_nodes = _on_nodes(view)
+    on_nodes = _on_nodes(view, {n.meta.name for n in inputs.cluster.nodes})
     for n in inputs.cluster.nodes:
         held = [view.pods[k] for k in on_nodes.get(n.meta.name, ()) if view.status(k) in HOLDING]
         states[n.meta.name] = _NodeState(n, held, request)

@@ -6,6 +6,7 @@ one message per violation, naming the cycle, the objects and the numbers involve
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
@@ -352,18 +353,57 @@ def _printed_jobs(
     return out
 
 
-def _ready_line_mismatch(job: _PrintedJob, text: str) -> str | None:
+class _ListedTasks:
+    """The tasks a ready line lists (task ns/name -> status), read once per text of
+    its tasks: a timeline's running job prints the same tasks session after session, so
+    their text is looked up (one hash) instead of parsed again. Only the last session's
+    texts are kept."""
+
+    def __init__(self) -> None:
+        self._now: dict[str, dict[str, str]] = {}
+        self._before: dict[str, dict[str, str]] = {}
+
+    def next_session(self) -> None:
+        self._before, self._now = self._now, {}
+
+    def __call__(self, text: str) -> dict[str, str]:
+        # The tasks' part: the job's own (its pod group's conditions) changes more often.
+        start = text.find("\n\t")
+        tasks = text[start:] if start >= 0 else ""
+        listed = self._now.get(tasks)
+        if listed is None:
+            listed = self._before.get(tasks)
+            if listed is None:
+                listed = {f"{m[3]}/{m[4]}": m[5] for m in _TASK.finditer(tasks)}
+            self._now[tasks] = listed
+        return listed
+
+
+def _listed_tasks(inputs: InvariantInputs) -> _ListedTasks:
+    if inputs.carry is not None:
+        return inputs.carry.kept("logprint listed tasks", _ListedTasks)
+    return inputs.derived("logprint listed tasks", inputs, _ListedTasks)
+
+
+def _ready_line_mismatch(
+    job: _PrintedJob, text: str, listed_tasks: Callable[[str], dict[str, str]]
+) -> str | None:
     namespace = job.key.split("/", 1)[0]
     prefix = _READY_PREFIX.format(key=job.key, ns=namespace, queue=job.queue)
     if not text.startswith(prefix):
         return f"its details do not start with {prefix[len(f'Job {job.key} is ready, ') :]!r}"
-    listed = {f"{m[3]}/{m[4]}": m[5] for m in _TASK.finditer(text)}
+    listed = listed_tasks(text)
     if listed != job.tasks:
         return f"its tasks are {listed}, the job has {job.tasks}"
     return None
 
 
-def _print_point_messages(cycle: int, jobs: list[_PrintedJob], lines: list[str]) -> list[str]:
+def _print_point_messages(
+    cycle: int,
+    jobs: list[_PrintedJob],
+    lines: list[str],
+    listed_tasks: Callable[[str], dict[str, str]],
+) -> list[str]:
     """Exactly one pending line per IsPending job, one ready line per IsReady job."""
     by_key = {job.key: job for job in jobs}
     seen: Counter[tuple[str, str]] = Counter()
@@ -379,7 +419,7 @@ def _print_point_messages(cycle: int, jobs: list[_PrintedJob], lines: list[str])
             messages.append(f"cycle {cycle}: logprint names unknown job {key}")
         elif kind == "pending" and text != _PENDING_TEXT.format(key):
             messages.append(f"cycle {cycle}: pending line of {key} is not the plugin's: {text!r}")
-        elif kind == "ready" and (why := _ready_line_mismatch(job, text)) is not None:
+        elif kind == "ready" and (why := _ready_line_mismatch(job, text, listed_tasks)) is not None:
             messages.append(f"cycle {cycle}: ready line of {key}: {why}")
     want: Counter[tuple[str, str]] = Counter()
     for job in jobs:
@@ -426,10 +466,13 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         statuses = {k: t.status for k, t in result.tasks.items()}
         phases = {uid: pg.session_phase for uid, pg in result.pod_groups.items()}
         points.append((views[-1], statuses, phases))
+    listed_tasks = _listed_tasks(inputs)
+    listed_tasks.next_session()
     messages = []
     for view, statuses, phases in points:
         jobs = _printed_jobs(inputs, view, statuses, phases)
-        messages += _print_point_messages(view.cycle, jobs, lines_by_cycle.get(view.cycle, []))
+        lines = lines_by_cycle.get(view.cycle, [])
+        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks)
     return messages
 
 
@@ -736,18 +779,27 @@ def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> li
     return messages
 
 
+_KEY = operator.attrgetter("meta.key")
+
+
 def _final_cluster(last: CycleView, result: SimulationResult) -> list[str]:
     """The cluster after the last cycle: its pods minus the evicted, moved only by binds."""
     assert result.cluster is not None
     survivors = set(last.pods) - gone_after(last)
     survivors |= {k for k, cycle in result.created.items() if cycle == last.cycle + 1}
-    final = {p.meta.key: p for p in result.cluster.pods}
+    pods = result.cluster.pods
+    final = dict(zip(map(_KEY, pods), pods, strict=True))
     messages = []
-    if set(final) != survivors:
-        lost, extra = sorted(survivors - set(final)), sorted(set(final) - survivors)
+    if final.keys() != survivors:
+        lost, extra = sorted(survivors - final.keys()), sorted(final.keys() - survivors)
         messages.append(f"final cluster: pods lost {lost}, pods appeared {extra}")
     bound = {b.task for b in last.binds}
-    for key, pod in final.items():
+    # A pod the session handed on as the very object it had cannot have moved: only the
+    # others are looked at (a timeline's session changes a few of its pods).
+    by_id = dict(zip(map(id, pods), pods, strict=True))
+    changed = sorted((by_id[i] for i in by_id.keys() - set(map(id, last.pods.values()))), key=_KEY)
+    for pod in changed:
+        key = pod.meta.key
         before = last.pods.get(key)
         if (
             before is not None

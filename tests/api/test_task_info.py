@@ -49,3 +49,30 @@ def test_job_counts_its_pending_best_effort_tasks_as_the_index_holds_them() -> N
     job.update_task_status(tasks[0], TaskStatus.Pending)
     assert job.pending_best_effort_task_num() == recount() == 2
     assert job.clone().pending_best_effort_task_num() == 2
+
+
+def test_kept_task_texts_follow_every_field_the_text_prints() -> None:
+    """logprint prints each task of each ready job every session: the texts kept from
+    the last session are reused only for a task that prints the same."""
+    from vspec.api.task_info import NUMA_POLICY_KEY, TaskTexts
+
+    pod = Pod(ObjectMeta("p", "ns", uid="u"), containers=[Container(requests={"cpu": Fraction(1)})])
+    texts = TaskTexts()
+    task = TaskInfo(pod)
+    assert texts(task) == str(task)
+    changes = [
+        lambda t: setattr(t, "status", TaskStatus.Running),
+        lambda t: setattr(t, "priority", 7),
+        lambda t: setattr(t.resreq, "milli_cpu", 2000),
+        lambda t: t.resreq.scalars.__setitem__("nvidia.com/gpu", 1000),
+        lambda t: setattr(t, "preemptable", not t.preemptable),
+        lambda t: setattr(t, "revocable_zone", "*"),
+        lambda t: setattr(t, "task_role", "worker"),
+        lambda t: t.pod.meta.annotations.__setitem__(NUMA_POLICY_KEY, "best-effort"),
+    ]
+    for change in changes:
+        texts.next_session()
+        task = task.clone()
+        before = texts(task)
+        change(task)
+        assert texts(task) == str(task) != before

@@ -7,6 +7,7 @@ keeps insertion order, so "the first task with a fit error" is deterministic.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from vspec.api.resource import ZERO, Resource, exceeded_part
@@ -426,20 +427,23 @@ class JobInfo:
                 return cond
         return None
 
-    def go_string(self) -> str:
+    def go_string(self, task_text: Callable[[TaskInfo], str] = str) -> str:
         """``JobInfo.String()`` (job_info.go): the job's fields with the pod group's
         ``%+v`` (see :mod:`vspec.api.pod_group_info` for where that text can differ from
         a real scheduler's), then one ``\n\t <i>: <TaskInfo.String()>`` per task.
 
         Go walks ``ji.Tasks``, a map, so a real scheduler lists the tasks in a random
-        order; vspec lists them in the order the cluster declares them.
+        order; vspec lists them in the order the cluster declares them. ``task_text``
+        prints a task (:class:`~vspec.api.task_info.TaskTexts` keeps them over sessions).
         """
         # Every verb here prints its value plainly (``%v``/``%+v`` of strings and a bool,
         # ``%d`` of an int32), so the line is an f-string: logprint prints it for every
         # ready job at V(1), where fmt's general rendering cost a small session a tenth.
         from vspec.api.pod_group_info import pod_group_text  # only logprint prints jobs
 
-        tasks = "".join(f"\n\t {i}: {task}" for i, task in enumerate(self.tasks.values()))
+        tasks = "".join(
+            f"\n\t {i}: {task_text(task)}" for i, task in enumerate(self.tasks.values())
+        )
         pod_group = pod_group_text(self.pod_group) if self.pod_group else "<nil>"
         min_available, max_unavailable = self.budget
         preemptable = "true" if self.preemptable else "false"

@@ -228,3 +228,46 @@ class TaskInfo:
         )
 
     __repr__ = __str__
+
+    def printed(self) -> tuple[object, ...]:
+        """Everything :meth:`__str__` prints, as a key: equal keys print equal texts."""
+        r = self.resreq
+        return (
+            self.uid,
+            self.namespace,
+            self.name,
+            self.task_role,
+            self.job,
+            self.status,
+            self.priority,
+            r.milli_cpu,
+            r.memory,
+            tuple(r.scalars.items()),
+            self.preemptable,
+            self.revocable_zone,
+            self.pod.meta.annotations.get(NUMA_POLICY_KEY, ""),
+        )
+
+
+class TaskTexts:
+    """:meth:`TaskInfo.__str__` of tasks, kept by what each prints (:meth:`TaskInfo.printed`):
+    a scheduler that prints every job each session (logprint at V(1)) prints the same
+    tasks again and again, each a clone of the last session's. Only what the last
+    session printed is kept."""
+
+    def __init__(self) -> None:
+        self._now: dict[tuple[object, ...], str] = {}
+        self._before: dict[tuple[object, ...], str] = {}
+
+    def next_session(self) -> None:
+        self._before, self._now = self._now, {}
+
+    def __call__(self, task: TaskInfo) -> str:
+        key = task.printed()
+        text = self._now.get(key)
+        if text is None:
+            text = self._before.get(key)
+            if text is None:
+                text = str(task)
+            self._now[key] = text
+        return text

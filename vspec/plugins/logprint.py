@@ -22,9 +22,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.job_info import JobInfo
+from vspec.api.task_info import TaskTexts
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
 from vspec.gofmt import Typed, sprintf
+from vspec.plugins._process_state import process_memory
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -37,6 +39,9 @@ SOURCE_ENTER = "logprint.go:46"
 SOURCE_LEAVING = "logprint.go:48"
 SOURCE_PENDING = "logprint.go:53"
 SOURCE_READY = "logprint.go:56"
+# Not Go's: the texts of the tasks printed last, kept from session to session because
+# printing every ready job's tasks each session was most of a verbosity-3 timeline's cost.
+TASK_TEXTS = "logprint.task texts"
 
 
 def go_arguments(raw: Mapping[str, Any]) -> Typed:
@@ -64,16 +69,21 @@ class LogprintPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         log = ssn.log
         log.v(5, "Enter logPrint plugin ...", SOURCE_ENTER)
+        memory = process_memory(ssn)
+        task_text = memory.get(TASK_TEXTS)
+        if not isinstance(task_text, TaskTexts):
+            task_text = memory[TASK_TEXTS] = TaskTexts()
 
         def print_jobs(jobs: list[JobInfo]) -> None:
             if not log.enabled(PRINT_VERBOSITY):
                 return
+            task_text.next_session()
             for job in jobs:
                 if job.is_pending():
                     text = sprintf(PENDING_FORMAT, job.namespace, job.name)
                     log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
                 if job.is_ready():
-                    text = sprintf(READY_FORMAT, job.namespace, job.name, job.go_string())
+                    text = sprintf(READY_FORMAT, job.namespace, job.name, job.go_string(task_text))
                     log.v(PRINT_VERBOSITY, text, SOURCE_READY)
 
         ssn.add_print_fn(self.name, print_jobs)

@@ -326,21 +326,22 @@ def _printed_jobs(
 ) -> list[_PrintedJob]:
     request = requests(inputs)
     members = pods_by_job(inputs, view)
+    # Each task's status by name: the in-session one ``statuses`` gives, else its own at
+    # the cycle's start (looked up in C: logprint prints every job every session).
     at_start = view.statuses
-
-    def named(key: str) -> str:
-        """The status ``statuses`` gives, else the task's at the cycle's start."""
-        status = statuses.get(key)
-        return _NAMES[at_start[key]] if status is None else status
-
+    named = dict(zip(at_start.keys(), map(_NAMES.__getitem__, at_start.values()), strict=True))
+    named.update(statuses)
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
-        tasks = {p.meta.key: named(p.meta.key) for p in members.get(uid, [])}
-        ready = sum(s in _READY_STATUSES for s in tasks.values())
-        ready += sum(
-            tasks[p.meta.key] == "Pending" and _best_effort(request(p))
-            for p in members.get(uid, [])
-        )
+        pods = members.get(uid, [])
+        keys = list(map(_KEY, pods))
+        tasks = dict(zip(keys, map(named.__getitem__, keys), strict=True))
+        ready = sum(map(_READY_STATUSES.__contains__, tasks.values()))
+        if "Pending" in tasks.values():
+            ready += sum(
+                tasks[k] == "Pending" and _best_effort(request(p))
+                for k, p in zip(keys, pods, strict=True)
+            )
         out.append(
             _PrintedJob(
                 uid,

@@ -133,3 +133,14 @@ def test_sources_of_the_job_lines() -> None:
 def test_nothing_below_verbosity_one() -> None:
     conf = [[{"name": "gang"}, {"name": "logprint"}]]
     assert not [line for line in _logs(conf, verbosity=0) if line.text.startswith("Job ")]
+
+
+def test_the_lines_are_what_go_fmt_renders_from_the_plugins_formats() -> None:
+    """The plugin writes its two lines as f-strings: they must be fmt.Sprintf's of the
+    Go formats, the pending line's missing third argument included."""
+    from vspec.gofmt import sprintf
+    from vspec.plugins.logprint import PENDING_FORMAT, READY_FORMAT, pending_text, ready_text
+
+    for namespace, name, detail in [("default", "j-1", "Job (x)\n\t 0: Task"), ("ns", "a", "")]:
+        assert pending_text(namespace, name) == sprintf(PENDING_FORMAT, namespace, name)
+        assert ready_text(namespace, name, detail) == sprintf(READY_FORMAT, namespace, name, detail)

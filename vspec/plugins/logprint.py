@@ -58,6 +58,18 @@ def _yaml_value(value: Any) -> Any:
     return value
 
 
+def pending_text(namespace: str, name: str) -> str:
+    """``fmt.Sprintf(PENDING_FORMAT, namespace, name)``: ``%s`` of a string prints it as
+    it is, and the third verb has no argument. An f-string, as logprint prints a line
+    for every job every session, where fmt's general rendering cost a tenth of it."""
+    return f"Job {namespace}/{name} is pending, try to schedule it on node %!s(MISSING)"
+
+
+def ready_text(namespace: str, name: str, detail: str) -> str:
+    """``fmt.Sprintf(READY_FORMAT, namespace, name, detail)`` (see :func:`pending_text`)."""
+    return f"Job {namespace}/{name} is ready, detail info : {detail}"
+
+
 @register_plugin
 class LogprintPlugin(Plugin):
     """Logs each pending and each ready job at V(1) when the print action runs."""
@@ -80,10 +92,10 @@ class LogprintPlugin(Plugin):
             task_text.next_session()
             for job in jobs:
                 if job.is_pending():
-                    text = sprintf(PENDING_FORMAT, job.namespace, job.name)
+                    text = pending_text(job.namespace, job.name)
                     log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
                 if job.is_ready():
-                    text = sprintf(READY_FORMAT, job.namespace, job.name, job.go_string(task_text))
+                    text = ready_text(job.namespace, job.name, job.go_string(task_text))
                     log.v(PRINT_VERBOSITY, text, SOURCE_READY)
 
         ssn.add_print_fn(self.name, print_jobs)

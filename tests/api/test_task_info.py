@@ -54,7 +54,7 @@ def test_job_counts_its_pending_best_effort_tasks_as_the_index_holds_them() -> N
 def test_kept_task_texts_follow_every_field_the_text_prints() -> None:
     """logprint prints each task of each ready job every session: the texts kept from
     the last session are reused only for a task that prints the same."""
-    from vspec.api.task_info import NUMA_POLICY_KEY, TaskTexts
+    from vspec.api.task_info import NUMA_POLICY_KEY, TOPOLOGY_DECISION_KEY, TaskTexts
 
     pod = Pod(ObjectMeta("p", "ns", uid="u"), containers=[Container(requests={"cpu": Fraction(1)})])
     texts = TaskTexts()
@@ -69,6 +69,9 @@ def test_kept_task_texts_follow_every_field_the_text_prints() -> None:
         lambda t: setattr(t, "revocable_zone", "*"),
         lambda t: setattr(t, "task_role", "worker"),
         lambda t: t.pod.meta.annotations.__setitem__(NUMA_POLICY_KEY, "best-effort"),
+        lambda t: t.pod.meta.annotations.__setitem__(
+            TOPOLOGY_DECISION_KEY, '{"numa":{"0":{"cpu":"1"}}}'
+        ),
     ]
     for change in changes:
         texts.next_session()

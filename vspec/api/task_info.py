@@ -232,6 +232,7 @@ class TaskInfo:
     def printed(self) -> tuple[object, ...]:
         """Everything :meth:`__str__` prints, as a key: equal keys print equal texts."""
         r = self.resreq
+        annotations = self.pod.meta.annotations
         return (
             self.uid,
             self.namespace,
@@ -245,7 +246,8 @@ class TaskInfo:
             tuple(r.scalars.items()),
             self.preemptable,
             self.revocable_zone,
-            self.pod.meta.annotations.get(NUMA_POLICY_KEY, ""),
+            annotations.get(NUMA_POLICY_KEY, ""),
+            annotations.get(TOPOLOGY_DECISION_KEY),
         )
 
 

@@ -243,7 +243,8 @@ def _plugins_space() -> FuzzSpace:
         for actions, required, pool, shape, tiers in _PLUGIN_PARTS
     ]
     every = ConfSpace(structured_arguments=True)  # every action and plugin
-    parts.append(FuzzSpace(every, replace(small, hierarchy="always")))
+    # Also klog levels 0 and 5, where print and logprint say nothing or say more.
+    parts.append(FuzzSpace(every, replace(small, hierarchy="always"), verbosities=(0, 1, 3, 5)))
     # Past the columnar threshold (slow examples: one in twelve), with the filters and
     # scorers that have a columnar form.
     columnar = ("allocate", "predicates", "nodeorder", "binpack")

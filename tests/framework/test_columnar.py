@@ -293,3 +293,55 @@ def test_kept_answers_name_the_rows_whose_node_changed_since_settled() -> None:
     for key in range(columns.MEMO_KEYS):  # the least recently used key is dropped
         cols.kept(key, list)
     assert list(cols.kept("k", make)[1]) == [0, 1, 2, 3] and made == ["k", "k"]
+
+
+def test_memos_and_kept_answers_outlive_renew_but_for_the_rows_that_changed() -> None:
+    """The next session asks a carried key again only for the nodes that changed: those
+    reported in the last session, and those the next session's snapshot cloned anew."""
+    import numpy as np
+
+    from vspec.api.node_info import NodeInfo
+    from vspec.framework.columns import NodeColumns
+
+    nodes = [NodeInfo(None, f"n{i}") for i in range(6)]
+    cols = NodeColumns(nodes)
+    asked: list[list[int]] = []
+
+    def compute(rows: Any) -> Any:
+        asked.append([int(r) for r in rows])
+        return np.zeros(len(rows))
+
+    every = np.arange(6)
+    cols.memo("k", every, compute)
+    cols.kept("kept", list)
+    cols.settle("kept")
+    nodes[1]._changed()  # in the last session, after both were current
+    cols.idle("cpu")  # a read syncs the reported rows
+    nodes[4]._changed()  # reported, not yet synced
+    fresh = [*nodes]
+    fresh[2] = NodeInfo(None, "n2")  # cloned anew by the next snapshot
+    assert cols.renew(fresh, [None] * 6)
+    cols.memo("k", every, compute)
+    assert asked == [[0, 1, 2, 3, 4, 5], [1, 2, 4]]
+    assert list(cols.kept("kept", list)[1]) == [1, 2, 4]
+    cols.settle("kept")
+    assert list(cols.kept("kept", list)[1]) == []
+
+
+def test_node_local_keys_hold_for_one_session_unless_declared_lasting() -> None:
+    """Answers kept under a node-local key serve later sessions only when every function
+    of the chain declares its keys lasting: a user's key may mean something else in the
+    next session (its plugin's state, the clock)."""
+    plugins = [
+        {"name": "predicates", "enablePredicate": True},
+        {"name": "nodeorder", "enableNodeOrder": True},
+    ]
+    first = session(Cluster(), plugins, verbosity=0)  # nodes: none needed to ask
+    second = session(Cluster(), plugins, verbosity=0)
+    for kind in ("predicate", "node_order"):
+        assert first.node_local_scope(kind) is None  # the built-ins declare it
+    for ssn in (first, second):  # predicates' slot taken by a function not declared lasting
+        ssn.add_predicate_fn("predicates", lambda task, node: None, node_local=lambda task: "same")
+    assert first.node_local_scope("predicate") is not None
+    assert first.node_local_scope("predicate") != second.node_local_scope("predicate")
+    assert first.node_local_scope("node_order") is None  # only the predicate chain has it

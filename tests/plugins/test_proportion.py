@@ -269,3 +269,18 @@ def test_enqueue_discounts_elastic_allocations() -> None:
     assert attr.elastic.milli_cpu == 2000
     # 3 + 3 allocated - 2 elastic = 4 <= 4.
     assert ssn.job_enqueueable(ssn.jobs["c1/new"])
+
+
+def test_queue_sums_round_as_volcano_adds_task_by_task() -> None:
+    """Whole numbers add exactly up to 2**53 bytes; beyond, each task's addition rounds
+    (to even), as Go's float64 does: 8Pi + 1 + 1 is 8Pi, where 8Pi + (1 + 1) is not."""
+    big = pod("c1", "a-p0", "a", {"cpu": "1", "memory": "8Pi"})
+    small = [pod("c1", f"b-p{i}", "b", {"cpu": "1", "memory": "1"}) for i in range(2)]
+    ssn = _ssn(
+        [queue("q1")],
+        [big, *small],
+        [pod_group("c1", "a", "q1"), pod_group("c1", "b", "q1")],
+    )
+    assert _attrs(ssn)["q1"].request.memory == float(2**53)
+    whole = _ssn([queue("q1")], small, [pod_group("c1", "b", "q1")])
+    assert _attrs(whole)["q1"].request.memory == 2.0

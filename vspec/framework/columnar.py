@@ -91,7 +91,8 @@ def allocate_verdicts(
     plugins_key = ssn.node_local_key("predicate", task)
     if fns is None or plugins_key is None:
         return None
-    plugins = _plugin_answers(task, cols, fns, plugins_key, per_node)
+    scope = ssn.node_local_scope("predicate")
+    plugins = _plugin_answers(task, cols, fns, (plugins_key, scope), per_node)
     if plugins is None:
         return None
     fit = _fit_answers(cols, task.init_resreq)
@@ -231,7 +232,8 @@ def scores(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> Col
         return None
     # Node-local: a row's NodeOrder sum depends on the key and its node only, so the
     # tasks of a job (one key) recompute only the rows their placements changed.
-    total = cols.memo(("node_order", key), rows, lambda at: _summed(order, task, cols, at))
+    scope = ssn.node_local_scope("node_order")
+    total = cols.memo(("node_order", key, scope), rows, lambda at: _summed(order, task, cols, at))
     batch_total = None if total is None else _summed(batch, task, cols, rows)
     if total is None or batch_total is None:
         return None

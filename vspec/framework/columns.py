@@ -13,8 +13,10 @@ Columns are kept current incrementally: a node reports every task change
 from one session to the next only the rows of nodes the snapshot cloned afresh.
 Arrays handed out are the columns themselves: readers must not write them.
 Per-row answers derived from the columns (a task key's scores) are memoised the same
-way (:meth:`NodeColumns.memo`): kept per row until the row's node changes, and for
-one session (their keys are the session's).
+way (:meth:`NodeColumns.memo`): kept per row until the row's node changes, from
+session to session too. A key must name its question in every session of the
+scheduler: the callers add the session's uid to keys that hold for one session only
+(``Session.node_local_scope``).
 """
 
 from __future__ import annotations
@@ -96,8 +98,7 @@ class NodeColumns:
         # Per memo key, [the values, per row whether it must be computed again, how many
         # of the rows synced this session it has marked so].
         self._memos: dict[Hashable, list[Any]] = {}
-        # The rows synced, in order, this session; per kept key, [answers, how many of
-        # these it is current with (-1: none), how many there were when last asked].
+        # The rows synced, in order, this session; per kept key, the answers (kept()).
         self._changes: list[int] = []
         self._kept: dict[Hashable, list[Any]] = {}
         self._rotation: Column | None = None
@@ -112,13 +113,12 @@ class NodeColumns:
             n.name != name for n, name in zip(nodes, self.names, strict=True)
         ):
             return False
-        self._memos.clear()
-        self._kept.clear()
         self._sync()
         changes = self._changes
         for entry in self._columns.values():
             entry.pending.update(changes[entry.seen :])
             entry.seen = 0
+        self._carry_answers()
         changes.clear()
         dirty = self._dirty
         old_companions = self._companions
@@ -133,6 +133,24 @@ class NodeColumns:
         self.nodes = list(nodes)
         self._companions = list(companions)
         return True
+
+    def _carry_answers(self) -> None:
+        """Bring the memos and kept answers over :meth:`renew`'s clearing of the rows
+        synced: a key's answers stay for the next session (its key names the same question
+        there: ``Session.node_local_scope``), the rows synced since it last looked marked
+        to compute again."""
+        changes = self._changes
+        for memo in self._memos.values():
+            seen = memo[2]
+            if seen < len(changes):
+                memo[1][changes[seen:]] = True
+            memo[2] = 0
+        for kept in self._kept.values():
+            seen = kept[1]
+            if seen >= 0:
+                kept[3].update(changes[seen:])
+                kept[1] = 0
+            kept[2] = 0
 
     def close(self) -> None:
         """Stop watching the nodes (the columns are dropped)."""
@@ -198,30 +216,35 @@ class NodeColumns:
         return answer
 
     def kept(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
-        """The per-row answers kept under ``key`` (``make()`` the first time; for one
-        session) and the rows whose node changed since :meth:`settle` last marked them
-        all current (every row the first time), in row order: the caller brings those up
-        to date, then settles the key. Found from the rows synced since, not by a pass
-        over all rows."""
+        """The per-row answers kept under ``key`` (``make()`` the first time) and the
+        rows whose node changed since :meth:`settle` last marked them all current (every
+        row the first time), in row order: the caller brings those up to date, then
+        settles the key. Found from the rows synced since, not by a pass over all rows."""
         self._sync()
         kept = self._kept
         entry = kept.pop(key, None)
         if entry is None:
-            entry = [make(), -1, 0]
+            # [answers, how many synced rows they are current with (-1: none), how many
+            # there were when last asked, rows a former session left to compute again]
+            entry = [make(), -1, 0, set()]
             if len(kept) >= MEMO_KEYS:
                 del kept[next(iter(kept))]  # the least recently used key
         kept[key] = entry
         changes = self._changes
         seen: int = entry[1]
         entry[2] = len(changes)
-        if seen < 0 or len(changes) - seen >= self.size:
+        carried: set[int] = entry[3]
+        if seen < 0 or len(changes) - seen + len(carried) >= self.size:
             return entry[0], np.arange(self.size)
-        return entry[0], np.array(sorted(set(changes[seen:])), dtype=np.intp)
+        if not carried:
+            return entry[0], np.array(sorted(set(changes[seen:])), dtype=np.intp)
+        return entry[0], np.array(sorted(carried.union(changes[seen:])), dtype=np.intp)
 
     def settle(self, key: Hashable) -> None:
         """Mark every answer under ``key`` current as of its last :meth:`kept`."""
         entry = self._kept[key]
         entry[1] = entry[2]
+        entry[3].clear()
 
     def _entry(self, key: Hashable) -> tuple[Column, Column]:
         """The memo under ``key`` and per row whether its value is stale (never computed,

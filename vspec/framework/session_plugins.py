@@ -140,6 +140,8 @@ class SessionPlugins:
     gates: Gates
 
     def __init__(self) -> None:
+        # Names this session in keys of answers that hold for it alone (node_local_scope).
+        self._token = object()
         self.clear()
 
     def clear(self) -> None:
@@ -152,6 +154,8 @@ class SessionPlugins:
         self._flats: dict[Kind, list[Any]] = {}
         self._node_local: dict[Kind, dict[str, NodeLocalKeyFn]] = {k: {} for k in NODE_LOCAL_KINDS}
         self._node_local_flats: dict[Kind, list[NodeLocalKeyFn | None]] = {}
+        # Per kind, the functions whose node-local keys hold in every session.
+        self._lasting: dict[Kind, set[str]] = {k: set() for k in NODE_LOCAL_KINDS}
         self._columnar: dict[Kind, dict[str, Any]] = {k: {} for k in COLUMNAR_KINDS}
         self._columnar_flats: dict[Kind, list[Any] | None] = {}
         # The pod-name index of each task name compared (TaskOrder asks it per comparison).
@@ -165,6 +169,7 @@ class SessionPlugins:
         fn: Any,
         node_local: NodeLocalKeyFn | None = None,
         columnar: Any | None = None,
+        lasting: bool = False,
     ) -> None:
         self._fns.setdefault(kind, {})[name] = fn
         self._chains.pop(kind, None)
@@ -181,6 +186,10 @@ class SessionPlugins:
                 self._node_local[kind].pop(name, None)
             else:
                 self._node_local[kind][name] = node_local
+            if node_local is not None and lasting:
+                self._lasting[kind].add(name)
+            else:
+                self._lasting[kind].discard(name)
 
     def add_job_order_fn(self, name: str, fn: CompareFn) -> None:
         self._add("job_order", name, fn)
@@ -203,6 +212,7 @@ class SessionPlugins:
         fn: PredicateFn,
         node_local: NodeLocalKeyFn | None = None,
         columnar: ColumnarPredicateFn | None = None,
+        lasting: bool = False,
     ) -> None:
         """``node_local`` (vspec extension, optional) lets actions memoise ``fn``'s verdicts.
 
@@ -217,8 +227,13 @@ class SessionPlugins:
         :class:`~vspec.framework.columns.Verdicts`), or None to leave this task to ``fn``.
         Actions use it for a task whose node-local key is not None; its answer must be
         exactly ``fn``'s, FitError statuses included.
+
+        ``lasting`` (with ``node_local``): a key means the same in every session of the
+        scheduler (the answer depends on the key, the node, its node-map entry and the
+        plugin's arguments, nothing else of the session), so answers kept under it serve
+        later sessions on the nodes that did not change (:meth:`node_local_scope`).
         """
-        self._add("predicate", name, fn, node_local, columnar)
+        self._add("predicate", name, fn, node_local, columnar, lasting)
 
     def add_pre_predicate_fn(self, name: str, fn: PrePredicateFn) -> None:
         self._add("pre_predicate", name, fn)
@@ -232,12 +247,14 @@ class SessionPlugins:
         fn: NodeOrderFn,
         node_local: NodeLocalKeyFn | None = None,
         columnar: ColumnarScoreFn | None = None,
+        lasting: bool = False,
     ) -> None:
         """``node_local``: as for :meth:`add_predicate_fn`, for the node's score. A call
         that raises is never memoised. ``columnar``: the scores of the nodes at the given
         rows at once, exactly ``fn``'s float64 values, or None to leave the task to ``fn``
-        (it must decline where ``fn`` would raise)."""
-        self._add("node_order", name, fn, node_local, columnar)
+        (it must decline where ``fn`` would raise). ``lasting``: as for
+        :meth:`add_predicate_fn`."""
+        self._add("node_order", name, fn, node_local, columnar, lasting)
 
     def add_batch_node_order_fn(
         self, name: str, fn: BatchNodeOrderFn, columnar: ColumnarScoreFn | None = None
@@ -374,6 +391,14 @@ class SessionPlugins:
                 return None
             keys.append(key)
         return tuple(keys)
+
+    def node_local_scope(self, kind: Kind) -> Hashable:
+        """What answers kept under a ``kind`` chain's node-local key hold for: every
+        session (None) when each function of the chain declares its keys lasting, else
+        this session (a token of its own), which callers add to the key."""
+        lasting = self._lasting[kind]
+        every = all(name in lasting for tier in self.chain(kind) for name, _ in tier)
+        return None if every else self._token
 
     def columnar_fns(self, kind: Kind) -> list[Any] | None:
         """The columnar variants of every enabled ``kind`` function in tier order, or None

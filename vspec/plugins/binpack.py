@@ -247,7 +247,9 @@ class BinpackPlugin(Plugin):
             return binpacking_scores(task, cols, rows, weight)
 
         if weight.weight != 0:
-            ssn.add_node_order_fn(self.name, node_order, node_local=node_local, columnar=columnar)
+            ssn.add_node_order_fn(
+                self.name, node_order, node_local=node_local, columnar=columnar, lasting=True
+            )
         else:
             log.v(0, "binpack weight is zero, skip node order function")
         log.v(5, f"Leaving binpack plugin. {weight} ...")

@@ -239,8 +239,9 @@ class NodeOrderPlugin(Plugin):
         self._fixed_scores: dict[tuple[str, Hashable], Column] = {}
         self._k8s_reads: dict[tuple[str, str], Callable[[NodeInfo], float]] = {}
         self._labels: frozenset[str] = frozenset()  # the log labels of _node_scorers
-        self._fixed_lists: dict[tuple[str, Hashable], list[int]] = {}  # _fixed_scores as lists
-        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int] | None]] | None] = {}
+        # Scores of node-fixed scorers per row, filled in as rows are asked (_row_plan).
+        self._fixed_lists: dict[tuple[str, Hashable], list[int | None]] = {}
+        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int | None] | None]] | None] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -254,7 +255,11 @@ class NodeOrderPlugin(Plugin):
         self._node_scorers = self._scorers()
         self._labels = frozenset(label for _, label, _, _ in self._node_scorers)
         ssn.add_node_order_fn(
-            self.name, self.node_order, node_local=self.node_local_key, columnar=self.node_scores
+            self.name,
+            self.node_order,
+            node_local=self.node_local_key,
+            columnar=self.node_scores,
+            lasting=True,
         )
         ssn.add_batch_node_order_fn(self.name, self.batch_node_order, columnar=self.batch_scores)
 
@@ -365,19 +370,25 @@ class NodeOrderPlugin(Plugin):
                 return None
             total = 0.0
             for weight, scorer, fixed in plan:
-                score = scorer(facts, k8s_node) if fixed is None else fixed[row]
+                if fixed is None:
+                    score = scorer(facts, k8s_node)
+                else:
+                    known = fixed[row]
+                    score = fixed[row] = scorer(facts, k8s_node) if known is None else known
                 total = total + float(score) * weight
             totals.append(total)
         return np.array(totals, dtype=np.float64)
 
     def _row_plan(
         self, facts: ScoreFacts, cols: NodeColumns
-    ) -> list[tuple[float, Scorer, list[int] | None]] | None:
-        """Per scorer, its weight and, for a scorer fixed for the session whose scores
-        of every node are cheap to have (image locality, once per image set; node
-        affinity without preferred terms: 0), those scores per row; None when a scorer
-        declines the task (:meth:`_declines`). Once per score key (which holds the
-        images, the requests and the preferred terms: all that decides either)."""
+    ) -> list[tuple[float, Scorer, list[int | None] | None]] | None:
+        """Per scorer, its weight and, for a scorer fixed for the session (image
+        locality, per image set; node affinity without preferred terms), its scores per
+        row, each filled in when first asked (a session asks a few rows of many tasks;
+        the rows of the nodes that did not change are answered by the memo of earlier
+        sessions: ``NodeColumns.memo``); None when a scorer declines the task
+        (:meth:`_declines`). Once per score key (which holds the images, the requests
+        and the preferred terms: all that decides either)."""
         plans = self._plans
         if facts.score_key in plans:
             return plans[facts.score_key]
@@ -386,23 +397,19 @@ class NodeOrderPlugin(Plugin):
             return None
         plan = plans[facts.score_key] = []
         for weight, label, _, scorer in self._node_scorers:
-            fixed: list[int] | None = None
+            fixed: list[int | None] | None = None
             if label == "Image Locality":
                 key = (facts.images, facts.num_containers)
-                fixed = self._fixed_rows(label, key, scorer, facts, cols)
+                fixed = self._fixed_rows(label, key, cols)
             elif label == "Node Affinity" and not facts.preferred_node_affinity.terms:
-                fixed = self._fixed_rows(label, (), scorer, facts, cols)
+                fixed = self._fixed_rows(label, (), cols)
             plan.append((float(weight), scorer, fixed))
         return plan
 
-    def _fixed_rows(
-        self, label: str, key: Hashable, scorer: Scorer, facts: ScoreFacts, cols: NodeColumns
-    ) -> list[int]:
+    def _fixed_rows(self, label: str, key: Hashable, cols: NodeColumns) -> list[int | None]:
         found = self._fixed_lists.get((label, key))
         if found is None:
-            found = self._fixed_lists[(label, key)] = [
-                int(s) for s in self._fixed(label, key, scorer, facts, cols)
-            ]
+            found = self._fixed_lists[(label, key)] = [None] * cols.size
         return found
 
     def _declines(self, facts: ScoreFacts) -> bool:

@@ -310,7 +310,11 @@ class PredicatesPlugin(Plugin):
         )
         ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
         ssn.add_predicate_fn(
-            self.name, self.predicate, node_local=self.node_local_key, columnar=self.verdicts
+            self.name,
+            self.predicate,
+            node_local=self.node_local_key,
+            columnar=self.verdicts,
+            lasting=True,
         )
 
     # -- node map upkeep ------------------------------------------------------------------------

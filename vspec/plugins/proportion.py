@@ -89,6 +89,20 @@ class QueueAttr:
         self.share = result
 
 
+class _TaskSums(NamedTuple):
+    """A job's tasks summed as ``_account_job`` adds them into its queue: those of an
+    allocated status, and those together with the pending ones, in the index's order."""
+
+    allocated: Resource
+    request: Resource
+    whole: bool  # every quantity summed a whole number (of bytes, millicores...)
+
+
+# Whole numbers of float64 add exactly, in any order and grouping, while every partial
+# sum stays below this (2**53: from it on not every whole number is a float64).
+_EXACT_BOUND = float(2**53)
+
+
 class _KeptElastic(NamedTuple):
     exceeded: bool  # the gate it was worked out under
     elastic: Resource
@@ -116,8 +130,9 @@ class ProportionPlugin(Plugin):
             if queue.queue.guarantee:
                 self.total_guarantee.add(Resource.from_list(queue.queue.guarantee))
         log.infof(4, "The total guarantee resource is <{}>", self.total_guarantee.values())
+        by_job = self._exact_sums(ssn)
         for job in ssn.jobs.values():
-            self._account_job(ssn, job)
+            self._account_job(ssn, job, None if by_job is None else by_job[job.uid])
         self._compute_deserved(log)
         self._register(ssn)
 
@@ -134,7 +149,29 @@ class ProportionPlugin(Plugin):
         return EnqueueRoom(where, attr.real_capability.clone(), held)
 
     # -- attributes --------------------------------------------------------------------------
-    def _account_job(self, ssn: Session, job: JobInfo) -> None:
+    def _exact_sums(self, ssn: Session) -> dict[str, _TaskSums] | None:
+        """Each job's task sums, when adding them to the queues job by job gives exactly
+        what Volcano's task by task gives: every quantity a whole number (as Kubernetes
+        quantities read as milli-units and bytes are) and every sum within
+        ``_EXACT_BOUND``, so that no addition rounds; else None (add task by task). A job
+        carried from the last session (``JobInfo.derived``) keeps its sums."""
+        by_job: dict[str, _TaskSums] = {}
+        bound = Resource()
+        for job in ssn.jobs.values():
+            sums = job.derived.get(_SUMS)
+            if not isinstance(sums, _TaskSums):
+                sums = job.derived[_SUMS] = _task_sums(job)
+            if not sums.whole:
+                return None
+            bound.add(sums.request)
+            by_job[job.uid] = sums
+        if bound.milli_cpu >= _EXACT_BOUND or bound.memory >= _EXACT_BOUND:
+            return None
+        if any(q >= _EXACT_BOUND for q in bound.scalars.values()):
+            return None
+        return by_job
+
+    def _account_job(self, ssn: Session, job: JobInfo, sums: _TaskSums | None) -> None:
         """Only queues with at least one job in the session get an attribute."""
         log = ssn.log
         verbose = log.enabled(4)  # klog.V(4): formatted only when kept (once per job)
@@ -151,14 +188,11 @@ class ProportionPlugin(Plugin):
             self.queue_opts[job.queue] = attr
             if verbose:
                 log.v(4, f"Added Queue <{job.queue}> attributes.")
-        for status, tasks in job.task_status_index.items():
-            if allocated_status(status):
-                for task in tasks.values():
-                    attr.allocated.add(task.resreq)
-                    attr.request.add(task.resreq)
-            elif status is TaskStatus.Pending:
-                for task in tasks.values():
-                    attr.request.add(task.resreq)
+        if sums is not None:
+            attr.allocated.add(sums.allocated)
+            attr.request.add(sums.request)
+        else:
+            _add_tasks(job, attr.allocated, attr.request)
         assert job.pod_group is not None  # the snapshot drops jobs without one
         if job.pod_group.phase == "Inqueue":
             attr.inqueue.add(job.deduct_sch_gated_resources(job.min_resources()))
@@ -377,3 +411,32 @@ class ProportionPlugin(Plugin):
                 f"Proportion {kind}: task <{task.namespace}/{task.name}>, resreq <{task.resreq}>,  "
                 f"share <{go_float(attr.share)}>",
             )
+
+
+_SUMS = "proportion task sums"  # the key of a job's _TaskSums in JobInfo.derived
+
+
+def _add_tasks(job: JobInfo, allocated: Resource, request: Resource) -> None:
+    """Add the job's tasks as Volcano does: each of an allocated status to both, each
+    pending one to ``request``."""
+    for status, tasks in job.task_status_index.items():
+        if allocated_status(status):
+            for task in tasks.values():
+                allocated.add(task.resreq)
+                request.add(task.resreq)
+        elif status is TaskStatus.Pending:
+            for task in tasks.values():
+                request.add(task.resreq)
+
+
+def _task_sums(job: JobInfo) -> _TaskSums:
+    allocated, request = Resource(), Resource()
+    _add_tasks(job, allocated, request)
+    whole = all(
+        r.milli_cpu.is_integer()
+        and r.memory.is_integer()
+        and all(q.is_integer() for q in r.scalars.values())
+        for bucket in job.task_status_index.values()
+        for r in (task.resreq for task in bucket.values())
+    )
+    return _TaskSums(allocated, request, whole)

@@ -402,8 +402,8 @@ def test_conservation(monkeypatch: pytest.MonkeyPatch) -> None:
 
     advance = scheduler.advance
 
-    def leaky(cluster: Any, ssn: Session) -> Any:
-        after = advance(cluster, ssn)
+    def leaky(cluster: Any, ssn: Session, written: Any) -> Any:
+        after = advance(cluster, ssn, written)
         after.pods = after.pods[1:]
         return after
 

@@ -20,7 +20,7 @@ from vspec.errors import EngineError
 from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
 from vspec.model.conf import SchedulerOptions
-from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass
+from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, shallow_copy
 
 if TYPE_CHECKING:
     from vspec.framework.columns import NodeColumns
@@ -271,6 +271,7 @@ class SchedulerCache:
         if not handed:
             return
         written = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
+        last = self._seen.groups
         for uid, kept in handed.items():
             clone, source = kept.clone, kept.source
             pg = written.get(uid)
@@ -282,6 +283,11 @@ class SchedulerCache:
                 or not same_spec(source.pod_group, clone.pod_group)
             ):
                 continue
+            if pg is last.get(uid):
+                # Not written back: the cache's job keeps its pod group, and a new clone
+                # would copy that, with the conditions its last writer stamped.
+                clone.pod_group = shallow_copy(source.pod_group)
+                clone.pod_group.conditions = list(clone.pod_group.conditions)
             kept.written = pg
             self._carried[uid] = kept
 

@@ -369,7 +369,7 @@ def _run_session(
     if last:
         _capture_session_state(ssn, cluster, result)
     recorder.session_closing(ssn)
-    close_session(ssn)
+    written = close_session(ssn)
     log.v(4, "End scheduling ...")
     for task, node in cache.effects.binds:
         result.binds.append(Bind(task, node, log.cycle))
@@ -386,7 +386,7 @@ def _run_session(
             entry = result.pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
         entry.phase = pg.phase
         entry.conditions = list(pg.conditions)
-    return advance(cluster, ssn)
+    return advance(cluster, ssn, written)
 
 
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
@@ -414,9 +414,13 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
         result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
 
 
-def advance(cluster: Cluster, ssn: Session) -> Cluster:
+def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:
     """The cluster one schedule period later, by the one rule every engine shares
-    (:func:`vspec.model.cycles.next_cluster`), from what ``ssn`` did."""
+    (:func:`vspec.model.cycles.next_cluster`), from what ``ssn`` did. Only the pod groups
+    the job updater wrote (``written``: their status changed, stamps aside) change: the
+    others stay as the API server holds them, their conditions stamped by the session
+    that last wrote them, which is what the next session's clones (and logprint's
+    lines) show in Volcano."""
     effects = ssn.cache.effects
     return next_cluster(
         cluster,
@@ -424,6 +428,8 @@ def advance(cluster: Cluster, ssn: Session) -> Cluster:
         evicted={task for task, _ in effects.evictions},
         patched=effects.annotations,
         pod_groups={
-            uid: job.pod_group for uid, job in ssn.jobs.items() if job.pod_group is not None
+            uid: job.pod_group
+            for uid, job in ssn.jobs.items()
+            if job.pod_group is not None and written.get(uid)
         },
     )

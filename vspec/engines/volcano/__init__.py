@@ -315,7 +315,7 @@ class VolcanoScheduler:
                 )
             entry.phase = status["phase"]
             entry.conditions = conditions
-            if key in by_key:
+            if key in by_key and status["written"]:  # else the API server's stays
                 pg = written[key] = shallow_copy(by_key[key])
                 pg.phase, pg.conditions = status["phase"], conditions
                 pg.running, pg.succeeded, pg.failed = (

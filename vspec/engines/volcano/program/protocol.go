@@ -118,6 +118,9 @@ type PodGroupResult struct {
 	Running      int32       `json:"running"`
 	Succeeded    int32       `json:"succeeded"`
 	Failed       int32       `json:"failed"`
+	// Written: the job updater wrote the pod group (its status changed, stamps aside);
+	// the others stay as the API server holds them for the next session.
+	Written bool `json:"written"`
 }
 
 // TaskResult is a task as the session held it after the last action.

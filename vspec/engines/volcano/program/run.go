@@ -418,18 +418,20 @@ func runSession(req *Request, logs *capture, setVerbosity func(int)) (*Response,
 		return nil, err
 	}
 	closed := cpuSeconds()
+	fx.mu.Lock()
 	for uid, job := range jobs {
 		if job.PodGroup == nil {
 			continue
 		}
 		status := job.PodGroup.Status
+		_, written := fx.podGroups[string(uid)]
 		resp.PodGroups[string(uid)] = PodGroupResult{
 			SessionPhase: sessionPhases[string(uid)], Phase: string(status.Phase),
 			Conditions: conditions(job.PodGroup),
 			Running:    status.Running, Succeeded: status.Succeeded, Failed: status.Failed,
+			Written: written,
 		}
 	}
-	fx.mu.Lock()
 	resp.Binds = append(resp.Binds, fx.binds...)
 	resp.Evictions = append(resp.Evictions, fx.evictions...)
 	resp.Events = append(resp.Events, fx.events...)

@@ -14,10 +14,10 @@ actions do. ``enqueue`` acts on Pending pod groups, ``allocate``, ``backfill``,
 ``preempt`` and ``reclaim`` on Pending tasks (preempt and reclaim evict only for a
 pending preemptor), ``print`` only logs. So when every pod is bound (none Pending, none
 terminating) and every pod group is Running, such a session binds, evicts and enqueues
-nothing; its job updater writes each Running phase again and re-stamps conditions with
-its own session id and clock, which no later decision reads (phases are compared, and
-``Unknown`` needs an Unschedulable condition of the *current* session). What outlives
-the session is unchanged but for the uid it draws from the generator, and node rotation
+nothing; its plugins re-stamp conditions with its own session id and clock, but no
+status changed, so its job updater writes no pod group back (and ``Unknown`` needs an
+Unschedulable condition of the *current* session). What outlives the session is
+unchanged but for the uid it draws from the generator, and node rotation
 moves only when a task is examined. Until the next arrival, completion or node event the
 cluster stays as it is, so every session until then is such a session: the clock jumps
 to that event, drawing the skipped sessions' uids so that the generator is where it

@@ -78,6 +78,27 @@ _Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector]
 SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far a run's clock has come, for an observer that shows it (``vspec compare``'s
+    progress display): the clock only reports, it never waits on what is done with it.
+
+    ``span`` is the timeline's ``until`` or, without one, the last arrival's time plus its
+    longest run time (or the last node event's, if later): a lower bound where jobs wait,
+    so it grows to ``reached`` when the clock passes it, and is the run's own length in
+    the last report (``done``)."""
+
+    reached: timedelta  # simulated time since the start
+    span: timedelta
+    sessions: int  # run so far
+    skipped: int  # periods jumped so far
+    done: bool = False
+
+
+# Called after each session and each jump, and once when the run ends (``done``).
+ProgressHook = Callable[[Progress], None]
+
+
 def run_timeline(
     conf: SchedulerConf,
     cluster: Cluster,
@@ -89,12 +110,14 @@ def run_timeline(
     on_session: SessionHook | None = None,
     engine: Engine,
     keep_logs: bool = True,
+    on_progress: ProgressHook | None = None,
 ) -> TimelineResult:
     """Run ``timeline`` on ``cluster`` under ``conf`` on ``engine`` and record what
     happened. The clock asks the engine for a scheduler process and runs its sessions;
     everything else it knows of the cluster it reads from the model. Without
     ``keep_logs`` the result's log holds the last session's lines only (``on_session``
     sees each session's): a day at verbosity 3 logs gigabytes nobody reads.
+    ``on_progress`` is told where the clock is after each session and jump (:class:`Progress`).
 
     Raises what the engine raises (:meth:`vspec.model.engine.Engine.scheduler`): a
     :class:`vspec.errors.PluginError` naming the plugin or action when one raises.
@@ -104,8 +127,12 @@ def run_timeline(
         start = now or DEFAULT_NOW
         clock = Clock(conf, cluster, timeline, seed, start, verbosity, on_session, engine)
         clock.keep_logs = keep_logs
+        clock.on_progress = on_progress
         clock.run()
     clock.result.cpu_seconds = time.process_time() - started
+    if on_progress is not None:
+        ran = clock.result.end - start
+        on_progress(Progress(ran, ran, clock.result.sessions, clock.result.skipped, done=True))
     return clock.result
 
 
@@ -158,6 +185,8 @@ class Clock:
         self.gang_ready = _gang_ready(conf)
         self.settled = False  # the last session ran on this very cluster and changed nothing
         self.keep_logs = True  # else each session's lines replace the last's (run_timeline)
+        self.on_progress: ProgressHook | None = None
+        self.span = expected_span(timeline)
         self.k = 0  # the clock is at start + k periods
         # The nodes last read, each one's allocatable, and their total.
         self.allocatable_of: _Allocatable | None = None
@@ -234,10 +263,22 @@ class Clock:
                     self.scheduler.skip_session()
                 self.result.skipped += target - k
                 k = target
+                self._report(now)
                 continue
             self.settled = not self._session(now)
             k += 1
+            self._report(now)
         self.k = k
+
+    def _report(self, now: datetime) -> None:
+        """Tell ``on_progress`` the clock has run the session (or jumped from) ``now``:
+        the run's end, as far as is known, so that reports never pass the last one."""
+        if self.on_progress is None:
+            return
+        reached = now - self.start
+        result = self.result
+        span = max(self.span, reached)
+        self.on_progress(Progress(reached, span, result.sessions, result.skipped))
 
     def _session(self, now: datetime) -> bool:
         """One session at ``now``; whether it changed the cluster."""
@@ -638,6 +679,14 @@ def _placeable(requests: list[ResourceVector], rooms: list[ResourceVector], need
         if total >= needed:
             break
     return total
+
+
+def expected_span(timeline: Timeline) -> timedelta:
+    """The simulated time a run of ``timeline`` is expected to cover (:class:`Progress`)."""
+    ends = [a.at + max(a.run_for.values(), default=timedelta(0)) for a in timeline.arrivals]
+    ends += [e.at for e in timeline.node_events]
+    last = max(ends, default=timedelta(0))
+    return last if timeline.until is None else min(timeline.until, last)
 
 
 def _gang_ready(conf: SchedulerConf) -> bool:

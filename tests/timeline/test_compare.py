@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -119,3 +120,119 @@ def test_parquet_records_or_the_extra_to_install(
     assert main([*argv, "--parquet", str(tmp_path / "pq")]) == 0
     pods = pq.read_table(tmp_path / "pq" / "pack-pods.parquet").to_pylist()
     assert len(pods) == 5 and {p["node"] for p in pods} == {"n1", "n2"}
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    """A third conf: no node scoring at all, pods go where allocate first finds room."""
+    path = tmp_path / "fifo.conf"
+    path.write_text(
+        'actions: "enqueue, allocate"\ntiers:\n- plugins: [{name: priority}, {name: gang}]\n'
+    )
+    return path
+
+
+def _columns(out: str) -> dict[str, list[str]]:
+    """The table's cells by metric, cut at the columns the dashes under the header mark."""
+    lines = out.splitlines()
+    spans = [m.span() for m in re.finditer(r"-+", lines[1])]
+    rows = {}
+    for line in [lines[0], *lines[2 : lines.index("")]]:
+        cells = [line[a:b].strip() for a, b in spans]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_n_confs_give_the_columns_of_separate_two_conf_runs(
+    files: list[Path], fifo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, pack, workload = files
+    tail = ["--workload", str(workload), "--no-progress"]
+
+    def table(*confs: Path) -> dict[str, list[str]]:
+        assert main(["compare", *map(str, confs), *tail]) == 0
+        return _columns(capsys.readouterr().out)
+
+    three = table(spread, pack, fifo)
+    assert three["metric"] == ["spread", "pack", "fifo", "pack - spread", "fifo - spread"]
+    with_pack, with_fifo = table(spread, pack), table(spread, fifo)
+    assert with_pack["metric"] == ["spread", "pack", "pack - spread"]
+    assert len(three) > 20
+    for metric, cells in three.items():
+        spread_cell, pack_cell, fifo_cell, pack_diff, fifo_diff = cells
+        if metric in with_pack:
+            assert with_pack[metric] == [spread_cell, pack_cell, pack_diff]
+        if metric in with_fifo:
+            assert with_fifo[metric] == [spread_cell, fifo_cell, fifo_diff]
+    # Where the three differ, the table says so per column.
+    assert three["wait p50 (tag big)"][3].endswith("better")
+
+
+def test_workers_give_what_one_process_gives(
+    files: list[Path], fifo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, pack, workload = files
+    outputs = []
+    for workers in ("1", "2"):
+        records = tmp_path / f"csv{workers}"
+        argv = [str(spread), str(pack), str(fifo), "--workload", str(workload)]
+        assert main(["compare", *argv, "--workers", workers, "--csv", str(records)]) == 0
+        captured = capsys.readouterr()
+        # What each run cost in CPU differs from run to run; the rest is the results.
+        outputs.append(re.sub(r"[\d.]+ CPU-s", "CPU-s", captured.out))
+        assert "fifo: done" in captured.err
+    assert outputs[0] == outputs[1]
+    for name in sorted(p.name for p in (tmp_path / "csv1").iterdir()):
+        assert (tmp_path / "csv1" / name).read_text() == (tmp_path / "csv2" / name).read_text()
+
+
+def test_bad_confs_are_reported_and_the_others_compared(
+    files: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, pack, workload = files
+    missing = tmp_path / "gone.conf"
+    unknown = tmp_path / "unknown.conf"
+    unknown.write_text('actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - {name: nosuch}\n')
+    argv = [str(spread), str(missing), str(unknown), str(pack), "--workload", str(workload)]
+    assert main(["compare", *argv]) == 2
+    captured = capsys.readouterr()
+    assert f"{missing}: scheduler conf file not found" in captured.err
+    assert f"{unknown}:4:5: tiers[0].plugins[0]: no plugin 'nosuch' is registered" in captured.err
+    assert "Traceback" not in captured.err
+    assert _columns(captured.out)["metric"] == ["spread", "pack", "pack - spread"]
+
+
+def test_a_workload_error_stops_the_comparison(
+    files: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, pack, workload = files
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(workload.read_text().replace("runFor: 10m", "runFor: ten minutes"))
+    assert main(["compare", str(spread), str(pack), "--workload", str(bad), "--workers", "2"]) == 2
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.startswith("vspec: error")]
+    assert len(errors) == 1 and f"{bad}:9:" in errors[0] and "runFor" in errors[0]
+    assert captured.out == ""
+
+
+def test_one_conf_is_not_a_comparison(
+    files: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, _, workload = files
+    assert main(["compare", str(spread), "--workload", str(workload)]) == 2
+    assert "compare needs two confs or more" in capsys.readouterr().err
+
+
+def test_repeated_stems_are_told_apart_and_until_slices(
+    files: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spread, _, workload = files
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "spread.conf").write_text(spread.read_text())
+    argv = [str(spread), str(other / "spread.conf"), "--workload", str(workload)]
+    assert main(["compare", *argv, "--csv", str(tmp_path / "csv"), "--until", "30s"]) == 0
+    rows = _columns(capsys.readouterr().out)
+    assert rows["metric"] == ["spread", "spread-2", "spread-2 - spread"]
+    assert rows["jobs"] == ["4", "4", "same"]  # the small jobs of 0s-30s; the big one (1m) cut
+    assert (tmp_path / "csv" / "spread-2-jobs.csv").is_file()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import re
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -236,3 +237,19 @@ def test_repeated_stems_are_told_apart_and_until_slices(
     assert rows["metric"] == ["spread", "spread-2", "spread-2 - spread"]
     assert rows["jobs"] == ["4", "4", "same"]  # the small jobs of 0s-30s; the big one (1m) cut
     assert (tmp_path / "csv" / "spread-2-jobs.csv").is_file()
+
+
+def test_a_run_that_fails_leaves_the_others_columns(files: list[Path], tmp_path: Path) -> None:
+    """A plugin that raises fails its conf's run (exit status 1); the others compare."""
+    spread, pack, workload = files
+    crashing = tmp_path / "crashing.conf"
+    crashing.write_text('actions: "enqueue, allocate"\ntiers:\n- plugins: [{name: crashes}]\n')
+    plugins = Path(__file__).parents[1] / "isolation"
+    argv = [sys.executable, "-m", "vspec", "compare", str(spread), str(crashing), str(pack)]
+    argv += ["--workload", str(workload), "--plugins-dir", str(plugins), "--workers", "2"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    error = next(line for line in proc.stderr.splitlines() if line.startswith("vspec: error"))
+    assert str(crashing) in error and "crashes" in error and "KeyError" in error
+    assert _columns(proc.stdout)["metric"] == ["spread", "pack", "pack - spread"]

@@ -188,9 +188,12 @@ class CompareProgress:
     def __rich__(self) -> RenderableType:
         from rich.progress_bar import ProgressBar
         from rich.table import Table
+        from rich.text import Text
 
         now = self.clock()
         grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(no_wrap=True, overflow="ellipsis")
         for name, conf in self.confs.items():
             progress = conf.latest
             if conf.began is None or conf.done:
@@ -198,11 +201,12 @@ class CompareProgress:
             total = progress.span.total_seconds() if progress else 1.0
             done = progress.reached.total_seconds() if progress else 0.0
             grid.add_row(
-                ProgressBar(total=total or 1.0, completed=done, width=30), self.line(name, now)
+                ProgressBar(total=total or 1.0, completed=done, width=20),
+                Text(self.line(name, now)),
             )
         left = self.left(now)
         if left is not None:
-            grid.add_row("", f"all {len(self.confs)} confs: about {_clock_time(left)} left")
+            grid.add_row("", Text(f"all {len(self.confs)} confs: about {_clock_time(left)} left"))
         return grid
 
     def _say(self, text: str) -> None:

@@ -114,6 +114,8 @@ def run_confs(
 def run_one(
     conf: ConfRun, workload: Workload, engine: Engine, on_progress: ProgressHook | None
 ) -> Outcome:
+    """One conf's run. An error is returned as a :class:`Failure`, not raised, so that the
+    other runs go on and a worker's comes back as a value, with its message."""
     from vspec.harness.loader import load_workload
     from vspec.timeline.clock import run_timeline
 

@@ -144,3 +144,15 @@ def test_the_time_left_follows_the_recent_pace() -> None:
     # Six hours left at an hour a minute, where the pace since the start (18 hours in
     # 730 seconds) would say four minutes.
     assert view.line("a", clock.now).endswith("about 0:06:00 left")
+
+
+def test_a_finished_run_keeps_its_pace_for_the_others_estimate() -> None:
+    clock = _Clock()
+    view = CompareProgress({"a": Path("a"), "b": Path("b")}, io.StringIO(), tty=False, clock=clock)
+    view.started("a")
+    view.update("a", _progress(0, span=60))
+    clock.now = 60.0
+    view.update("a", Progress(timedelta(hours=1), timedelta(hours=1), 10, 0, done=True))
+    clock.now = 600.0  # b loads its workload: no report of it yet
+    view.started("b")
+    assert view.left(clock.now) == 60.0  # b's hour at a's hour a minute

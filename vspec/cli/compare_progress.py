@@ -65,8 +65,10 @@ class _Conf:
         if not self.samples:
             return None
         when, reached = self.samples[0]
-        gained = self.samples[-1][1] - reached
-        return gained / (now - when) if gained > 0 and now > when else None
+        last, latest = self.samples[-1]
+        end = last if self.done else now  # a clock that has stopped keeps its pace
+        gained = latest - reached
+        return gained / (end - when) if gained > 0 and end > when else None
 
     def left(self, now: float) -> float | None:
         rate = self.rate(now)

@@ -253,3 +253,21 @@ def test_a_run_that_fails_leaves_the_others_columns(files: list[Path], tmp_path:
     error = next(line for line in proc.stderr.splitlines() if line.startswith("vspec: error"))
     assert str(crashing) in error and "crashes" in error and "KeyError" in error
     assert _columns(proc.stdout)["metric"] == ["spread", "pack", "pack - spread"]
+
+
+def test_the_week_is_seven_days_of_the_day() -> None:
+    """fixtures/workloads/week.yaml has the day benchmark's streams (jobs, gaps, run times,
+    queues), each seven times as long, on the same 1,000 nodes."""
+    import yaml
+
+    root = Path(__file__).parents[2]
+    day = yaml.safe_load((root / "benchmarks/workloads/day.yaml").read_text())
+    week = yaml.safe_load((root / "fixtures/workloads/week.yaml").read_text())
+    assert week["cluster"]["generate"]["nodes"] == day["cluster"]["generate"]["nodes"]
+    assert [q["name"] for q in week["cluster"]["queues"]] == ["q0", "q1", "q2", "q3"]
+    assert [a["count"] for a in week["timeline"]["arrivals"]] == [7 * 1250] * 8
+    for streams in (day, week):
+        for arrival in streams["timeline"]["arrivals"]:
+            del arrival["count"]
+    assert week["timeline"]["arrivals"] == day["timeline"]["arrivals"]
+    assert "until" not in week["timeline"]

@@ -169,7 +169,12 @@ def _in_processes(
             with view:
                 listener = threading.Thread(target=_relay, args=(queue, view), daemon=True)
                 listener.start()
-                outcomes = _collect(futures)
+                try:
+                    outcomes = _collect(futures)
+                except BaseException:  # interrupted: the workers' runs may take hours
+                    for child in multiprocessing.active_children():
+                        child.terminate()
+                    raise
                 queue.put(None)
                 listener.join()
     return outcomes
@@ -190,12 +195,17 @@ def _collect(futures: list[Future[Outcome]]) -> list[Outcome]:
 
 
 def _relay(queue: Queue[_Message | None], view: ProgressView) -> None:
-    while (message := queue.get()) is not None:
-        name, progress = message
-        if progress is None:
-            view.started(name)
-        else:
-            view.update(name, progress)
+    """Hand the workers' messages to the view until told to stop, or until the manager
+    is gone (the command interrupted)."""
+    try:
+        while (message := queue.get()) is not None:
+            name, progress = message
+            if progress is None:
+                view.started(name)
+            else:
+                view.update(name, progress)
+    except (EOFError, OSError):
+        return
 
 
 def _run_in_worker(

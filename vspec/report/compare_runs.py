@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
@@ -170,22 +171,32 @@ def _in_processes(
                 listener = threading.Thread(target=_relay, args=(queue, view), daemon=True)
                 listener.start()
                 try:
-                    outcomes = _collect(futures)
+                    outcomes = _collect(confs, futures)
                 except BaseException:  # interrupted: the workers' runs may take hours
                     for child in multiprocessing.active_children():
                         child.terminate()
                     raise
-                queue.put(None)
+                with suppress(EOFError, OSError):  # the manager gone: the relay is too
+                    queue.put(None)
                 listener.join()
     return outcomes
 
 
-def _collect(futures: list[Future[Outcome]]) -> list[Outcome]:
+def _collect(confs: list[ConfRun], futures: list[Future[Outcome]]) -> list[Outcome]:
     """The outcomes in order, up to the first workload error (the runs not started yet
-    are cancelled: they would fail the same way)."""
+    are cancelled: they would fail the same way). A worker that dies (killed, out of
+    memory) breaks the pool: its run and those not done fail, saying so."""
+    from concurrent.futures.process import BrokenProcessPool
+
     outcomes: list[Outcome] = []
-    for future in futures:
-        outcome = future.result()
+    for conf, future in zip(confs, futures, strict=True):
+        try:
+            outcome = future.result()
+        except BrokenProcessPool:
+            outcome = Failure(
+                conf.name,
+                f"{conf.path}: its worker process ended abruptly (killed, or out of memory?)",
+            )
         outcomes.append(outcome)
         if isinstance(outcome, Failure) and outcome.workload:
             for rest in futures:

@@ -4,8 +4,14 @@ What allocate's order and its gang rules show: one queue (mostly) whose jobs com
 room the cluster has, of one priority (mostly) so that the next JobOrder decides: gangs
 already ready (running at minMember, with replicas pending) next to gangs that are not,
 held shares that differ, and jobs with one pod no node takes (larger than every node, or
-selecting a zone no node is in) next to a role that fits. Imports the cluster vocabulary,
-the eviction module's pod builder and the model.
+selecting a zone no node is in) next to a role that fits. At the edges of the node
+filters and of allocate's accounting, now and then: nodes at their pod limit or one pod
+short of it, cordoned and tainted nodes, tolerations, a running pod that is terminating
+(its room is future idle: allocate may pipeline onto it, never bind), pods of one job
+with different priorities (TaskOrder decides), and a job kept Pending (its minResources
+beyond the cluster: enqueue's voters refuse it) with a best-effort pod backfill must
+leave alone. Imports the cluster vocabulary, the eviction module's pod builder and the
+model.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from vspec.fuzz.strategies.cluster import (
     GROUP_CLASS,
     HOSTNAME,
     PRIORITY_CLASSES,
+    TAINTS,
     TERMS_BYTES,
+    TOLERATIONS,
     ZONES,
     ClusterBounds,
     drawn_terms,
@@ -32,6 +40,7 @@ from vspec.model.corev1 import (
     NodeAffinity,
 )
 from vspec.model.objects import (
+    DEFAULT_NOW,
     Cluster,
     Node,
     ObjectMeta,
@@ -50,28 +59,68 @@ _ALLOC_CPU = weighted_pool(
     (3, parse_quantity("1")), (2, parse_quantity("500m")), (1, parse_quantity("2"))
 )
 _ALLOC_MEMORY = weighted_pool((3, Fraction(0)), (2, Fraction(GI)))
-_JOB_KINDS = weighted_pool((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"))
+_JOB_KINDS = weighted_pool((3, "ready"), (3, "gang"), (3, "partial"), (1, "single"), (1, "waiting"))
 # minMember by kind: for a partial job, one, its fitting replicas or none; for a ready
 # gang, its running pods, none or one fewer; else all, one or none.
 _PARTIAL_MIN = weighted_pool((3, "one"), (1, "fits"), (1, "none"))
 _READY_MIN = weighted_pool((3, "running"), (1, "none"), (1, "fewer"))
 _GANG_MIN = weighted_pool((2, "all"), (1, "one"), (1, "none"))
 _NOWHERE = {"zone": "none"}  # no node is in that zone
+# Task priorities of a job whose pods differ (unset is 1 to priority's TaskOrder).
+_TASK_PRIORITIES = weighted_pool((2, None), (1, 0), (2, 3), (1, 5))
+_NODE_BYTES = 7
 
 
-def _allocate_node(dice: Dice, index: int) -> Node:
-    """Plain nodes with room (2 bytes)."""
+def _allocate_node(dice: Dice, index: int) -> tuple[Node, int | None]:
+    """A node with room (``_NODE_BYTES``), one in six cordoned, one in four tainted, and
+    the pod slots it keeps free when its pod limit is tight (one in four: none or one
+    beyond its running pods, set once they are placed), else None."""
     cpu, memory = dice.pick(_ALLOC_NODE_CPU), dice.pick(_ALLOC_NODE_MEMORY)
+    tight, spare = dice.one_in(4), dice.below(2)
+    cordoned, taint = dice.one_in(6), dice.maybe(4, TAINTS)
     allocatable = {"cpu": cpu, "memory": memory, "pods": Fraction(110)}
-    return Node(
+    node = Node(
         ObjectMeta(f"n{index}", labels={"zone": ZONES[index % 2], HOSTNAME: f"n{index}"}),
         allocatable=allocatable,
         capacity=dict(allocatable),
+        taints=[taint] if taint is not None else [],
+        unschedulable=cordoned,
     )
+    return node, spare if tight else None
+
+
+def _limit_pods(node: Node, spare: int, pods: list[Pod]) -> None:
+    """The node's pod limit: the pods running on it plus ``spare`` (at least one)."""
+    running = sum(1 for p in pods if p.node_name == node.meta.name)
+    node.allocatable["pods"] = node.capacity["pods"] = Fraction(max(1, running + spare))
 
 
 def _allocate_job_bytes(bounds: ClusterBounds) -> int:
     return 7 + TERMS_BYTES + max(2, bounds.max_replicas)
+
+
+def _edge_bytes(bounds: ClusterBounds) -> int:
+    """:func:`_edges`' bytes: tolerations (4), a terminating pod (1), priorities (1 and
+    one per pod: a partial job has one more than its replicas)."""
+    return 6 + max(2, bounds.max_replicas) + 1
+
+
+def _edges(dice: Dice, pods: list[Pod], bounds: ClusterBounds) -> None:
+    """A job's pods at the filters' and accounting's edges (:func:`_edge_bytes`): one job
+    in three tolerates a taint or two, one in three has its first running pod
+    terminating, one in three has pods of different priorities."""
+    tolerant, tolerations = dice.one_in(3), dice.some(TOLERATIONS, 1, 2)
+    releasing = dice.one_in(3)
+    ranked = dice.one_in(3)
+    priorities = [dice.pick(_TASK_PRIORITIES) for _ in range(max(2, bounds.max_replicas) + 1)]
+    running = [p for p in pods if p.node_name]
+    if releasing and running:
+        running[0].meta.deletion_timestamp = DEFAULT_NOW
+    for pod, priority in zip(pods, priorities, strict=False):
+        if tolerant:
+            pod.tolerations = list(tolerations)
+        if ranked:
+            pod.priority = priority
 
 
 def _allocate_job(
@@ -96,6 +145,11 @@ def _allocate_job(
     more = [dice.one_in(2) for _ in range(max(2, bounds.max_replicas))]
     if kind == "single":
         return [shaped_pod(job, "r0", 0, "ns0", requests, "")], 1
+    if kind == "waiting":
+        # Kept Pending by the caller (minResources beyond the cluster); a best-effort
+        # pod beside pods that request resources.
+        asking = [shaped_pod(job, "r0", i, "ns0", requests, "") for i in range(replicas)]
+        return [*asking, shaped_pod(job, "r1", 0, "ns0", {}, "")], 1
     if kind == "partial":
         # r0's pod fits no node and comes first in TaskOrder; r1's pods fit.
         widest = max(Fraction(n.allocatable["cpu"]) for n in nodes_)
@@ -161,8 +215,9 @@ def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) 
         second_queue, weight = dice.one_in(4), 1 + dice.below(2)
         shared_class = dice.pick(GROUP_CLASS)
         jobs = 2 + dice.below(max(2, min(4, bounds.max_jobs)) - 1)
-    with Dice(draw, 2 * count) as dice:
-        node_list = [_allocate_node(dice, i) for i in range(count)]
+    with Dice(draw, _NODE_BYTES * count) as dice:
+        drawn = [_allocate_node(dice, i) for i in range(count)]
+    node_list = [node for node, _ in drawn]
     queue_list = [Queue(ObjectMeta("q0"))]
     if second_queue:
         queue_list.append(Queue(ObjectMeta("q1"), weight=weight))
@@ -173,24 +228,30 @@ def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) 
     used = {n.meta.name: [Fraction(0), Fraction(0)] for n in node_list}
     groups: list[PodGroup] = []
     pods: list[Pod] = []
+    total_cpu = sum((Fraction(n.allocatable["cpu"]) for n in node_list), Fraction(0))
     for j in range(jobs):
-        with Dice(draw, 6 + _allocate_job_bytes(bounds)) as dice:
+        with Dice(draw, 6 + _allocate_job_bytes(bounds) + _edge_bytes(bounds)) as dice:
             kind = dice.pick(_JOB_KINDS)
             members, min_member = _allocate_job(dice, j, kind, node_list, bounds, used)
             created, in_q1 = dice.pick(CREATED), dice.one_in(4)
             own, own_class = dice.one_in(8), dice.pick(GROUP_CLASS)
             phase = dice.pick(_INQUEUE_MOSTLY)
+            _edges(dice, members, bounds)
         running = any(p.node_name for p in members)
-        groups.append(
-            PodGroup(
-                ObjectMeta(f"j{j}", "ns0", creation_timestamp=created),
-                queue="q1" if len(queue_list) > 1 and in_q1 else "q0",
-                min_member=min_member,
-                priority_class_name=own_class if own else shared_class,
-                phase="Running" if running else phase,
-            )
+        group = PodGroup(
+            ObjectMeta(f"j{j}", "ns0", creation_timestamp=created),
+            queue="q1" if len(queue_list) > 1 and in_q1 else "q0",
+            min_member=min_member,
+            priority_class_name=own_class if own else shared_class,
+            phase="Running" if running else phase,
         )
+        if kind == "waiting":
+            group.phase, group.min_resources = "Pending", {"cpu": total_cpu + 1}
+        groups.append(group)
         pods.extend(members)
+    for node, spare in drawn:
+        if spare is not None:
+            _limit_pods(node, spare, pods)
     return Cluster(
         nodes=node_list,
         queues=queue_list,

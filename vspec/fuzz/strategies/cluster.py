@@ -128,14 +128,14 @@ _NODE_MEMORY = weighted_pool(
 )
 _NODE_PODS = weighted_pool((3, Fraction(110)), (3, Fraction(2)), (2, Fraction(1)), (3, Fraction(4)))
 _GPUS = (Fraction(1), Fraction(2))
-_TAINTS = (
+TAINTS = (
     Taint("dedicated", "x", "NoSchedule"),
     Taint("dedicated", "x", "NoExecute"),
     Taint("dedicated", "y", "PreferNoSchedule"),
     Taint(GPU, "", "NoSchedule"),
     Taint("spot", "true", "NoExecute"),
 )
-_TOLERATIONS = (
+TOLERATIONS = (
     Toleration("dedicated", "Equal", "x", "NoSchedule"),
     Toleration("dedicated", "Equal", "x", ""),
     Toleration("dedicated", "Exists", "", "NoExecute"),
@@ -186,7 +186,7 @@ def nodes(draw: st.DrawFn, index: int = 0) -> Node:
         rank = dice.pick(_RANK)
         if rank:
             labels["rank"] = rank
-        tainted, taints = dice.one_in(3), dice.some(_TAINTS, 1, 2)
+        tainted, taints = dice.one_in(3), dice.some(TAINTS, 1, 2)
         unschedulable = dice.one_in(5)
     return Node(
         ObjectMeta(f"n{index}", labels=labels),
@@ -310,7 +310,7 @@ def _pods(
     (``dice``'s bytes but 2); where each runs, drawn per pod."""
     requests = _requests(dice)
     selector = dice.maybe(4, ZONES)
-    tolerant, tolerations = dice.one_in(3), dice.some(_TOLERATIONS, 1, 2)
+    tolerant, tolerations = dice.one_in(3), dice.some(TOLERATIONS, 1, 2)
     affinity = _affinity(dice, job)
     ports = [ContainerPort(8080, 8080)] if dice.one_in(8) else []
     priority = dice.pick(_TASK_PRIORITY)

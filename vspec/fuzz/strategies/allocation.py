@@ -69,15 +69,19 @@ _NOWHERE = {"zone": "none"}  # no node is in that zone
 # Task priorities of a job whose pods differ (unset is 1 to priority's TaskOrder).
 _TASK_PRIORITIES = weighted_pool((2, None), (1, 0), (2, 3), (1, 5))
 _NODE_BYTES = 7
+_SPARE_SLOTS = weighted_pool((2, 0), (1, 1))
 
 
-def _allocate_node(dice: Dice, index: int) -> tuple[Node, int | None]:
-    """A node with room (``_NODE_BYTES``), one in six cordoned, one in four tainted, and
-    the pod slots it keeps free when its pod limit is tight (one in four: none or one
-    beyond its running pods, set once they are placed), else None."""
+def _allocate_node(dice: Dice, index: int, edgy: bool) -> tuple[Node, int | None]:
+    """A node with room (``_NODE_BYTES``); on an ``edgy`` cluster one in six cordoned,
+    one in four tainted, and one in three with a tight pod limit: the pod slots it keeps
+    free are returned (none or one beyond its running pods, set once they are placed;
+    else None)."""
     cpu, memory = dice.pick(_ALLOC_NODE_CPU), dice.pick(_ALLOC_NODE_MEMORY)
-    tight, spare = dice.one_in(4), dice.below(2)
+    tight, spare = dice.one_in(3), dice.pick(_SPARE_SLOTS)
     cordoned, taint = dice.one_in(6), dice.maybe(4, TAINTS)
+    if not edgy:
+        tight, cordoned, taint = False, False, None
     allocatable = {"cpu": cpu, "memory": memory, "pods": Fraction(110)}
     node = Node(
         ObjectMeta(f"n{index}", labels={"zone": ZONES[index % 2], HOSTNAME: f"n{index}"}),
@@ -105,14 +109,16 @@ def _edge_bytes(bounds: ClusterBounds) -> int:
     return 6 + max(2, bounds.max_replicas) + 1
 
 
-def _edges(dice: Dice, pods: list[Pod], bounds: ClusterBounds) -> None:
-    """A job's pods at the filters' and accounting's edges (:func:`_edge_bytes`): one job
-    in three tolerates a taint or two, one in three has its first running pod
-    terminating, one in three has pods of different priorities."""
+def _edges(dice: Dice, pods: list[Pod], bounds: ClusterBounds, edgy: bool) -> None:
+    """A job's pods at the filters' and accounting's edges (:func:`_edge_bytes`), on an
+    ``edgy`` cluster: one job in three tolerates a taint or two, one in two has its first
+    running pod terminating, one in three has pods of different priorities."""
     tolerant, tolerations = dice.one_in(3), dice.some(TOLERATIONS, 1, 2)
-    releasing = dice.one_in(3)
+    releasing = dice.one_in(2)
     ranked = dice.one_in(3)
     priorities = [dice.pick(_TASK_PRIORITIES) for _ in range(max(2, bounds.max_replicas) + 1)]
+    if not edgy:
+        return
     running = [p for p in pods if p.node_name]
     if releasing and running:
         running[0].meta.deletion_timestamp = DEFAULT_NOW
@@ -210,13 +216,16 @@ def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) 
     """Nodes with room and 2-4 jobs, mostly in one queue and of one priority, that
     allocate must order and place: ready gangs with pods pending, gangs that are not
     ready, single pods, and jobs with a pod no node takes."""
-    with Dice(draw, 5) as dice:
+    with Dice(draw, 6) as dice:
+        # Half the clusters at the edges (_allocate_node, _edges), half plain: the order
+        # invariants judge a job that fits whole, which the edges make rarer.
+        edgy = dice.one_in(2)
         count = 1 + dice.below(max(1, min(3, bounds.max_nodes)))
         second_queue, weight = dice.one_in(4), 1 + dice.below(2)
         shared_class = dice.pick(GROUP_CLASS)
         jobs = 2 + dice.below(max(2, min(4, bounds.max_jobs)) - 1)
     with Dice(draw, _NODE_BYTES * count) as dice:
-        drawn = [_allocate_node(dice, i) for i in range(count)]
+        drawn = [_allocate_node(dice, i, edgy) for i in range(count)]
     node_list = [node for node, _ in drawn]
     queue_list = [Queue(ObjectMeta("q0"))]
     if second_queue:
@@ -236,7 +245,7 @@ def allocate_clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) 
             created, in_q1 = dice.pick(CREATED), dice.one_in(4)
             own, own_class = dice.one_in(8), dice.pick(GROUP_CLASS)
             phase = dice.pick(_INQUEUE_MOSTLY)
-            _edges(dice, members, bounds)
+            _edges(dice, members, bounds, edgy)
         running = any(p.node_name for p in members)
         group = PodGroup(
             ObjectMeta(f"j{j}", "ns0", creation_timestamp=created),

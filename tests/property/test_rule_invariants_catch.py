@@ -237,6 +237,55 @@ def test_allocate_order_puts_gangs_that_are_not_ready_first(
     assert "its first task ns/w-0 should be bound first; the first bind was ns/r-1" in first
 
 
+def _pipelined_first_world() -> Any:
+    """Found by vspec fuzz in the mixed space: drf puts "gpu" first (it holds nothing:
+    its running pod is terminating), whose first task fits only the terminating pod's
+    GPU and is pipelined; that raises its share past "cpu"'s, which is bound next, and
+    gpu's second task is bound after it."""
+    from vspec.model.objects import DEFAULT_NOW
+
+    releasing = pod("ns", "gpu-a-1", "gpu", {"nvidia.com/gpu": 1}, node_name="n1")
+    releasing.meta.deletion_timestamp = DEFAULT_NOW
+    return cluster(
+        [
+            node("n0", {"cpu": 2, "memory": "4Gi", "pods": 1}),
+            node("n1", {"cpu": 8, "memory": "2Gi", "pods": 4, "nvidia.com/gpu": 1}),
+        ],
+        [
+            pod("ns", "cpu-a-0", "cpu", {"cpu": "999m"}),
+            pod("ns", "cpu-a-1", "cpu", {"cpu": "999m"}, node_name="n0"),
+            pod("ns", "gpu-a-0", "gpu", {"nvidia.com/gpu": 1}),
+            releasing,
+            pod("ns", "gpu-b-0", "gpu", {"memory": 1}),
+        ],
+        [
+            pod_group("ns", "cpu", "q", phase="Running"),
+            pod_group("ns", "gpu", "q", phase="Running"),
+        ],
+    )
+
+
+@pytest.mark.parametrize("cycles", [1, 2])
+def test_allocate_order_lets_a_turn_end_with_a_pipelined_task(cycles: int) -> None:
+    settings = conf("allocate", "priority", "drf")
+    inputs, result = run(settings, _pipelined_first_world(), cycles=cycles)
+    assert [b.task for b in result.binds if b.cycle == 0] == ["ns/cpu-a-0", "ns/gpu-b-0"]
+    assert violations("allocate-order", inputs, result) == []
+
+
+def test_allocate_order_judges_turns_only_where_pipelining_is_known() -> None:
+    """The same binds with no pipelined task are out of order; over two cycles at
+    verbosity 1 nothing tells whether the first cycle pipelined one."""
+    settings = conf("allocate", "priority", "drf")
+    inputs, result = run(settings, _pipelined_first_world())
+    result.pipelined.clear()
+    result.tasks["ns/gpu-a-0"].status = "Pending"
+    turns = violations("allocate-order", inputs, result)
+    assert "job ns/gpu got its first bind after job ns/cpu, which comes after it" in turns[0]
+    inputs, result = run(settings, _pipelined_first_world(), cycles=2, verbosity=1)
+    assert violations("allocate-order", inputs, result) == []
+
+
 def test_allocate_order_reads_gang_readiness_by_count_alone() -> None:
     """Job r reaches minMember by count (a running pod plus a pending best-effort one)
     but runs none of role b's two pending pods; job w runs nothing. Gang's JobOrder in

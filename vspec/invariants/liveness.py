@@ -10,6 +10,7 @@ Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, cmp_to_key
@@ -516,7 +517,7 @@ def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     jobs_cmp, tasks_cmp = _job_compare(first), _task_compare(first)
     if jobs_cmp is None or tasks_cmp is None:
         return []
-    messages = _turn_order_messages(first, jobs_cmp)
+    messages = _turn_order_messages(first, jobs_cmp, _bindless_turns(first, result))
     if len(first.demanding_queues) != 1:
         return messages
     candidates = [
@@ -552,10 +553,46 @@ def _first_bind_messages(
     ]
 
 
-def _turn_order_messages(first: FirstCycle, jobs_cmp: Compare) -> list[str]:
+_PLACED_LINE = re.compile(r"^After (pipelined|allocated) Task <([^>]*)> to Node <")
+
+
+def _bindless_turns(first: FirstCycle, result: SimulationResult) -> set[str] | None:
+    """The jobs whose turn in the first cycle may have ended without a bind, or None when
+    that is not known. Such a turn changes the job's key all the same: a pipelined task,
+    and the allocations of a pipelined job's statement (kept, not committed), fire the
+    allocate events that raise drf's share, and count in gang's readiness
+    (framework/statement.go, Pipeline and Allocate). In one cycle: the jobs with tasks
+    Pipelined or Allocated after the last action (a discarded statement gives its
+    placements back). Over more: the jobs of the first cycle's `After pipelined Task`
+    and `After allocated Task` lines (verbosity 3) whose task was not bound in it."""
+    job_ids = first.view.job_ids
+    if first.inputs.cycles == 1:
+        kept = {k for k, t in result.tasks.items() if t.status in ("Allocated", "Pipelined")}
+        kept |= {task for tasks in result.pipelined.values() for task, _ in tasks}
+        return {job_ids[k] for k in kept if k in job_ids}
+    if first.inputs.verbosity < 3:
+        return None
+    bound = {b.task for b in first.view.binds}
+    found: set[str] = set()
+    for line in result.logs:
+        if line.cycle != 0 or not line.startswith("After "):
+            continue
+        match = _PLACED_LINE.match(line.text)
+        if match is not None and match[2] not in bound and match[2] in job_ids:
+            found.add(job_ids[match[2]])
+    return found
+
+
+def _turn_order_messages(
+    first: FirstCycle, jobs_cmp: Compare, bindless: set[str] | None
+) -> list[str]:
     """Allocate pops each queue's jobs in JobOrder and commits a job's allocations at the
     end of its turn; a job's key changes only once it has had its turn. So within a queue
-    the jobs' first binds (of pods that request resources) come in JobOrder."""
+    the jobs' first binds (of pods that request resources) come in JobOrder, but for a
+    job whose turn may have ended without a bind (``bindless``: its first bind may come
+    in a later turn, after the key moved; None: any job's may have)."""
+    if bindless is None:
+        return []
     firsts: dict[str, dict[str, None]] = {}  # queue -> its jobs in the order of their first bind
     job_ids = first.view.job_ids
     for b in first.view.binds:
@@ -569,7 +606,7 @@ def _turn_order_messages(first: FirstCycle, jobs_cmp: Compare) -> list[str]:
         "in the configured job order"
         for jobs in firsts.values()
         for earlier, later in pairwise(jobs)
-        if jobs_cmp(later, earlier) < 0
+        if later not in bindless and jobs_cmp(later, earlier) < 0
     ]
 
 
@@ -620,7 +657,12 @@ register(
         "If the first job fits whole (as `liveness` defines it), the first bind of the "
         "cycle is its first task by TaskOrder (priority's higher task priority first when "
         "on, then the replica index, creation time and UID). Within every queue, the jobs' "
-        "first binds (of pods that request resources) come in that JobOrder. In a "
+        "first binds (of pods that request resources) come in that JobOrder, but for a "
+        "job whose turn may have ended without a bind (it pipelined a task or kept a "
+        "pipelined job's allocations: tasks Pipelined or Allocated after the last action "
+        "of a one-cycle run, or named by the first cycle's `After pipelined Task` and "
+        "`After allocated Task` lines and not bound in it; over more cycles at a "
+        "verbosity below 3 no turn is judged). In a "
         "one-cycle run with no kept statement, no such job stays without a bind while a "
         "job after it got one and it fits whole (as for `liveness`) on a node where only "
         "jobs after it were bound.",

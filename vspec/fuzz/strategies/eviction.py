@@ -57,6 +57,7 @@ _VICTIM_POD_CLASS = weighted((10, ""), (1, "system-cluster-critical"))
 # True one time in n: Hypothesis draws the ends of an integer range far more often than
 # their share (``_ONE_IN[10]`` is true about a third of the time), a weighted list does not.
 _RARELY = {n: weighted((n - 1, False), (1, True)) for n in (4, 5, 8, 10)}
+_THIRD = weighted((2, False), (1, True))
 # Usually true, but false is what the shrinker tries first (fewer pods).
 _MOSTLY = weighted((1, False), (7, True))
 
@@ -123,10 +124,13 @@ def _victim_jobs(
     sizes = [
         {"cpu": draw(_VICTIM_CPU), "memory": draw(_VICTIM_MEMORY)} for _ in range(max(1, jobs))
     ]
-    # reclaim takes (mostly) from other queues, preempt (mostly) from the starving job's.
+    # reclaim takes (mostly) from other queues, preempt (mostly) from the starving job's;
+    # one preempt victim job in three is of another queue (when there is one), which
+    # preempt must leave alone.
     others = queue_names[1:] or queue_names
+    elsewhere = _RARELY[5] if shape == "reclaim" else _THIRD
     queue_of = [
-        draw(sampled(tuple(others))) if draw(_RARELY[5]) != (shape == "reclaim") else queue_names[0]
+        draw(sampled(tuple(others))) if draw(elsewhere) != (shape == "reclaim") else queue_names[0]
         for _ in sizes
     ]
     placed: list[list[Pod]] = [[] for _ in sizes]
@@ -187,8 +191,10 @@ def _starving_jobs(
         queue = (
             queue_names[0] if (j == 0) != draw(_RARELY[5]) else draw(sampled(tuple(queue_names)))
         )
-        # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing.
-        best = draw(_RARELY[10])
+        # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing;
+        # reclaim evicts for one all the same (one victim goes before any fit is
+        # checked), from queues proportion finds above their share: one in five.
+        best = draw(_RARELY[5] if shape == "reclaim" else _RARELY[10])
         requests = {} if best else {"cpu": draw(_STARVING_CPU), "memory": draw(_STARVING_MEMORY)}
         replicas = clamped(draw, weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_replicas)
         members = [shaped_pod(f"s{j}", "r0", i, "ns0", requests, "") for i in range(replicas)]

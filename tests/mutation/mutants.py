@@ -335,3 +335,58 @@ MUTANTS: tuple[Mutant, ...] = (
         "running jobs are reported Completed",
     ),
 )
+
+
+# Mutants of the plugins beyond the core, which the `plugins` space reaches: run with
+# ``run.py --plugins`` (or by name), and counted apart from the core ones above so that
+# the core figure stays comparable from change to change.
+PLUGIN_MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "numa-restricted-admits-all",
+        "vspec/plugins/numaaware.py",
+        'admit = True if policy == "best-effort" else best.preferred',
+        "admit = True",
+        "restricted and single-numa-node admit a pod with no preferred NUMA hint",
+        space="plugins",
+    ),
+    Mutant(
+        "task-topology-order-reversed",
+        "vspec/plugins/task_topology.py",
+        "            return 1 if lo > ro else -1\n",
+        "            return -1 if lo > ro else 1\n",
+        "the roles of a task-topology order are placed last first",
+        space="plugins",
+    ),
+    Mutant(
+        "tdm-victims-ignore-preemptable",
+        "vspec/plugins/tdm.py",
+        "if not task.preemptable or task.status is not TaskStatus.Running:",
+        "if task.status is not TaskStatus.Running:",
+        "tdm offers pods marked preemptable: false as victims",
+        space="plugins",
+    ),
+    Mutant(
+        "resourcequota-at-hard-limit",
+        "vspec/plugins/resourcequota.py",
+        "usage[name] > limit",
+        "usage[name] >= limit",
+        "a job that brings its namespace exactly to its quota is not enqueued",
+        space="plugins",
+    ),
+    Mutant(
+        "pdb-budget-off-by-one",
+        "vspec/plugins/pdb.py",
+        "if allowed[i] < 0:",
+        "if allowed[i] <= 0:",
+        "a budget vetoes the last disruption it allows",
+        space="plugins",
+    ),
+    Mutant(
+        "nodeorder-least-weight-misread",
+        "vspec/plugins/nodeorder.py",
+        "w.least_requested = LEAST_REQUESTED_WEIGHT_ARG.read(args)",
+        "w.least_requested = MOST_REQUESTED_WEIGHT_ARG.read(args)",
+        "leastrequested's weight is read from mostrequested.weight",
+        space="plugins",
+    ),
+)

@@ -1,12 +1,14 @@
 """How many engine mutants ``vspec fuzz`` kills in a fixed budget each.
 
     python tests/mutation/run.py [--seconds 60 | --examples N] [--jobs 1] [--space S]
-                                 [--keep DIR] [NAME...]
+                                 [--keep DIR] [--plugins] [NAME...]
 
 Each mutant (tests/mutation/mutants.py) is applied to a fresh copy of the ``vspec``
 package in a temporary directory, and ``vspec fuzz --first`` runs on it in the mutant's
 own space (``mixed``; ``preempt`` or ``reclaim`` for the eviction mutants, ``placement``
-for the score, node filter and priority order ones), or in ``--space`` for all (with that copy
+for the score, node filter and priority order ones; ``plugins`` for the mutants of the
+plugins beyond the core, which ``--plugins`` runs instead of the core ones and whose
+figure is kept apart), or in ``--space`` for all (with that copy
 first on PYTHONPATH, its own example database, under ``nice``). A mutant is killed when
 the fuzzer reports a finding; its shrunk spec's size (nodes, pods) is read back, and
 how vspec fuzz shrank it (its size after Hypothesis, the time). A fuzz run that fails
@@ -38,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-from mutants import MUTANTS, Mutant  # noqa: E402
+from mutants import MUTANTS, PLUGIN_MUTANTS, Mutant  # noqa: E402
 
 
 @dataclass
@@ -159,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--space", help="one fuzz space for all (default: each mutant's own)")
     parser.add_argument("--seed", type=int, default=1, help="the fuzz seed for every run")
     parser.add_argument("--target", type=float, default=0.9, help="share to kill (0.9)")
+    parser.add_argument(
+        "--plugins",
+        action="store_true",
+        help="the mutants of the plugins beyond the core instead of the core ones "
+        "(names given are looked up in both)",
+    )
     parser.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="write each finding's spec here")
     parser.add_argument(
@@ -168,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         "a mutant that changes a decision is killed even where no invariant sees it",
     )
     args = parser.parse_args(argv)
-    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    pool = MUTANTS + PLUGIN_MUTANTS if args.names else PLUGIN_MUTANTS if args.plugins else MUTANTS
+    chosen = [m for m in pool if not args.names or m.name in args.names]
     spaces = {m.name: args.space or m.space for m in chosen}
     diff = ("--diff", "--volcano-version", args.diff) if args.diff else ()
     budget = (

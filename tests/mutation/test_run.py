@@ -68,7 +68,7 @@ def test_each_exit_status(
         )
 
 
-@pytest.mark.parametrize("mutant", run.MUTANTS, ids=lambda m: m.name)
+@pytest.mark.parametrize("mutant", run.MUTANTS + run.PLUGIN_MUTANTS, ids=lambda m: m.name)
 def test_each_mutant_finds_its_snippet_once(mutant: run.Mutant) -> None:
     """A refactor that rewrites a mutated line stops the campaign at that mutant."""
     text = (run.ROOT / mutant.path).read_text(encoding="utf-8")
@@ -88,3 +88,20 @@ def test_a_fixed_example_count_is_passed_on(monkeypatch: pytest.MonkeyPatch) -> 
         run.main(["--examples", "7", "--no-baseline", "--target", "0", "gang-order-reversed"]) == 0
     )
     assert seen[0][seen[0].index("--examples") + 1] == "7" and "--seconds" not in seen[0]
+
+
+def test_plugin_mutants_run_apart_from_the_core_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--plugins`` fuzzes the plugin mutants alone, each in its space; the core run
+    leaves them out, so that its figure stays comparable."""
+    spaces: list[str] = []
+
+    def fake(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        spaces.append(command[command.index("--space") + 1])
+        return _fake_fuzz(0, None)(command, **kwargs)
+
+    monkeypatch.setattr(run.subprocess, "run", fake)
+    assert run.main(["--examples", "1", "--no-baseline", "--target", "0", "--plugins"]) == 0
+    assert len(spaces) == len(run.PLUGIN_MUTANTS) and set(spaces) == {"plugins"}
+    spaces.clear()
+    assert run.main(["--examples", "1", "--no-baseline", "--target", "0"]) == 0
+    assert len(spaces) == len(run.MUTANTS) and "plugins" not in spaces

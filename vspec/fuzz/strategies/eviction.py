@@ -191,10 +191,8 @@ def _starving_jobs(
         queue = (
             queue_names[0] if (j == 0) != draw(_RARELY[5]) else draw(sampled(tuple(queue_names)))
         )
-        # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing;
-        # reclaim evicts for one all the same (one victim goes before any fit is
-        # checked), from queues proportion finds above their share: one in five.
-        best = draw(_RARELY[5] if shape == "reclaim" else _RARELY[10])
+        # A best-effort preemptor fits wherever a pod slot is free, so it evicts nothing.
+        best = draw(_RARELY[10])
         requests = {} if best else {"cpu": draw(_STARVING_CPU), "memory": draw(_STARVING_MEMORY)}
         replicas = clamped(draw, weighted((3, 1), (2, 2), (1, 3)), 0, bounds.max_replicas)
         members = [shaped_pod(f"s{j}", "r0", i, "ns0", requests, "") for i in range(replicas)]

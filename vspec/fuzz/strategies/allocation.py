@@ -4,14 +4,14 @@ What allocate's order and its gang rules show: one queue (mostly) whose jobs com
 room the cluster has, of one priority (mostly) so that the next JobOrder decides: gangs
 already ready (running at minMember, with replicas pending) next to gangs that are not,
 held shares that differ, and jobs with one pod no node takes (larger than every node, or
-selecting a zone no node is in) next to a role that fits. At the edges of the node
-filters and of allocate's accounting, now and then: nodes at their pod limit or one pod
-short of it, cordoned and tainted nodes, tolerations, a running pod that is terminating
-(its room is future idle: allocate may pipeline onto it, never bind), pods of one job
-with different priorities (TaskOrder decides), and a job kept Pending (its minResources
-beyond the cluster: enqueue's voters refuse it) with a best-effort pod backfill must
-leave alone. Imports the cluster vocabulary, the eviction module's pod builder and the
-model.
+selecting a zone no node is in) next to a role that fits. Half the clusters are at the
+edges of the node filters and of allocate's accounting: nodes at their pod limit or one
+pod short of it, cordoned and tainted nodes, tolerations, a running pod that is
+terminating (its room is future idle: allocate may pipeline onto it, never bind), pods
+of one job with different priorities (TaskOrder decides). And any may hold a job kept
+Pending (its minResources beyond the cluster: enqueue's voters refuse it) with a
+best-effort pod that backfill must leave alone. Imports the cluster vocabulary, the
+eviction module's pod builder and the model.
 """
 
 from __future__ import annotations

@@ -122,3 +122,26 @@ def test_zone_window_and_int_or_percent() -> None:
     assert parse_int_or_percent("3", 10) == 3
     assert parse_int_or_percent("15%", 10) == 2
     assert isinstance(parse_int_or_percent("abc", 10), str)
+
+
+@pytest.mark.parametrize(
+    ("window", "message"),
+    [
+        ("noon-01:00", 'parsing time "noon" as "15:04": cannot parse "noon" as "15"'),
+        ("9am-10am", 'parsing time "9am" as "15:04": cannot parse "am" as ":"'),
+        ("1:5-02:00", 'parsing time "1:5" as "15:04": cannot parse "5" as "04"'),
+        ("24:00-01:00", 'parsing time "24:00": hour out of range'),
+        ("00:60-01:00", 'parsing time "00:60": minute out of range'),
+        ("00:000-01:00", 'parsing time "00:000": extra text: "0"'),
+    ],
+)
+def test_a_malformed_window_fails_with_gos_message(window: str, message: str) -> None:
+    # The message reaches the nodes' fit errors, which pod group conditions summarise.
+    with pytest.raises(RevocableZoneError) as raised:
+        zone_window(window, NOON)
+    assert str(raised.value) == message
+
+
+def test_a_one_digit_hour_parses() -> None:
+    start, end = zone_window("9:05-10:00", NOON)
+    assert (start.hour, start.minute, end.hour) == (9, 5, 10)

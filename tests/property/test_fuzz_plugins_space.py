@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.property.test_properties import outcome
 from vspec.engines import get_engine
-from vspec.errors import SpecError
+from vspec.errors import SpecError, VspecError
 from vspec.fuzz.extender import fake_extender_url
 from vspec.fuzz.runner import builtin_space, examine, parse_space
 from vspec.fuzz.strategies import GeneratedSpec
@@ -48,6 +48,7 @@ def _features(case: GeneratedSpec) -> set[str]:
         found |= set(q.meta.annotations) | ({"nodeGroupAffinity"} if q.affinity else set())
     for node in case.cluster.nodes:
         found |= set(node.meta.labels) | ({"usage"} if node.usage else set())
+        found |= set(node.meta.annotations)
     for pg in case.cluster.pod_groups:
         found |= set(pg.meta.annotations)
     for pod in case.cluster.pods:
@@ -175,3 +176,54 @@ def test_a_space_file_weights_its_parts(tmp_path: Path) -> None:
     ]:
         with pytest.raises(SpecError, match=re.escape(message)):
             parse_space(raw, where)
+
+
+def _part(*plugins: str) -> Any:
+    """The plugins space's part that pins ``plugins``."""
+    space = builtin_space("plugins")
+    return next(
+        p for p in space.mix if p.conf is not None and set(plugins) <= set(p.conf.require_plugins)
+    )
+
+
+def _logs(cases: list[GeneratedSpec]) -> list[str]:
+    engine = get_engine()
+    texts = []
+    for case in cases:
+        try:
+            result = engine.simulate(
+                case.conf, case.cluster, seed=case.seed, cycles=case.cycles, verbosity=4
+            )
+        except VspecError:  # a known crash the space ignores
+            continue
+        texts.append("\n".join(line.text for line in result.logs))
+    return texts
+
+
+def test_the_plugins_space_draws_vgpus_cooldowns_and_bound_pods() -> None:
+    found = set().union(*(_features(case) for case in _draw(PLUGINS, 300)))
+    assert {
+        "volcano.sh/node-vgpu-register",
+        "volcano.sh/node-vgpu-handshake",
+        "volcano.sh/vgpu-ids-new",
+        "volcano.sh/gpu-index",
+        "deviceshare.VGPUEnable",
+        "volcano.sh/revocable-zone",
+    } <= found
+    pods = [pod for case in _draw(PLUGINS, 300) for pod in case.cluster.pods]
+    # cdp reads a cooldown from a label too, and judges Bound pods (Pending on a node)
+    assert any("volcano.sh/cooldown-time" in pod.meta.labels for pod in pods)
+    assert any(pod.phase == "Pending" and pod.node_name for pod in pods)
+
+
+def test_the_device_part_allocates_shared_gpus_and_vgpus() -> None:
+    logs = _logs(_draw(_part("predicates", "deviceshare").strategy(), 150))
+    assert any("hami-vgpu DeviceSharing:Into AllocateToPod" in text for text in logs)
+    assert any("DeviceSharing:Into FitInPod" in text for text in logs)  # shared GPUs
+    assert any("hami-vgpuDeviceSharing" in text for text in logs)  # a vGPU that does not fit
+
+
+def test_the_rescheduling_part_evicts_from_loaded_nodes() -> None:
+    logs = _logs(_draw(_part("rescheduling").strategy(), 150))
+    # lowNodeUtilization found a node above its targets with pods it may evict
+    assert any(re.search(r"node: \S+, utilization: map", text) for text in logs)

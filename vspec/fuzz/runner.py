@@ -195,13 +195,24 @@ _PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], st
     (_EVICTING, ("allocate", "preempt", "cdp", "pdb"), _EVICTING_PLUGINS, "preempt", 3),
     (_EVICTING, ("allocate", "reclaim", "tdm", "extender"), _EVICTING_PLUGINS, "reclaim", 3),
     (_EVICTING, ("allocate", "preempt", "sla", "overcommit"), _EVICTING_PLUGINS, "random", 3),
-    (_PLACING, ("allocate", "numa-aware", "predicates"), _PLACING_PLUGINS, "allocate", 3),
+    # Few plugins beside numa-aware: its BatchNodeOrder scores only between nodes that
+    # passed every filter.
+    (_PLACING, ("allocate", "numa-aware", "predicates"), ("proportion", "usage"), "allocate", 2),
     (_PLACING, ("allocate", "task-topology", "nodeorder"), _PLACING_PLUGINS, "random", 3),
     (_PLACING, ("allocate", "nodegroup", "usage"), _PLACING_PLUGINS, "random", 3),
     # One tier: a tier whose plugin permits enqueueing ends JobEnqueueable before the
     # next tier's resourcequota is asked.
     (_PLACING, ("enqueue", "resourcequota", "deviceshare"), _PLACING_PLUGINS, "random", 1),
     (_PLACING, ("allocate", "extender", "tdm"), _PLACING_PLUGINS, "allocate", 3),
+    # Shared GPUs and vGPUs where pods are placed (the part above asks enqueue), and
+    # taken back by preempt.
+    (
+        (*_PLACING, "preempt"),
+        ("allocate", "predicates", "deviceshare"),
+        ("proportion", "deviceshare"),
+        "allocate",
+        2,
+    ),
     # drf's hierarchy, with no proportion to turn it off
     (_EVICTING, ("allocate", "drf"), ("sla", "cdp"), "reclaim", 3),
     (

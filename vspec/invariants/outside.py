@@ -37,6 +37,11 @@ PLACED = frozenset(
     }
 )
 _INT = re.compile(r"^[+-]?\d+$")
+# What Volcano leaves out of its resource vectors (IgnoredDevicesList): the vGPU memory
+# and cores a pod asks of a card, which deviceshare accounts card by card.
+VGPU_SLICES = frozenset(
+    {"volcano.sh/vgpu-memory", "volcano.sh/vgpu-memory-percentage", "volcano.sh/vgpu-cores"}
+)
 # Below this a quantity is zero (Volcano's minResource).
 TOLERANCE = 0.1
 
@@ -58,7 +63,7 @@ def pod_status(pod: Pod) -> TaskStatus:
 
 def _add(into: Resource, name: str, q: Fraction) -> None:
     """cpu in milli-cores, memory in bytes, other resources in milli-units (rounded up,
-    as Kubernetes' MilliValue); ``count/`` quotas are no resources. A ``pods`` entry
+    as Kubernetes' MilliValue); ``count/`` quotas and vGPU slices are no resources. A ``pods`` entry
     is kept for node allocatables only: a pod takes one slot whatever it writes."""
     if name == "cpu":
         into.milli_cpu += _ceil(q, 1000)
@@ -66,7 +71,7 @@ def _add(into: Resource, name: str, q: Fraction) -> None:
         into.memory += _ceil(q, 1)
     elif name == "pods":
         into.scalars["pods"] = into.scalars.get("pods", 0.0) + _ceil(q, 1)
-    elif not name.startswith("count/"):
+    elif not name.startswith("count/") and name not in VGPU_SLICES:
         into.scalars[name] = into.scalars.get(name, 0.0) + _ceil(q, 1000)
 
 

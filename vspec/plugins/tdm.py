@@ -39,7 +39,6 @@ DEFAULT_EVICT_PERIOD = timedelta(minutes=1)
 DEFAULT_POD_EVICT_NUM = 1
 MAX_NODE_SCORE = 100.0
 LAST_EVICT_AT = "tdm.lastEvictAt"  # key in the scheduler state that outlives sessions
-_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")  # Go layout "15:04"
 _INT = re.compile(r"^[+-]?\d+$")
 
 
@@ -48,16 +47,39 @@ class RevocableZoneError(GoError):
 
 
 def parse_clock(text: str) -> tuple[int, int]:
-    """``time.Parse("15:04", text)``: hour and minute."""
-    match = _CLOCK.match(text)
-    if match is None:
-        raise RevocableZoneError(f'parsing time "{text}" as "15:04": cannot parse')
-    hour, minute = int(match[1]), int(match[2])
+    """``time.Parse("15:04", text)``: hour and minute, or Go's error message (its hour
+    one or two digits, then ``:``, then exactly two digits of minute, then nothing)."""
+    hour, rest = _go_number(text, fixed=False)
+    if hour is None:
+        raise RevocableZoneError(_cannot_parse(text, rest, "15"))
     if hour > 23:
         raise RevocableZoneError(f'parsing time "{text}": hour out of range')
+    if not rest.startswith(":"):
+        raise RevocableZoneError(_cannot_parse(text, rest, ":"))
+    minute, tail = _go_number(rest[1:], fixed=True)
+    if minute is None:
+        raise RevocableZoneError(_cannot_parse(text, rest[1:], "04"))
     if minute > 59:
         raise RevocableZoneError(f'parsing time "{text}": minute out of range')
+    if tail:
+        raise RevocableZoneError(f'parsing time "{text}": extra text: "{tail}"')
     return hour, minute
+
+
+def _go_number(text: str, *, fixed: bool) -> tuple[int | None, str]:
+    """Go's ``getnum``: two digits, or one when not ``fixed``; None (and ``text``) when
+    there are too few."""
+    digits = 0
+    while digits < 2 and digits < len(text) and text[digits] in "0123456789":
+        digits += 1
+    if digits == 0 or (fixed and digits < 2):
+        return None, text
+    return int(text[:digits]), text[digits:]
+
+
+def _cannot_parse(text: str, element: str, layout: str) -> str:
+    """Go's ``ParseError`` without a message."""
+    return f'parsing time "{text}" as "15:04": cannot parse "{element}" as "{layout}"'
 
 
 def zone_window(raw: str, now: datetime) -> tuple[datetime, datetime]:

@@ -119,6 +119,9 @@ def _two_decimals(value: float) -> float:
 
 
 _DURATIONS = st.sampled_from(["0s", "30s", "5m"])
+# Structured arguments are drawn three times in four: without them most of those
+# plugins take their defaults (no zone window, a 5-minute rescheduling interval).
+_MOSTLY = st.sampled_from([True, True, True, False])
 _FLAG = st.sampled_from([None, True, False])
 
 
@@ -128,7 +131,7 @@ def _plugin_entry(
 ) -> dict[str, Any]:
     """One plugin's entry: its flags (when drawn), each of its documented arguments
     (``specs``) with probability 1/2, and with ``space.structured_arguments`` (with
-    probability 1/2) its structured ones (revocable zones, thresholds, strategies, an
+    probability 3/4) its structured ones (revocable zones, thresholds, strategies, an
     extender's URL and verbs)."""
     entry: dict[str, Any] = {"name": name}
     if space.flags == "random":
@@ -143,7 +146,7 @@ def _plugin_entry(
             if values is not None and "<" not in spec.name and draw(BOOLEANS):
                 arguments[spec.name] = draw(values)
         structured = _structured(name) if space.structured_arguments else None
-        if structured is not None and draw(BOOLEANS):
+        if structured is not None and draw(_MOSTLY):
             arguments.update(draw(structured))
         for group in EXCLUSIVE_ARGUMENTS:
             for extra in [k for k in arguments if k in group and arguments[k] is True][1:]:

@@ -57,6 +57,8 @@ def _node(n: Node) -> dict[str, Any]:
         doc["capacity"] = _resources(n.capacity)
     if n.meta.labels:
         doc["labels"] = dict(n.meta.labels)
+    if n.meta.annotations:
+        doc["annotations"] = dict(n.meta.annotations)
     if n.taints:
         doc["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in n.taints]
     if n.unschedulable:

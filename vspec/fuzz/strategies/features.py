@@ -59,37 +59,84 @@ EXTENDER_VERDICT = "extender.vspec.io/verdict"
 EXTENDER_SCORE = "extender.vspec.io/score"
 GPU_MEMORY = "volcano.sh/gpu-memory"
 GPU_NUMBER = "volcano.sh/gpu-number"
+GPU_INDEX = "volcano.sh/gpu-index"
+VGPU_NUMBER = "volcano.sh/vgpu-number"
+VGPU_MEMORY = "volcano.sh/vgpu-memory"
+VGPU_CORES = "volcano.sh/vgpu-cores"
+VGPU_REGISTER = "volcano.sh/node-vgpu-register"
+VGPU_HANDSHAKE = "volcano.sh/node-vgpu-handshake"
+VGPU_IDS = "volcano.sh/vgpu-ids-new"
 _GPU_MEMORY = (Fraction(6000), Fraction(10000), Fraction(16001))
+# What a node offers deviceshare: nothing, GPUs shared by memory or number, or HAMi vGPU
+# cards registered by the device plugin (its handshake fresh, timed out, or deleted).
+_GPU_KINDS = weighted_pool((6, ""), (2, "gpushare"), (3, "vgpu"))
+_VGPU_TYPES = ("NVIDIA-A100", "NVIDIA-T4", "Ascend-910")
+# The device plugin's handshake at the spec's clock: fresh (answered now), a request
+# older than Volcano's 60 s timeout, a deleted device, a report.
+_HANDSHAKES = weighted_pool(
+    (4, "Requesting_2025.01.01 00:00:00"),
+    (1, "Requesting_2024.12.31 23:58:00"),
+    (1, "Deleted_2025.01.01 00:00:00"),
+    (1, "Reported 2025-01-01 00:00:00"),
+)
+# Shared GPUs a pod asks for in its limits (index: what ``_devices`` sets).
+_POD_DEVICES = weighted_pool(
+    (10, ""),
+    (2, "memory"),
+    (1, "number"),
+    (1, "both"),
+    (2, "vgpu"),
+    (1, "vgpu-memory"),
+)
 _SPREAD_KEYS = ("zone", "kubernetes.io/hostname")
 
 ZONE = "rz"  # the revocable zone drawn nodes are in
 NODE_GROUPS = ("g0", "g1")
-_TOPOLOGY_POLICIES = ("single-numa-node", "best-effort", "restricted", "none")
+# Mostly single-numa-node, so that a pod of that policy has several nodes to choose from
+# (numa-aware's BatchNodeOrder scores only between nodes that passed its predicate).
+_TOPOLOGY_POLICIES = weighted_pool(
+    (4, "single-numa-node"), (2, "best-effort"), (1, "restricted"), (1, "none")
+)
 _CPU_POLICIES = weighted_pool((4, "static"), (1, "none"))
-_POD_NUMA = weighted_pool((2, ""), (2, "single-numa-node"), (1, "best-effort"))
+_POD_NUMA = weighted_pool((2, ""), (3, "single-numa-node"), (1, "best-effort"))
+# A Guaranteed pod's whole CPUs (0: its request kept, fractional or not).
+_GUARANTEED_CPUS = weighted_pool((2, 1), (2, 2), (1, 3), (1, 0))
+# How many of a node's CPUs kubelet has handed out already, in quarters.
+_CROWDS = weighted_pool((3, 1), (2, 2), (1, 4))
 _POD_NUMA_MORE = ("restricted", "none")
 _PERCENTS = (0.0, 10.0, 35.5, 50.0, 79.0, 81.0, 95.0)
 # Metrics fresh (the clock's), a little old, or stale (usage ignores them past 5 minutes).
 _METRIC_AGES = weighted_pool((3, 0), (1, 2), (1, 30))
+# The periods a node's metrics cover (cpu, memory): usage reads 10m, rescheduling its
+# metricsPeriod; a source may fill fewer.
+_PERIODS = weighted_pool(
+    (4, (("5m", "10m"), ("5m", "10m"))),
+    (1, (("5m",), ("5m",))),
+    (1, (("5m", "10m"), ("5m",))),
+)
 _COOLDOWNS = weighted_pool((3, "10m"), (1, "30s"), (1, "1h"), (1, "soon"))
+# The conditions of a pod with a cooldown, besides PodScheduled true since it was
+# scheduled: Ready before it, PodScheduled false, no time, none at all.
+_SCHEDULED = weighted_pool((4, "scheduled"), (1, "ready"), (1, "false"), (1, "untimed"), (1, ""))
 _SCHEDULED_AGO = (timedelta(seconds=20), timedelta(minutes=5), timedelta(hours=2))
-_BUDGETS = ("1", "2", "50%", "0", "x%")
+_BUDGETS = ("1", "2", "50%", "0", "x%", "3", "100%", "two")
 _STATES = weighted_pool((6, "Open"), (1, "Closed"), (1, "Closing"))
 _VERDICTS = weighted_pool((4, ""), (1, "reject"), (1, "fail"))
 
-_NODE_BYTES = 23
+_NODE_BYTES = 29
 _QUEUE_BYTES = 10
 _GROUP_BYTES = 16
-_POD_BYTES = 15
+_POD_BYTES = 21
 
 
 def _numa_topology(dice: Dice, node: Node) -> KubeObject:
-    """The node's Numatopology: 2 NUMA nodes (1 in 4: one), its CPUs 2 per core, some
-    taken (allocatable a subset), kubelet policies drawn (12 bytes)."""
+    """The node's Numatopology: 2 NUMA nodes (now and then one or four), its CPUs 2 per core, some
+    taken (allocatable a subset; now and then all), kubelet policies drawn (13 bytes)."""
     cpus = max(2, int(Fraction(node.allocatable.get("cpu", Fraction(2)))))
-    numas = 1 if dice.one_in(4) else 2
+    numas = min(cpus, dice.pick((1, 2, 2, 2, 4)))
     cpu_policy, topology_policy = dice.pick(_CPU_POLICIES), dice.pick(_TOPOLOGY_POLICIES)
-    taken = [dice.one_in(4) for _ in range(8)]
+    crowd = dice.pick(_CROWDS)
+    taken = [dice.below(4) < crowd for _ in range(8)]
     reserved = dice.one_in(5)
     free = [c for c in range(cpus) if not taken[c % 8]]
     detail = {
@@ -117,9 +164,11 @@ def _cpuset(cpus: list[int]) -> str:
     return ",".join(str(c) for c in cpus)
 
 
-def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject]) -> None:
-    """Revocable zone, node group, usage metrics, NUMA topology, extender answers,
-    shared GPUs (``_NODE_BYTES``)."""
+def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject], busy: bool) -> str:
+    """Revocable zone, node group, usage metrics (a ``busy`` node, one running pods,
+    measures 79% CPU or more: what rescheduling evicts from), NUMA topology, extender
+    answers, shared GPUs (``_NODE_BYTES``); returns the kind of GPUs it offers ("" for
+    none)."""
     labels = node.meta.labels
     if dice.one_in(3):
         labels[REVOCABLE_ZONE] = ZONE
@@ -127,11 +176,12 @@ def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject]) -> None:
     if grouped:
         labels[NODE_GROUP] = group
     metered, cpu, memory = dice.one_in(2), dice.pick(_PERCENTS), dice.pick(_PERCENTS)
-    age = dice.pick(_METRIC_AGES)
+    age, (cpu_periods, memory_periods) = dice.pick(_METRIC_AGES), dice.pick(_PERIODS)
     if metered:
+        cpu = max(cpu, 79.0) if busy else cpu
         node.usage = NodeUsage(
-            cpu={"5m": cpu, "10m": cpu},
-            memory={"5m": memory, "10m": memory},
+            cpu=dict.fromkeys(cpu_periods, cpu),
+            memory=dict.fromkeys(memory_periods, memory),
             time=DEFAULT_NOW - timedelta(minutes=age),
         )
     verdict, score = dice.pick(_VERDICTS), dice.below(4)
@@ -143,10 +193,34 @@ def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject]) -> None:
     numa = _numa_topology(dice, node)  # rolled either way (Dice's rule)
     if with_numa:
         objects.append(numa)
-    if dice.one_in(3):  # GPUs deviceshare shares out by memory or by number
+    kind = dice.pick(_GPU_KINDS)
+    cards, share, handshake, card_type = (
+        1 + dice.below(2),
+        dice.pick((2, 10)),
+        dice.pick(_HANDSHAKES),
+        dice.pick(_VGPU_TYPES),
+    )
+    if kind == "gpushare":  # GPUs deviceshare shares out by memory or by number
         shared = {GPU_NUMBER: Fraction(2), GPU_MEMORY: Fraction(16000)}
         node.allocatable.update(shared)
         node.capacity.update(shared)
+    elif kind == "vgpu":  # what the HAMi device plugin registers: resources and cards
+        slots = {
+            VGPU_NUMBER: Fraction(cards * share),
+            VGPU_MEMORY: Fraction(cards * 16000),
+            VGPU_CORES: Fraction(cards * 100),
+        }
+        node.allocatable.update(slots)
+        node.capacity.update(slots)
+        node.meta.annotations[VGPU_REGISTER] = "".join(
+            f"{_card_uuid(node.meta.name, i)},{share},16000,{card_type},true:" for i in range(cards)
+        )
+        node.meta.annotations[VGPU_HANDSHAKE] = handshake
+    return kind
+
+
+def _card_uuid(node: str, index: int) -> str:
+    return f"GPU-{node}-{index}"
 
 
 def _decorate_queue(dice: Dice, queue: Queue, root: bool) -> None:
@@ -236,10 +310,11 @@ def _topology(notes: dict[str, str], roles: list[str], pattern: int, anti: int) 
         notes[TOPOLOGY_ANTI_AFFINITY] = roles[-1] if anti == 2 else groups
 
 
-def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
+def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, str]) -> None:
     """Queue name, NUMA policy (with limits, so the pod may be Guaranteed), a cooldown
-    and when it was scheduled, preemptable, a topology spread over zones or nodes (a
-    pending pod), shared GPUs one time in four (``_POD_BYTES``)."""
+    and when it was scheduled, preemptable or revocable, a topology spread over zones or
+    nodes (a pending pod), shared GPUs or vGPUs one time in three (``_POD_BYTES``;
+    ``devices``: what each node offers, so that a bound pod holds what its node has)."""
     notes = pod.meta.annotations
     role = pod.meta.labels.get(TASK_SPEC_KEY)
     if role:  # Volcano's job controller writes the role as an annotation too
@@ -248,25 +323,18 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
     if pg is not None and not unnamed:
         notes[QUEUE_NAME_ANNOTATION] = pg.queue
     policy, more, other = dice.pick(_POD_NUMA), dice.pick(_POD_NUMA_MORE), dice.one_in(2)
-    guaranteed = dice.one_in(2)
+    guaranteed, cores = dice.one_in(2), dice.pick(_GUARANTEED_CPUS)
     policy = more if policy == "best-effort" and other else policy
     if policy:
         notes[NUMA_POLICY] = policy
     if guaranteed and pod.containers and not pod.node_name:
-        # Guaranteed, whole CPUs (what the kubelet pins): the request rounded up to one
-        # or more cores, memory kept (half a GiB if none), limits the same.
-        container = pod.containers[0]
-        cpu = max(Fraction(1), Fraction(math.ceil(container.requests.get("cpu", Fraction(0)))))
-        whole = {"cpu": cpu, "memory": container.requests.get("memory") or Fraction(GI // 2)}
-        container.requests.update(whole)
-        container.limits = dict(whole)
-    cooling, cooldown, ago = dice.one_in(2), dice.pick(_COOLDOWNS), dice.pick(_SCHEDULED_AGO)
-    if cooling and pod.node_name:
-        notes[COOLDOWN] = cooldown
-        pod.conditions = [Condition("PodScheduled", "True", last_transition_time=DEFAULT_NOW - ago)]
-    marked, value = dice.one_in(5), dice.one_in(2)
+        _guarantee(pod, cores)
+    _cooldown(dice, pod)
+    marked, value, revocable = dice.one_in(3), dice.one_in(2), dice.one_in(6)
     if marked:
         notes[PREEMPTABLE] = "false" if value else "true"
+    if revocable:  # may use revocable nodes (tdm) whatever its preemptability
+        notes[REVOCABLE_ZONE] = "*"
     spread, key, hard = dice.one_in(4), dice.pick(_SPREAD_KEYS), dice.one_in(2)
     if spread and not pod.node_name:
         job = pod.meta.labels.get("job", "")
@@ -278,12 +346,84 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None) -> None:
                 LabelSelector(match_labels=(("job", job),)),
             )
         ]
-    device, memory = dice.below(8), dice.pick(_GPU_MEMORY)
-    if device >= 6 and pod.containers:  # a limit, and the request Kubernetes defaults from it
-        wanted = {GPU_MEMORY: memory} if device == 6 else {GPU_NUMBER: Fraction(1)}
-        container = pod.containers[0]
-        container.requests.update(wanted)
-        container.limits = {**container.limits, **wanted}
+    device, memory, vgpu_cores = dice.pick(_POD_DEVICES), dice.pick(_GPU_MEMORY), dice.below(3)
+    offered = devices.get(pod.node_name, "") if pod.node_name else None
+    if device and pod.containers and offered in (None, _DEVICE_KIND[device]):
+        _devices(pod, device, memory, 50 * vgpu_cores)
+
+
+def _guarantee(pod: Pod, cores: int) -> None:
+    """Guaranteed: limits equal to requests, memory kept (half a GiB if none); CPUs
+    whole (``cores``, the request's if more: what the kubelet pins) or, with 0 cores,
+    the request as it is (a fractional one gets no NUMA hint)."""
+    container = pod.containers[0]
+    requested = container.requests.get("cpu", Fraction(0))
+    cpu = Fraction(max(cores, math.ceil(requested))) if cores else requested or Fraction(1)
+    whole = {"cpu": cpu, "memory": container.requests.get("memory") or Fraction(GI // 2)}
+    container.requests.update(whole)
+    container.limits = dict(whole)
+
+
+def _cooldown(dice: Dice, pod: Pod) -> None:
+    """cdp's cooldown on a bound pod, as an annotation or (1 in 4) a label, with its
+    conditions (``_SCHEDULED``); 1 in 4 still Pending on its node (Bound) (6 bytes)."""
+    cooling, cooldown, ago = dice.one_in(2), dice.pick(_COOLDOWNS), dice.pick(_SCHEDULED_AGO)
+    labelled, scheduled, starting = dice.one_in(4), dice.pick(_SCHEDULED), dice.one_in(4)
+    if not (cooling and pod.node_name):
+        return
+    (pod.meta.labels if labelled else pod.meta.annotations)[COOLDOWN] = cooldown
+    since = DEFAULT_NOW - ago
+    conditions = {
+        "scheduled": [Condition("PodScheduled", "True", last_transition_time=since)],
+        "ready": [
+            Condition("Ready", "True", last_transition_time=since),
+            Condition("PodScheduled", "True", last_transition_time=since),
+        ],
+        "false": [Condition("PodScheduled", "False", last_transition_time=since)],
+        "untimed": [Condition("PodScheduled", "True")],
+        "": [],
+    }
+    pod.conditions = conditions[scheduled]
+    if starting and pod.phase == "Running":  # scheduled, its containers not started
+        pod.phase = "Pending"
+
+
+# The kind of node each pod device request is served by.
+_DEVICE_KIND = {
+    "memory": "gpushare",
+    "number": "gpushare",
+    "both": "gpushare",
+    "vgpu": "vgpu",
+    "vgpu-memory": "vgpu",
+}
+
+
+def _devices(pod: Pod, device: str, memory: Fraction, cores: int) -> None:
+    """Shared GPUs in the first container's limits, with the requests Kubernetes
+    defaults from them: memory, a whole card, or both (deviceshare checks one, takes
+    both); a vGPU slot with memory and cores, or vGPU memory alone (one slot). A bound
+    pod also holds its card, as the allocation's patch left it."""
+    container = pod.containers[0]
+    wanted: dict[str, Fraction] = {}
+    if device in ("memory", "both"):
+        wanted[GPU_MEMORY] = memory
+    if device in ("number", "both"):
+        wanted[GPU_NUMBER] = Fraction(1)
+    if device == "vgpu":
+        wanted[VGPU_NUMBER] = Fraction(1)
+    if device.startswith("vgpu"):
+        wanted[VGPU_MEMORY] = memory
+        if cores:
+            wanted[VGPU_CORES] = Fraction(cores)
+    container.requests.update(wanted)
+    container.limits = {**container.limits, **wanted}
+    if not pod.node_name:
+        return
+    if device.startswith("vgpu"):
+        used = f"{_card_uuid(pod.node_name, 0)},NVIDIA,{int(memory)},{cores}:"
+        pod.meta.annotations[VGPU_IDS] = used
+    else:
+        pod.meta.annotations[GPU_INDEX] = "0"
 
 
 def _quota(dice: Dice, namespace: str) -> KubeObject | None:
@@ -329,9 +469,11 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
     """A cluster of ``base`` with what the other plugins read drawn onto its objects."""
     cluster = draw(base)
     objects: list[KubeObject] = []
+    devices: dict[str, str] = {}
+    busy = {pod.node_name for pod in cluster.pods if pod.phase == "Running"}
     for node in cluster.nodes:
         with Dice(draw, _NODE_BYTES) as dice:
-            _decorate_node(dice, node, objects)
+            devices[node.meta.name] = _decorate_node(dice, node, objects, node.meta.name in busy)
     for queue in cluster.queues:
         with Dice(draw, _QUEUE_BYTES) as dice:
             _decorate_queue(dice, queue, queue.meta.name == "root")
@@ -349,7 +491,7 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
             objects.append(pdb)
     for pod in cluster.pods:
         with Dice(draw, _POD_BYTES) as dice:
-            _decorate_pod(dice, pod, groups.get((pod.meta.namespace, pod.group_name)))
+            _decorate_pod(dice, pod, groups.get((pod.meta.namespace, pod.group_name)), devices)
     namespaces = sorted({pg.meta.namespace for pg in cluster.pod_groups})
     with Dice(draw, 3 * len(namespaces)) as dice:
         for namespace in namespaces:
@@ -364,14 +506,41 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
 
 
 def _windows() -> st.SearchStrategy[str]:
-    """A revocable zone's daily window: around the spec's clock (00:00), before or after
-    it, overnight, or malformed."""
-    return st.sampled_from(["23:00-01:00", "00:00-00:30", "01:00-02:00", "22:00-06:00", "bad"])
+    """A revocable zone's daily window: open at the spec's clock (00:00, mostly), before
+    or after it, overnight, or malformed (no dash, hour or minute out of range, not a
+    time)."""
+    return st.sampled_from(
+        [
+            *["00:00-00:30"] * 4,
+            "23:00-01:00",
+            "01:00-02:00",
+            "22:00-06:00",
+            "bad",
+            "24:00-01:00",
+            "00:60-01:00",
+            "9am-10am",
+            "noon-01:00",
+            "1:5-2:00",
+            "00:000-01:00",
+        ]
+    )
+
+
+GPU_SHARING_ARG = "deviceshare.GPUSharingEnable"
+GPU_NUMBER_ARG = "deviceshare.GPUNumberEnable"
+VGPU_ARG = "deviceshare.VGPUEnable"
+
+
+def _merged(parts: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    return {**parts[0], **parts[1]}
 
 
 def _thresholds() -> st.SearchStrategy[dict[str, Any]]:
-    percent = st.sampled_from([0, 20, 50, 80, 100])
-    return st.fixed_dictionaries({}, optional={"cpu": percent, "memory": percent, "pod": percent})
+    """lowNodeUtilization's (target) thresholds: cpu always (an unset resource stays at
+    100%, where no node is above it), memory and the pod count (read as ``pod``) now and
+    then."""
+    percent = st.sampled_from([0, 20, 50, 50, 80, 80, 100])
+    return st.fixed_dictionaries({"cpu": percent}, optional={"memory": percent, "pod": percent})
 
 
 @functools.cache
@@ -381,37 +550,47 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
     :func:`vspec.fuzz.extender.extender_arguments`); None when it has none worth drawing."""
     if plugin == "tdm":
         return st.fixed_dictionaries(
-            {},
-            optional={
-                f"tdm.revocable-zone.{ZONE}": _windows(),
-                "tdm.revocable-zone.other": _windows(),
-            },
+            {f"tdm.revocable-zone.{ZONE}": _windows()},
+            optional={"tdm.revocable-zone.other": _windows()},
         )
     if plugin == "usage":
+        # Keys usage reads (cpu, mem) and one it does not (memory); now and then
+        # thresholds that are not a map (Volcano logs it and keeps 80%).
         percent = st.sampled_from([0, 50, 80, "90"])
+        keyed = st.fixed_dictionaries(
+            {}, optional={"cpu": percent, "mem": percent, "memory": percent}
+        )
         return st.fixed_dictionaries(
-            {},
-            optional={
-                "thresholds": st.fixed_dictionaries({}, optional={"cpu": percent, "mem": percent})
-            },
+            {}, optional={"thresholds": st.one_of(keyed, keyed, keyed, st.just("80"))}
         )
     if plugin == "rescheduling":
         # Mostly due at once and with a lowNodeUtilization strategy whose thresholds
-        # are drawn: its node classification is what the usage metrics decide.
+        # are drawn: its node classification is what the usage metrics decide. Now and
+        # then what Volcano reads past: no strategy listed (the default one runs), an
+        # entry that is not a map, thresholds that are not one.
         params = st.fixed_dictionaries(
             {"thresholds": _thresholds(), "targetThresholds": _thresholds()}
         )
+        odd_params = st.sampled_from([{"thresholds": "50"}, {"targetThresholds": [80]}])
         strategy = st.fixed_dictionaries(
-            {"name": st.sampled_from(["lowNodeUtilization"] * 3 + ["other"])},
-            optional={"params": params},
+            {
+                "name": st.sampled_from(["lowNodeUtilization"] * 5 + ["other"]),
+                "params": st.one_of(params, params, params, odd_params),
+            }
+        )
+        strategies = st.one_of(
+            st.lists(strategy, min_size=1, max_size=2),
+            st.lists(strategy, min_size=1, max_size=2),
+            st.lists(strategy, min_size=1, max_size=2),
+            st.sampled_from([[], ["lowNodeUtilization"]]),
         )
         return st.fixed_dictionaries(
             {
                 # the first session only sets the clock the interval counts from
-                "interval": st.sampled_from(["0s", "0s", "0s", "1m", "bad"]),
-                "strategies": st.lists(strategy, min_size=1, max_size=2),
+                "interval": st.sampled_from(["0s", "0s", "0s", "0s", "0s", "1m", "bad"]),
+                "strategies": strategies,
             },
-            optional={"metricsPeriod": st.sampled_from(["5m", "10m", "1h"])},
+            optional={"metricsPeriod": st.sampled_from(["5m", "5m", "10m", "1h"])},
         )
     if plugin == "predicates":
         per_unit = st.sampled_from([0.5, 1, 4])
@@ -426,11 +605,12 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
             },
         )
     if plugin == "deviceshare":
-        return st.fixed_dictionaries(
-            {},
-            optional={
-                "deviceshare.SchedulePolicy": st.sampled_from(["binpack", "spread", ""]),
-                "deviceshare.ScheduleWeight": st.integers(0, 10),
-            },
+        # One way of sharing on (Volcano exits on two), the others explicitly off.
+        modes = (GPU_SHARING_ARG, GPU_NUMBER_ARG, VGPU_ARG)
+        mode = st.sampled_from([{m: m == on for m in modes} for on in modes])
+        rest = st.fixed_dictionaries(
+            {"deviceshare.SchedulePolicy": st.sampled_from(["binpack", "spread", ""])},
+            optional={"deviceshare.ScheduleWeight": st.integers(0, 10)},
         )
+        return st.tuples(mode, rest).map(_merged)
     return None

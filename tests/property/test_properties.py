@@ -6,6 +6,7 @@ see conftest.py.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,21 @@ def test_written_specs_load_back_to_the_same_run(
     [spec] = load_file(path).specs
     assert (spec.seed, spec.cycles, spec.verbosity) == (case.seed, case.cycles, case.verbosity)
     assert outcome(spec.scheduler, spec.cluster, spec) == outcome(case.conf, case.cluster, case)
+
+
+def test_vgpu_slices_are_no_resources_of_the_invariants() -> None:
+    # Volcano's IgnoredDevicesList: deviceshare accounts vGPU memory and cores card by
+    # card, so a pod asking for them asks nothing of the node's resource vector.
+    from vspec.model.corev1 import Container
+    from vspec.model.objects import ObjectMeta, Pod
+
+    asked = {
+        "cpu": Fraction(1),
+        "volcano.sh/vgpu-number": Fraction(1),
+        "volcano.sh/vgpu-memory": Fraction(6000),
+        "volcano.sh/vgpu-cores": Fraction(50),
+    }
+    pod = Pod(ObjectMeta("p", "ns"), containers=[Container("c", requests=asked, limits=asked)])
+    request = pod_request(pod)
+    assert request.milli_cpu == 1000
+    assert set(request.scalars) == {"volcano.sh/vgpu-number", "pods"}

@@ -123,18 +123,20 @@ _BUDGETS = ("1", "2", "50%", "0", "x%", "3", "100%", "two")
 _STATES = weighted_pool((6, "Open"), (1, "Closed"), (1, "Closing"))
 _VERDICTS = weighted_pool((4, ""), (1, "reject"), (1, "fail"))
 
-_NODE_BYTES = 29
+_NODE_BYTES = 30
 _QUEUE_BYTES = 10
 _GROUP_BYTES = 16
 _POD_BYTES = 21
 
 
-def _numa_topology(dice: Dice, node: Node) -> KubeObject:
+def _numa_topology(dice: Dice, node: Node, house: str) -> KubeObject:
     """The node's Numatopology: 2 NUMA nodes (now and then one or four), its CPUs 2 per core, some
-    taken (allocatable a subset; now and then all), kubelet policies drawn (13 bytes)."""
+    taken (allocatable a subset; now and then all), kubelet policies drawn, the
+    topology manager's mostly the cluster's ``house`` one (14 bytes)."""
     cpus = max(2, int(Fraction(node.allocatable.get("cpu", Fraction(2)))))
     numas = min(cpus, dice.pick((1, 2, 2, 2, 4)))
-    cpu_policy, topology_policy = dice.pick(_CPU_POLICIES), dice.pick(_TOPOLOGY_POLICIES)
+    cpu_policy, own, apart = dice.pick(_CPU_POLICIES), dice.pick(_TOPOLOGY_POLICIES), dice.one_in(4)
+    topology_policy = own if apart else house
     crowd = dice.pick(_CROWDS)
     taken = [dice.below(4) < crowd for _ in range(8)]
     reserved = dice.one_in(5)
@@ -164,7 +166,9 @@ def _cpuset(cpus: list[int]) -> str:
     return ",".join(str(c) for c in cpus)
 
 
-def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject], busy: bool) -> str:
+def _decorate_node(
+    dice: Dice, node: Node, objects: list[KubeObject], busy: bool, house: str
+) -> str:
     """Revocable zone, node group, usage metrics (a ``busy`` node, one running pods,
     measures 79% CPU or more: what rescheduling evicts from), NUMA topology, extender
     answers, shared GPUs (``_NODE_BYTES``); returns the kind of GPUs it offers ("" for
@@ -189,8 +193,8 @@ def _decorate_node(dice: Dice, node: Node, objects: list[KubeObject], busy: bool
         labels[EXTENDER_VERDICT] = verdict
     if score:
         labels[EXTENDER_SCORE] = str(25 * score)
-    with_numa = dice.one_in(2)
-    numa = _numa_topology(dice, node)  # rolled either way (Dice's rule)
+    with_numa = dice.below(3) > 0  # two nodes in three
+    numa = _numa_topology(dice, node, house)  # rolled either way (Dice's rule)
     if with_numa:
         objects.append(numa)
     kind = dice.pick(_GPU_KINDS)
@@ -316,6 +320,8 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, 
     nodes (a pending pod), shared GPUs or vGPUs one time in three (``_POD_BYTES``;
     ``devices``: what each node offers, so that a bound pod holds what its node has)."""
     notes = pod.meta.annotations
+    for i, container in enumerate(pod.containers):  # named as the spec file names them
+        container.name = container.name or f"c{i}"
     role = pod.meta.labels.get(TASK_SPEC_KEY)
     if role:  # Volcano's job controller writes the role as an annotation too
         notes[TASK_SPEC_KEY] = role
@@ -323,7 +329,7 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, 
     if pg is not None and not unnamed:
         notes[QUEUE_NAME_ANNOTATION] = pg.queue
     policy, more, other = dice.pick(_POD_NUMA), dice.pick(_POD_NUMA_MORE), dice.one_in(2)
-    guaranteed, cores = dice.one_in(2), dice.pick(_GUARANTEED_CPUS)
+    guaranteed, cores = dice.below(3) > 0, dice.pick(_GUARANTEED_CPUS)
     policy = more if policy == "best-effort" and other else policy
     if policy:
         notes[NUMA_POLICY] = policy
@@ -471,9 +477,15 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
     objects: list[KubeObject] = []
     devices: dict[str, str] = {}
     busy = {pod.node_name for pod in cluster.pods if pod.phase == "Running"}
+    # Nodes mostly share a topology manager policy (a pod of that policy then has
+    # several nodes to choose from, which numa-aware scores).
+    with Dice(draw, 1) as dice:
+        house = dice.pick(_TOPOLOGY_POLICIES)
     for node in cluster.nodes:
         with Dice(draw, _NODE_BYTES) as dice:
-            devices[node.meta.name] = _decorate_node(dice, node, objects, node.meta.name in busy)
+            devices[node.meta.name] = _decorate_node(
+                dice, node, objects, node.meta.name in busy, house
+            )
     for queue in cluster.queues:
         with Dice(draw, _QUEUE_BYTES) as dice:
             _decorate_queue(dice, queue, queue.meta.name == "root")
@@ -535,11 +547,11 @@ def _merged(parts: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
     return {**parts[0], **parts[1]}
 
 
-def _thresholds() -> st.SearchStrategy[dict[str, Any]]:
+def _thresholds(percents: list[int]) -> st.SearchStrategy[dict[str, Any]]:
     """lowNodeUtilization's (target) thresholds: cpu always (an unset resource stays at
     100%, where no node is above it), memory and the pod count (read as ``pod``) now and
     then."""
-    percent = st.sampled_from([0, 20, 50, 50, 80, 80, 100])
+    percent = st.sampled_from(percents)
     return st.fixed_dictionaries({"cpu": percent}, optional={"memory": percent, "pod": percent})
 
 
@@ -569,7 +581,11 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
         # then what Volcano reads past: no strategy listed (the default one runs), an
         # entry that is not a map, thresholds that are not one.
         params = st.fixed_dictionaries(
-            {"thresholds": _thresholds(), "targetThresholds": _thresholds()}
+            {
+                # most nodes below the thresholds, the loaded ones above the targets
+                "thresholds": _thresholds([20, 50, 80, 80, 100]),
+                "targetThresholds": _thresholds([0, 20, 50, 50, 80]),
+            }
         )
         odd_params = st.sampled_from([{"thresholds": "50"}, {"targetThresholds": [80]}])
         strategy = st.fixed_dictionaries(

@@ -224,6 +224,13 @@ _PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], st
     ),
 )
 
+# Parts drawn twice as often: their plugins' deep branches need several conditions at
+# once (a device allocated, then released; two nodes passing numa-aware's predicate).
+_PART_WEIGHTS: dict[tuple[str, ...], int] = {
+    ("allocate", "predicates", "deviceshare"): 2,
+    ("allocate", "numa-aware", "predicates"): 2,
+}
+
 
 def _plugins_space() -> FuzzSpace:
     """The ``plugins`` space: clusters with what the plugins beyond the core read
@@ -250,13 +257,17 @@ def _plugins_space() -> FuzzSpace:
 
     small = ClusterBounds(max_nodes=3, max_jobs=4, max_replicas=2, features=True)
     parts = [
-        FuzzSpace(conf(actions, required, pool, tiers), replace(small, shape=shape))
+        FuzzSpace(
+            conf(actions, required, pool, tiers),
+            replace(small, shape=shape),
+            weight=_PART_WEIGHTS.get(required, 1),
+        )
         for actions, required, pool, shape, tiers in _PLUGIN_PARTS
     ]
     every = ConfSpace(structured_arguments=True)  # every action and plugin
     # Also klog levels 0 and 5, where print and logprint say nothing or say more.
     parts.append(FuzzSpace(every, replace(small, hierarchy="always"), verbosities=(0, 1, 3, 5)))
-    # Past the columnar threshold (slow examples: one in twelve), with the filters and
+    # Past the columnar threshold (slow examples: one in fifteen), with the filters and
     # scorers that have a columnar form.
     columnar = ("allocate", "predicates", "nodeorder", "binpack")
     parts.append(

@@ -70,6 +70,8 @@ _GPU_MEMORY = (Fraction(6000), Fraction(10000), Fraction(16001))
 # What a node offers deviceshare: nothing, GPUs shared by memory or number, or HAMi vGPU
 # cards registered by the device plugin (its handshake fresh, timed out, or deleted).
 _GPU_KINDS = weighted_pool((6, ""), (2, "gpushare"), (3, "vgpu"))
+# In a GPU cluster (one in four) every node has GPUs and most pods ask for them.
+_GPU_CLUSTER_KINDS = weighted_pool((2, "gpushare"), (3, "vgpu"))
 _VGPU_TYPES = ("NVIDIA-A100", "NVIDIA-T4", "Ascend-910")
 # The device plugin's handshake at the spec's clock: fresh (answered now), a request
 # older than Volcano's 60 s timeout, a deleted device, a report.
@@ -87,6 +89,9 @@ _POD_DEVICES = weighted_pool(
     (1, "both"),
     (2, "vgpu"),
     (1, "vgpu-memory"),
+)
+_GPU_CLUSTER_DEVICES = weighted_pool(
+    (3, ""), (2, "memory"), (1, "number"), (1, "both"), (3, "vgpu"), (1, "vgpu-memory")
 )
 _SPREAD_KEYS = ("zone", "kubernetes.io/hostname")
 
@@ -167,12 +172,12 @@ def _cpuset(cpus: list[int]) -> str:
 
 
 def _decorate_node(
-    dice: Dice, node: Node, objects: list[KubeObject], busy: bool, house: str
+    dice: Dice, node: Node, objects: list[KubeObject], busy: bool, house: str, gpus: bool
 ) -> str:
     """Revocable zone, node group, usage metrics (a ``busy`` node, one running pods,
     measures 79% CPU or more: what rescheduling evicts from), NUMA topology, extender
-    answers, shared GPUs (``_NODE_BYTES``); returns the kind of GPUs it offers ("" for
-    none)."""
+    answers, shared GPUs (always in a ``gpus`` cluster) (``_NODE_BYTES``); returns the
+    kind of GPUs it offers ("" for none)."""
     labels = node.meta.labels
     if dice.one_in(3):
         labels[REVOCABLE_ZONE] = ZONE
@@ -197,7 +202,7 @@ def _decorate_node(
     numa = _numa_topology(dice, node, house)  # rolled either way (Dice's rule)
     if with_numa:
         objects.append(numa)
-    kind = dice.pick(_GPU_KINDS)
+    kind = dice.pick(_GPU_CLUSTER_KINDS if gpus else _GPU_KINDS)
     cards, share, handshake, card_type = (
         1 + dice.below(2),
         dice.pick((2, 10)),
@@ -314,10 +319,13 @@ def _topology(notes: dict[str, str], roles: list[str], pattern: int, anti: int) 
         notes[TOPOLOGY_ANTI_AFFINITY] = roles[-1] if anti == 2 else groups
 
 
-def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, str]) -> None:
+def _decorate_pod(
+    dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, str], gpus: bool
+) -> None:
     """Queue name, NUMA policy (with limits, so the pod may be Guaranteed), a cooldown
     and when it was scheduled, preemptable or revocable, a topology spread over zones or
-    nodes (a pending pod), shared GPUs or vGPUs one time in three (``_POD_BYTES``;
+    nodes (a pending pod), shared GPUs or vGPUs one time in three (in a ``gpus``
+    cluster, seven in ten) (``_POD_BYTES``;
     ``devices``: what each node offers, so that a bound pod holds what its node has)."""
     notes = pod.meta.annotations
     for i, container in enumerate(pod.containers):  # named as the spec file names them
@@ -352,7 +360,8 @@ def _decorate_pod(dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, 
                 LabelSelector(match_labels=(("job", job),)),
             )
         ]
-    device, memory, vgpu_cores = dice.pick(_POD_DEVICES), dice.pick(_GPU_MEMORY), dice.below(3)
+    device = dice.pick(_GPU_CLUSTER_DEVICES if gpus else _POD_DEVICES)
+    memory, vgpu_cores = dice.pick(_GPU_MEMORY), dice.below(3)
     offered = devices.get(pod.node_name, "") if pod.node_name else None
     if device and pod.containers and offered in (None, _DEVICE_KIND[device]):
         _devices(pod, device, memory, 50 * vgpu_cores)
@@ -479,12 +488,12 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
     busy = {pod.node_name for pod in cluster.pods if pod.phase == "Running"}
     # Nodes mostly share a topology manager policy (a pod of that policy then has
     # several nodes to choose from, which numa-aware scores).
-    with Dice(draw, 1) as dice:
-        house = dice.pick(_TOPOLOGY_POLICIES)
+    with Dice(draw, 2) as dice:
+        house, gpus = dice.pick(_TOPOLOGY_POLICIES), dice.one_in(4)
     for node in cluster.nodes:
         with Dice(draw, _NODE_BYTES) as dice:
             devices[node.meta.name] = _decorate_node(
-                dice, node, objects, node.meta.name in busy, house
+                dice, node, objects, node.meta.name in busy, house, gpus
             )
     for queue in cluster.queues:
         with Dice(draw, _QUEUE_BYTES) as dice:
@@ -503,7 +512,9 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
             objects.append(pdb)
     for pod in cluster.pods:
         with Dice(draw, _POD_BYTES) as dice:
-            _decorate_pod(dice, pod, groups.get((pod.meta.namespace, pod.group_name)), devices)
+            _decorate_pod(
+                dice, pod, groups.get((pod.meta.namespace, pod.group_name)), devices, gpus
+            )
     namespaces = sorted({pg.meta.namespace for pg in cluster.pod_groups})
     with Dice(draw, 3 * len(namespaces)) as dice:
         for namespace in namespaces:

@@ -225,10 +225,12 @@ _PLUGIN_PARTS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], st
 )
 
 # Parts drawn twice as often: their plugins' deep branches need several conditions at
-# once (a device allocated, then released; two nodes passing numa-aware's predicate).
+# once (a device allocated, then released; two nodes passing numa-aware's predicate; a
+# node below rescheduling's thresholds and a loaded one above its targets).
 _PART_WEIGHTS: dict[tuple[str, ...], int] = {
     ("allocate", "predicates", "deviceshare"): 2,
     ("allocate", "numa-aware", "predicates"): 2,
+    ("shuffle", "rescheduling"): 2,
 }
 
 
@@ -267,7 +269,7 @@ def _plugins_space() -> FuzzSpace:
     every = ConfSpace(structured_arguments=True)  # every action and plugin
     # Also klog levels 0 and 5, where print and logprint say nothing or say more.
     parts.append(FuzzSpace(every, replace(small, hierarchy="always"), verbosities=(0, 1, 3, 5)))
-    # Past the columnar threshold (slow examples: one in fifteen), with the filters and
+    # Past the columnar threshold (slow examples: one in sixteen), with the filters and
     # scorers that have a columnar form.
     columnar = ("allocate", "predicates", "nodeorder", "binpack")
     parts.append(

@@ -85,3 +85,10 @@ def test_proportion_panics_in_enqueue_after_an_eviction_in_the_same_session() ->
     # Without the evictions before it, the same enqueue passes.
     result = simulate(replace(spec.scheduler, actions=["enqueue"]), spec.cluster, seed=spec.seed)
     assert not result.evictions
+
+
+def test_nodegroup_scoring_every_feasible_node_minus_one_leaves_allocate_no_node() -> None:
+    spec = load("nodegroup-preferred-anti-affinity-panics.yaml")
+    assert spec.xfail
+    with pytest.raises(EngineError, match="no best node for task ns/j-0"):
+        simulate(spec.scheduler, spec.cluster, seed=spec.seed)

@@ -22,6 +22,7 @@ from vspec.errors import SpecError, VspecError
 from vspec.fuzz.extender import fake_extender_url
 from vspec.fuzz.runner import builtin_space, examine, parse_space
 from vspec.fuzz.strategies import GeneratedSpec
+from vspec.fuzz.strategies.conf import ConfSpace, scheduler_confs
 from vspec.fuzz.strategies.dice import weighted_one_of
 
 PLUGINS = builtin_space("plugins").strategy()
@@ -108,8 +109,9 @@ def test_plugins_space_specs_load_back_to_the_same_run(
 @given(PLUGINS)
 def test_plugins_space_raises_no_false_alarm(case: GeneratedSpec) -> None:
     failures = examine(case, get_engine())
-    # Known: shuffle panics evicting tdm's victims (specs/findings/, ignored by the space).
-    assert set(failures) <= {"crash-shuffle"}, failures
+    # Known: shuffle panics evicting tdm's victims, allocate on nodegroup's -1 scores
+    # (specs/findings/, ignored by the space).
+    assert set(failures) <= {"crash-shuffle", "crash-allocate"}, failures
 
 
 def _ask(verb: str, body: dict[str, Any]) -> Any:
@@ -142,6 +144,108 @@ def test_the_fake_extender_answers_from_the_objects() -> None:
     assert _ask("queueOverused", {"queue": queue}) == {"overused": True}
     job = {"MinAvailable": 2, "Tasks": {"a": {"Status": 1 << 5}, "b": {"Status": 1}}}
     assert _ask("jobReady", {"job": job}) == {"status": False}  # gang's rule: 1 of 2 ready
+    # A refusal without a code (Volcano makes it an Error), a JSON null (no refusal).
+    assert _ask("predicate", {"node": _node("n3", **{verdict: "uncoded"})}) == {
+        "status": "refused by the extender"
+    }
+    assert _ask("predicate", {"node": _node("n4", **{verdict: "null"})}) is None
+    failing = {"Pod": {"metadata": {"annotations": {verdict: "fail"}}}}
+    with pytest.raises(urllib.error.HTTPError):
+        _ask("preemptable", {"evictor": failing, "evictees": [gone]})
+    # Go encodes an empty slice as null (the real Volcano under vspec diff).
+    assert _ask("reclaimable", {"evictor": gone, "evictees": None}) == {"status": 0, "victims": []}
+    assert _ask("prioritize", {"nodes": None}) == {"nodeScore": {}}
+    # The session verbs' answers are not read: an empty body.
+    request = urllib.request.Request(
+        f"{fake_extender_url()}/onSessionOpen", data=b"{}", method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200 and response.read() == b""
+
+
+def test_the_plugins_space_draws_what_the_core_scorers_and_filters_branch_on() -> None:
+    cases = _draw(PLUGINS, 400)
+    found: Counter[str] = Counter()
+    for case in cases:
+        pods = case.cluster.pods
+        found["queue label"] += any("volcano.sh/queue-name" in p.meta.labels for p in pods)
+        found["queue annotation only"] += any(
+            "volcano.sh/queue-name" in p.meta.annotations
+            and "volcano.sh/queue-name" not in p.meta.labels
+            for p in pods
+        )
+        found["template uid"] += any("volcano.sh/template-uid" in p.meta.annotations for p in pods)
+        found["preferred pod affinity"] += any(
+            p.affinity
+            and (p.affinity.pod_affinity or p.affinity.pod_anti_affinity)
+            and (p.affinity.pod_affinity or p.affinity.pod_anti_affinity).preferred
+            for p in pods
+        )
+        found["spread over rank"] += any(
+            c.topology_key == "rank" for p in pods for c in p.topology_spread_constraints
+        )
+        found["scheduling gate"] += any(p.scheduling_gates and not p.node_name for p in pods)
+        verdicts = {n.meta.labels.get("extender.vspec.io/verdict") for n in case.cluster.nodes}
+        found["uncoded"] += "uncoded" in verdicts
+        found["null"] += "null" in verdicts
+        found["failing evictor"] += any(
+            p.meta.annotations.get("extender.vspec.io/verdict") == "fail" for p in pods
+        )
+    assert all(found[k] for k in found) and len(found) == 9, found
+    # One part at klog level 5 where priority, nodeorder and nodegroup decide preemption.
+    [verbose] = [p for p in builtin_space("plugins").mix if p.verbosities == (5,)]
+    assert verbose.conf is not None and "preempt" in verbose.conf.require_actions
+    assert {"priority", "nodeorder", "nodegroup"} <= set(verbose.conf.require_plugins)
+    # logprint prints its arguments at V(5) as yaml.v2 decoded them: maps and lists too.
+    logprint = ConfSpace(plugins=("logprint",), structured_arguments=True)
+    drawn = [
+        c["tiers"][0]["plugins"][0].get("arguments", {})
+        for c in _draw(scheduler_confs(logprint), 40)
+    ]
+    assert any(isinstance(a.get("limits"), dict) and isinstance(a.get("list"), list) for a in drawn)
+
+
+def test_a_finding_keeps_its_pods_preferred_pod_affinity(tmp_path: Path) -> None:
+    from vspec.harness.loader import load_file
+
+    def preferring(case: GeneratedSpec) -> list[Any]:
+        return [
+            p.affinity
+            for p in case.cluster.pods
+            if p.affinity and p.affinity.pod_affinity and p.affinity.pod_affinity.preferred
+        ]
+
+    case = next(c for c in _draw(PLUGINS, 200) if preferring(c))
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    [spec] = load_file(path).specs
+    assert preferring(GeneratedSpec(case.scheduler, spec.cluster)) == preferring(case)
+
+
+def test_large_clusters_carry_what_the_columnar_path_declines_or_narrows() -> None:
+    from vspec.fuzz.strategies.features import large_featured
+    from vspec.fuzz.strategies.generator import large_clusters
+
+    found: Counter[str] = Counter()
+    for cluster in _draw(large_featured(large_clusters()), 60):
+        nodes = cluster.nodes
+        assert all(n.meta.labels["kubernetes.io/hostname"] == n.meta.name for n in nodes)
+        found["prefer no schedule"] += any(
+            t.effect == "PreferNoSchedule" for n in nodes for t in n.taints
+        )
+        found["gpu nodes"] += any("nvidia.com/gpu" in n.allocatable for n in nodes)
+        pending = [p for p in cluster.pods if not p.node_name]
+        found["gpu pods"] += any("nvidia.com/gpu" in p.containers[0].requests for p in pending)
+        found["one node"] += any("kubernetes.io/hostname" in p.node_selector for p in pending)
+        found["preferred zone"] += any(
+            p.affinity and p.affinity.node_affinity and p.affinity.node_affinity.preferred
+            for p in pending
+        )
+        found["spread"] += any(p.topology_spread_constraints for p in pending)
+        assert not any(
+            p.affinity or p.topology_spread_constraints for p in cluster.pods if p.node_name
+        )
+    assert all(found[k] for k in found) and len(found) == 6, found
 
 
 def test_a_mixture_draws_each_part_by_its_weight() -> None:
@@ -166,7 +270,7 @@ def test_a_space_file_weights_its_parts(tmp_path: Path) -> None:
     assert [part.weight for part in space.mix] == [3, 1, 2]
     assert space.mix[1].conf is not None and space.mix[1].conf.plugins == ("priority", "gang")
     # The plugins space's known finding stays ignored inside a mixture.
-    assert set(space.ignored) == {"crash-gang", "crash-shuffle"}
+    assert set(space.ignored) == {"crash-gang", "crash-shuffle", "crash-allocate"}
     for raw, message in [
         ({"mix": []}, "mix: a non-empty list"),
         ({"mix": [{"space": "seed", "weight": 0}]}, "weight must be a positive integer"),
@@ -227,3 +331,18 @@ def test_the_rescheduling_part_finds_nodes_below_and_above_the_thresholds() -> N
     # lowNodeUtilization's victims come from high nodes while low ones take them
     assert any("lowNodes: ['" in text and "highNodes: ['" in text for text in logs)
     assert any(re.search(r"node: \S+, utilization: map", text) for text in logs)  # evicted
+
+
+def test_the_capacity_space_draws_queue_trees_with_jobs_in_the_leaves() -> None:
+    depths: Counter[int] = Counter()
+    for case in _draw(builtin_space("capacity").strategy(), 150):
+        parents = {q.meta.name: q.parent for q in case.cluster.queues}
+        assert parents.get("root") == ""
+        inner = set(parents.values())
+        assert not {pg.queue for pg in case.cluster.pod_groups} & inner
+        for name in parents:
+            depth, at = 0, name
+            while parents.get(at):
+                depth, at = depth + 1, parents[at]
+            depths[depth] += 1
+    assert depths[2] and depths[1], depths  # under a queue under root, and under root

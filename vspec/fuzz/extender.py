@@ -4,15 +4,17 @@ what the extender answers (labels and annotations of
 :mod:`vspec.fuzz.strategies.features`):
 
 - ``predicate``: a node labelled ``extender.vspec.io/verdict: reject`` is refused (the
-  status message and code as an extender writes them); ``fail`` answers HTTP 500;
+  status message and code as an extender writes them; ``uncoded``: with no code, which
+  Volcano makes an Error); ``fail`` answers HTTP 500; ``null`` a JSON null (no refusal);
 - ``prioritize``: each node's ``extender.vspec.io/score`` label (0 without);
-- ``preemptable`` / ``reclaimable``: every evictee but those of a job's pods whose pod
-  carries the ``reject`` verdict, Permit (Abstain with none left);
+- ``preemptable`` / ``reclaimable``: every evictee but those whose pod carries the
+  ``reject`` verdict, Permit (Abstain with none left); HTTP 500 when the evictor's pod
+  carries ``fail``;
 - ``jobEnqueueable``: Reject for a pod group annotated ``reject``, else Permit;
 - ``queueOverused``: a queue annotated ``reject`` is overused;
 - ``jobReady``: gang's rule (enough tasks allocated, bound, running or done), so that an
   extender never makes a partial gang ready;
-- ``onSessionOpen`` / ``onSessionClose``: an empty answer.
+- ``onSessionOpen`` / ``onSessionClose``: an empty body (Volcano reads none).
 
 The service is started once per process, when the fuzzer first builds the extender's
 argument strategy, and answers until the process ends (a daemon thread). A finding
@@ -35,6 +37,7 @@ from vspec.fuzz.strategies.features import EXTENDER_SCORE, EXTENDER_VERDICT
 from vspec.plugins.extender import VERBS
 
 Json = dict[str, Any]
+Answer = Json | bytes | None  # a JSON answer, a raw body, or None for HTTP 500
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing listens
 # Go's TaskStatus bit flags of the tasks gang counts as ready (Allocated, Binding, Bound,
 # Running, Succeeded): the wire format's, not vspec's enum.
@@ -49,26 +52,35 @@ def _node_meta(node: Mapping[str, Any]) -> Mapping[str, Any]:
     return (node.get("Node") or {}).get("metadata") or {}
 
 
-def _predicate(request: Json) -> Json | None:
+def _predicate(request: Json) -> Answer:
     verdict = _verdict(_node_meta(request["node"]))
     if verdict == "fail":
         return None
     if verdict == "reject":
         return {"status": "refused by the extender", "code": 3}
+    if verdict == "uncoded":
+        return {"status": "refused by the extender"}
+    if verdict == "null":
+        return b"null"
     return {}
 
 
 def _prioritize(request: Json) -> Json:
     scores = {}
-    for node in request["nodes"]:
+    for node in request.get("nodes") or ():  # Go encodes an empty slice as null
         raw = ((_node_meta(node).get("labels")) or {}).get(EXTENDER_SCORE, "0")
         scores[node["Name"]] = float(raw)
     return {"nodeScore": scores}
 
 
-def _evictable(request: Json) -> Json:
+def _evictable(request: Json) -> Answer:
+    evictor = (request.get("evictor") or {}).get("Pod") or {}
+    if _verdict(evictor.get("metadata"), "annotations") == "fail":
+        return None
     victims = [
-        t for t in request["evictees"] if _verdict(t["Pod"]["metadata"], "annotations") != "reject"
+        t
+        for t in request.get("evictees") or ()
+        if _verdict(t["Pod"]["metadata"], "annotations") != "reject"
     ]
     return {"status": 1 if victims else 0, "victims": victims}
 
@@ -89,11 +101,11 @@ def _ready(request: Json) -> Json:
     return {"status": ready >= job["MinAvailable"]}
 
 
-def _nothing(_: Json) -> Json:
-    return {}
+def _nothing(_: Json) -> Answer:
+    return b""
 
 
-ANSWERS: dict[str, Callable[[Json], Json | None]] = {
+ANSWERS: dict[str, Callable[[Json], Answer]] = {
     "/onSessionOpen": _nothing,
     "/onSessionClose": _nothing,
     "/predicate": _predicate,
@@ -115,7 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(500)
             self.end_headers()
             return
-        data = json.dumps(payload).encode()
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -137,15 +149,31 @@ def fake_extender_url() -> str:
 
 @functools.cache
 def extender_arguments() -> st.SearchStrategy[dict[str, Any]]:
-    """The extender plugin's arguments: the fake extender (or, one time in five, an
-    unreachable one), ignorable or not, each verb asked or not."""
-    url = st.sampled_from([fake_extender_url()] * 4 + [UNREACHABLE])
-    verbs = {f"extender.{verb}Verb": st.just(verb) for verb in VERBS}
+    """The extender plugin's arguments: the fake extender (or, one time in three, an
+    unreachable one: every call's failure path), ignorable or not, every verb but
+    onSessionOpen asked (one time in three: the victims and queue verbs are then in
+    play wherever the extender decides, and an unreachable extender that is not
+    ignorable has its calls fail rather than register nothing) or each verb asked or
+    not."""
+    url = st.sampled_from([fake_extender_url()] * 2 + [UNREACHABLE])
+    verbs = {f"extender.{verb}Verb": verb for verb in VERBS}
+    some = st.fixed_dictionaries({}, optional={k: st.just(v) for k, v in verbs.items()})
+    every = {k: v for k, v in verbs.items() if v != "onSessionOpen"}
     drawn = st.fixed_dictionaries(
-        {"extender.urlPrefix": url, "extender.httpTimeout": st.just("1s")},
-        optional={"extender.ignorable": st.booleans(), **verbs},
+        {
+            "extender.urlPrefix": url,
+            "extender.httpTimeout": st.just("1s"),
+            "verbs": st.one_of(some, some, st.just(every)),
+        },
+        optional={"extender.ignorable": st.booleans()},
     )
-    return drawn.map(_without_known_panic)
+    return drawn.map(_flat).map(_without_known_panic)
+
+
+def _flat(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The drawn verbs beside the other arguments."""
+    verbs = arguments.pop("verbs")
+    return {**arguments, **verbs}
 
 
 def _without_known_panic(arguments: dict[str, Any]) -> dict[str, Any]:

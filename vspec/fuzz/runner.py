@@ -269,26 +269,50 @@ def _plugins_space() -> FuzzSpace:
     every = ConfSpace(structured_arguments=True)  # every action and plugin
     # Also klog levels 0 and 5, where print and logprint say nothing or say more.
     parts.append(FuzzSpace(every, replace(small, hierarchy="always"), verbosities=(0, 1, 3, 5)))
-    # Past the columnar threshold (slow examples: one in sixteen), with the filters and
-    # scorers that have a columnar form.
+    # At klog level 5, where the core's filters, scorers and orders log per node, pair
+    # and victim: the node-group rules between priorities that preempt; logprint prints
+    # its arguments. Flags left on: nodeorder's scores keep a node above nodegroup's -1,
+    # where Volcano's allocate would find no best node and panic
+    # (specs/findings/nodegroup-preferred-anti-affinity-panics.yaml).
+    verbose = ("allocate", "preempt", "priority", "predicates", "nodeorder", "nodegroup")
+    parts.append(
+        FuzzSpace(
+            replace(
+                conf(_EVICTING, (*verbose, "logprint"), ("nodegroup", "logprint")),
+                flags="default",
+            ),
+            replace(small, shape="preempt"),
+            verbosities=(5,),
+        )
+    )
+    # Past the columnar threshold (slow examples; weight 2: one in nine or ten), with the
+    # filters and scorers that have a columnar form, and what they decline or narrow to
+    # a row (features.large_featured): allocate's columnar choice is reached only here.
     columnar = ("allocate", "predicates", "nodeorder", "binpack")
     parts.append(
         FuzzSpace(
             conf(_PLACING, columnar, ("proportion",)),
-            replace(small, shape="large", features=False),
+            replace(small, shape="large"),
             max_cycles=1,
+            weight=2,
         )
     )
     # Known: shuffle panics evicting tdm's victims on a closed revocable zone
-    # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml).
-    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle",))
+    # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml); allocate panics on a
+    # nil best node when nodegroup scores every feasible node -1 and nothing adds to it
+    # (specs/findings/nodegroup-preferred-anti-affinity-panics.yaml: the node-group
+    # part, whose flags and scorers are drawn, reaches it).
+    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle", "crash-allocate"))
 
 
 def builtin_space(name: str) -> FuzzSpace:
     """The built-in spaces (docs/invariants.md, "Fuzzing")."""
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
-    rooted = ClusterBounds(hierarchy="always")
+    # The capacity space's queue trees are up to three levels deep, jobs in the leaves.
+    # No guarantees: a guarantee above what the cluster has makes capacity's hierarchy
+    # check panic (an asserting Sub), as it makes proportion's.
+    rooted = ClusterBounds(hierarchy="deep")
     spaces = {
         "default": FuzzSpace(),
         # Half the clusters allocate-shaped: the seed conf's JobOrder (priority, gang, drf)

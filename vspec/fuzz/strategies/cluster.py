@@ -77,7 +77,9 @@ class ClusterBounds:
     guarantees: bool = False
     # A `root` queue the others name as parent (capacity's enableHierarchy reads it):
     # "sometimes", "always" (capacity with hierarchy panics without one, see
-    # specs/findings/) or "never".
+    # specs/findings/), "deep" (always, and a queue one time in three under the next
+    # one: a tree two or three levels deep, children listed before their parents) or
+    # "never".
     hierarchy: str = "sometimes"
     # "random" (:func:`clusters`), or "preempt" / "reclaim": mostly the full clusters
     # with starving work of :func:`eviction_clusters`, where Volcano evicts; "allocate"
@@ -86,7 +88,9 @@ class ClusterBounds:
     shape: str = "random"
     # What the plugins beyond the core read, drawn onto each cluster
     # (:func:`vspec.fuzz.strategies.features.featured`): NUMA topologies, zones, usage,
-    # budgets, quotas, node groups, hierarchies, queue states, extender answers.
+    # budgets, quotas, node groups, hierarchies, queue states, extender answers; on a
+    # large cluster, what allocate's columnar path declines or narrows to one row
+    # (:func:`~vspec.fuzz.strategies.features.large_featured`).
     features: bool = False
 
 
@@ -410,6 +414,15 @@ def _job(
 _job_at = functools.cache(_job)
 
 
+def _deepen(draw: st.DrawFn, queue_list: list[Queue]) -> None:
+    """Put a queue one time in three under the next one: a chain never loops, and the
+    first queue is always a leaf."""
+    with Dice(draw, len(queue_list)) as dice:
+        for queue, above in zip(queue_list, [*queue_list[1:], None], strict=True):
+            if dice.one_in(3) and above is not None:
+                queue.parent = above.meta.name
+
+
 @st.composite
 def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluster:
     """Small explicit clusters: nodes with labels, taints and pod limits; weighted queues
@@ -423,16 +436,24 @@ def clusters(draw: st.DrawFn, bounds: ClusterBounds = ClusterBounds()) -> Cluste
         )
         sometimes, job_count = dice.one_in(3), dice.below(bounds.max_jobs + 1)
     node_list = [draw(_node_at(i)) for i in range(node_count)]
-    rooted = bounds.hierarchy == "always" or (bounds.hierarchy == "sometimes" and sometimes)
+    rooted = bounds.hierarchy in ("always", "deep") or (
+        bounds.hierarchy == "sometimes" and sometimes
+    )
     parent = "root" if rooted else ""
     queue_list = [draw(_queue_at(i, parent)) for i in range(queue_count)]
+    if bounds.hierarchy == "deep":
+        _deepen(draw, queue_list)
     if not bounds.guarantees:
         for q in queue_list:
             q.guarantee = {}
     if parent:
         queue_list.insert(0, Queue(ObjectMeta("root"), weight=1))
     names = [n.meta.name for n in node_list]
-    qnames = [q.meta.name for q in queue_list if q.meta.name != "root"]
+    # Jobs go to leaf queues: capacity's hierarchy stops being built at a job in an inner
+    # queue, and the attributes it left without their jobs' allocations make Volcano
+    # panic on the next eviction (specs/findings/capacity-hierarchy-*).
+    inner = {q.parent for q in queue_list}
+    qnames = [q.meta.name for q in queue_list if q.meta.name != "root" and q.meta.name not in inner]
     cluster = Cluster(
         nodes=node_list,
         queues=queue_list,

@@ -15,6 +15,7 @@ from vspec.model.corev1 import (
     NodeSelectorRequirement,
     NodeSelectorTerm,
     PodAffinity,
+    PodAffinityTerm,
     Toleration,
     TopologySpreadConstraint,
 )
@@ -140,14 +141,23 @@ def _node_term(term: NodeSelectorTerm) -> dict[str, Any]:
 
 
 def _pod_terms(affinity: PodAffinity) -> dict[str, Any]:
-    """Required terms with matchLabels selectors (what :func:`clusters` draws)."""
-    terms = []
-    for t in affinity.required:
-        term: dict[str, Any] = {"topologyKey": t.topology_key}
-        if t.label_selector is not None:
-            term["labelSelector"] = {"matchLabels": dict(t.label_selector.match_labels)}
-        terms.append(term)
-    return {"requiredDuringSchedulingIgnoredDuringExecution": terms}
+    """Required terms, and preferred ones with their weights, with matchLabels selectors
+    (what :func:`clusters` and :mod:`~vspec.fuzz.strategies.features` draw)."""
+    doc: dict[str, Any] = {
+        "requiredDuringSchedulingIgnoredDuringExecution": [_pod_term(t) for t in affinity.required]
+    }
+    if affinity.preferred:
+        doc["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": w.weight, "podAffinityTerm": _pod_term(w.term)} for w in affinity.preferred
+        ]
+    return doc
+
+
+def _pod_term(t: PodAffinityTerm) -> dict[str, Any]:
+    term: dict[str, Any] = {"topologyKey": t.topology_key}
+    if t.label_selector is not None:
+        term["labelSelector"] = {"matchLabels": dict(t.label_selector.match_labels)}
+    return term
 
 
 def _affinity_document(a: Affinity) -> dict[str, Any]:
@@ -180,7 +190,7 @@ def _requests_of(p: Pod) -> dict[str, Fraction]:
 
 
 def _pod(p: Pod) -> dict[str, Any]:
-    if p.conditions or any(c.ports or c.limits for c in p.containers):
+    if p.conditions or p.scheduling_gates or any(c.ports or c.limits for c in p.containers):
         return _pod_manifest(p)
     doc: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
     if p.group_name:
@@ -239,8 +249,8 @@ def _spread(c: TopologySpreadConstraint) -> dict[str, Any]:
 
 
 def _pod_manifest(p: Pod) -> dict[str, Any]:
-    """A Pod manifest: the compact form has no containers (so no host ports or limits)
-    and no conditions."""
+    """A Pod manifest: the compact form has no containers (so no host ports or limits),
+    no conditions and no scheduling gates."""
     meta: dict[str, Any] = {"name": p.meta.name, "namespace": p.meta.namespace}
     if p.meta.labels:
         meta["labels"] = dict(p.meta.labels)
@@ -264,6 +274,8 @@ def _pod_manifest(p: Pod) -> dict[str, Any]:
             ]
         containers.append(container)
     spec: dict[str, Any] = {"containers": containers, **_pod_scheduling(p)}
+    if p.scheduling_gates:
+        spec["schedulingGates"] = [{"name": gate} for gate in p.scheduling_gates]
     if p.node_name:
         spec["nodeName"] = p.node_name
     return {

@@ -15,6 +15,7 @@ decision like the rest of the cluster. Imports the cluster vocabulary and the mo
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from datetime import timedelta
@@ -23,9 +24,22 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from vspec.fuzz.strategies.cluster import GI
+from vspec.fuzz.strategies.cluster import GI, GPU, HOSTNAME
 from vspec.fuzz.strategies.dice import Dice, weighted_pool
-from vspec.model.corev1 import Condition, LabelSelector, TopologySpreadConstraint
+from vspec.model.corev1 import (
+    Affinity,
+    Condition,
+    LabelSelector,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    PodAffinity,
+    PodAffinityTerm,
+    PreferredSchedulingTerm,
+    Taint,
+    TopologySpreadConstraint,
+    WeightedPodAffinityTerm,
+)
 from vspec.model.objects import (
     DEFAULT_NOW,
     QUEUE_NAME_ANNOTATION,
@@ -54,6 +68,11 @@ HIERARCHY_WEIGHTS = "volcano.sh/hierarchy-weights"
 TOPOLOGY_AFFINITY = "volcano.sh/task-topology-affinity"
 TOPOLOGY_ANTI_AFFINITY = "volcano.sh/task-topology-anti-affinity"
 TOPOLOGY_ORDER = "volcano.sh/task-topology-task-order"
+# What Volcano's job controller writes on a vcjob's pods (vspec.harness.vcjob): the queue
+# as a label and an annotation, and the pod template's uid (predicates' cache key).
+VCJOB_QUEUE = "volcano.sh/queue-name"
+TEMPLATE_UID = "volcano.sh/template-uid"
+SCHEDULING_GATE = "example.com/quota-check"
 # What the fake extender answers from (vspec.fuzz.extender).
 EXTENDER_VERDICT = "extender.vspec.io/verdict"
 EXTENDER_SCORE = "extender.vspec.io/score"
@@ -93,7 +112,8 @@ _POD_DEVICES = weighted_pool(
 _GPU_CLUSTER_DEVICES = weighted_pool(
     (3, ""), (2, "memory"), (1, "number"), (1, "both"), (3, "vgpu"), (1, "vgpu-memory")
 )
-_SPREAD_KEYS = ("zone", "kubernetes.io/hostname")
+# rank: a label some nodes lack, where the spread filter fails unresolvably.
+_SPREAD_KEYS = ("zone", "kubernetes.io/hostname", "rank")
 
 ZONE = "rz"  # the revocable zone drawn nodes are in
 NODE_GROUPS = ("g0", "g1")
@@ -126,12 +146,19 @@ _SCHEDULED = weighted_pool((4, "scheduled"), (1, "ready"), (1, "false"), (1, "un
 _SCHEDULED_AGO = (timedelta(seconds=20), timedelta(minutes=5), timedelta(hours=2))
 _BUDGETS = ("1", "2", "50%", "0", "x%", "3", "100%", "two")
 _STATES = weighted_pool((6, "Open"), (1, "Closed"), (1, "Closing"))
-_VERDICTS = weighted_pool((4, ""), (1, "reject"), (1, "fail"))
+# The fake extender's answers (vspec.fuzz.extender): also a refusal without a code, and
+# a JSON null.
+_VERDICTS = weighted_pool((6, ""), (2, "reject"), (2, "fail"), (1, "uncoded"), (1, "null"))
+# What the fake extender answers when the pod is a victim (kept) or the evictor (HTTP 500).
+_POD_VERDICTS = weighted_pool((6, ""), (1, "reject"), (1, "fail"))
+# How a pod names its queue (nodegroup reads it): the scheduling annotation, as the job
+# controller writes it (label, annotation and the template uid), or label or annotation.
+_QUEUE_FORMS = weighted_pool((3, "scheduling"), (3, "vcjob"), (1, "label"), (1, "annotation"))
 
 _NODE_BYTES = 30
 _QUEUE_BYTES = 10
 _GROUP_BYTES = 16
-_POD_BYTES = 21
+_POD_BYTES = 26
 
 
 def _numa_topology(dice: Dice, node: Node, house: str) -> KubeObject:
@@ -322,10 +349,12 @@ def _topology(notes: dict[str, str], roles: list[str], pattern: int, anti: int) 
 def _decorate_pod(
     dice: Dice, pod: Pod, pg: PodGroup | None, devices: dict[str, str], gpus: bool
 ) -> None:
-    """Queue name, NUMA policy (with limits, so the pod may be Guaranteed), a cooldown
-    and when it was scheduled, preemptable or revocable, a topology spread over zones or
-    nodes (a pending pod), shared GPUs or vGPUs one time in three (in a ``gpus``
-    cluster, seven in ten) (``_POD_BYTES``;
+    """Queue name (in one of the forms nodegroup reads), NUMA policy (with limits, so
+    the pod may be Guaranteed), a cooldown and when it was scheduled, preemptable or
+    revocable, a topology spread over zones, nodes or a label some nodes lack, a
+    preferred affinity to its job, the extender's verdict, a scheduling gate (a pending
+    pod), shared GPUs or vGPUs one time in three (in a ``gpus`` cluster, seven in ten)
+    (``_POD_BYTES``;
     ``devices``: what each node offers, so that a bound pod holds what its node has)."""
     notes = pod.meta.annotations
     for i, container in enumerate(pod.containers):  # named as the spec file names them
@@ -333,9 +362,9 @@ def _decorate_pod(
     role = pod.meta.labels.get(TASK_SPEC_KEY)
     if role:  # Volcano's job controller writes the role as an annotation too
         notes[TASK_SPEC_KEY] = role
-    unnamed = dice.one_in(4)
+    unnamed, form = dice.one_in(4), dice.pick(_QUEUE_FORMS)
     if pg is not None and not unnamed:
-        notes[QUEUE_NAME_ANNOTATION] = pg.queue
+        _name_queue(pod, pg, form, role)
     policy, more, other = dice.pick(_POD_NUMA), dice.pick(_POD_NUMA_MORE), dice.one_in(2)
     guaranteed, cores = dice.below(3) > 0, dice.pick(_GUARANTEED_CPUS)
     policy = more if policy == "best-effort" and other else policy
@@ -360,6 +389,14 @@ def _decorate_pod(
                 LabelSelector(match_labels=(("job", job),)),
             )
         ]
+    prefers, anti = dice.one_in(4), dice.one_in(2)
+    if prefers and not pod.node_name:
+        _prefer_job(pod, anti)
+    verdict = dice.pick(_POD_VERDICTS)
+    if verdict:
+        notes[EXTENDER_VERDICT] = verdict
+    if dice.one_in(12) and not pod.node_name:  # held back until the gate is removed
+        pod.scheduling_gates = [SCHEDULING_GATE]
     device = dice.pick(_GPU_CLUSTER_DEVICES if gpus else _POD_DEVICES)
     memory, vgpu_cores = dice.pick(_GPU_MEMORY), dice.below(3)
     offered = devices.get(pod.node_name, "") if pod.node_name else None
@@ -439,6 +476,33 @@ def _devices(pod: Pod, device: str, memory: Fraction, cores: int) -> None:
         pod.meta.annotations[VGPU_IDS] = used
     else:
         pod.meta.annotations[GPU_INDEX] = "0"
+
+
+def _prefer_job(pod: Pod, anti: bool) -> None:
+    """A preferred pod affinity (or anti-affinity) to the pod's job across nodes: what
+    nodeorder's inter-pod affinity score weighs."""
+    job = LabelSelector(match_labels=(("job", pod.meta.labels.get("job", "")),))
+    preferred = (WeightedPodAffinityTerm(10, PodAffinityTerm(HOSTNAME, job)),)
+    affinity = pod.affinity or Affinity()
+    kept = affinity.pod_anti_affinity if anti else affinity.pod_affinity
+    terms = PodAffinity(kept.required if kept else (), preferred)
+    if anti:
+        pod.affinity = dataclasses.replace(affinity, pod_anti_affinity=terms)
+    else:
+        pod.affinity = dataclasses.replace(affinity, pod_affinity=terms)
+
+
+def _name_queue(pod: Pod, pg: PodGroup, form: str, role: str | None) -> None:
+    """The pod's queue in one of the forms nodegroup reads (``_QUEUE_FORMS``)."""
+    notes, labels = pod.meta.annotations, pod.meta.labels
+    if form == "scheduling":
+        notes[QUEUE_NAME_ANNOTATION] = pg.queue
+    if form in ("vcjob", "label"):
+        labels[VCJOB_QUEUE] = pg.queue
+    if form in ("vcjob", "annotation"):
+        notes[VCJOB_QUEUE] = pg.queue
+    if form == "vcjob" and role:
+        notes[TEMPLATE_UID] = f"{pg.meta.name}-{role}"
 
 
 def _quota(dice: Dice, namespace: str) -> KubeObject | None:
@@ -523,6 +587,77 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
                 objects.append(quota)
     cluster.objects.extend(objects)
     return cluster
+
+
+_LARGE_BYTES = 4
+_LARGE_JOB_BYTES = 6
+_PREFER_NO_SCHEDULE = Taint("dedicated", "y", "PreferNoSchedule")
+_PREFERRED_ZONE = NodeAffinity(
+    preferred=(
+        PreferredSchedulingTerm(
+            5, NodeSelectorTerm((NodeSelectorRequirement("zone", "In", ("a",)),))
+        ),
+    )
+)
+
+
+@st.composite
+def large_featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
+    """A large cluster of ``base`` (128 nodes or more) with what allocate's columnar path
+    declines or narrows to a row: a PreferNoSchedule taint on two nodes, GPUs on two nodes
+    or every other one; per job (on its pending pods) GPU requests (no columnar balanced
+    score), a preferred zone, a ScheduleAnyway spread, one node by its hostname."""
+    cluster = draw(base)
+    nodes = cluster.nodes
+    with Dice(draw, _LARGE_BYTES) as dice:
+        tainted, first, gpus = dice.one_in(2), dice.below(len(nodes)), dice.below(3)
+        second = dice.below(len(nodes))
+    for node in nodes:  # as the kubelet labels it
+        node.meta.labels[HOSTNAME] = node.meta.name
+    if tainted:
+        for node in {id(nodes[first]): nodes[first], id(nodes[second]): nodes[second]}.values():
+            node.taints = [*node.taints, _PREFER_NO_SCHEDULE]
+    shared = [nodes[first], nodes[second]] if gpus == 1 else nodes[::2] if gpus == 2 else []
+    for node in shared:
+        node.allocatable[GPU] = node.capacity[GPU] = Fraction(2)
+        node.meta.labels["gpu"] = "true"
+    pending: dict[tuple[str, str], list[Pod]] = {}
+    for pod in cluster.pods:
+        if not pod.node_name:
+            pending.setdefault((pod.meta.namespace, pod.group_name), []).append(pod)
+    for pg in cluster.pod_groups:
+        with Dice(draw, _LARGE_JOB_BYTES) as dice:
+            gpu, prefers, spread, pinned = (
+                dice.one_in(4),
+                dice.one_in(3),
+                dice.one_in(5),
+                dice.one_in(8),
+            )
+            where, together = nodes[dice.below(len(nodes))].meta.name, dice.one_in(5)
+        for pod in pending.get((pg.meta.namespace, pg.meta.name), ()):
+            _large_pod(pod, pg.meta.name, gpu, prefers, spread, where if pinned else "")
+            if together:
+                _prefer_job(pod, anti=False)
+    return cluster
+
+
+def _large_pod(pod: Pod, job: str, gpu: bool, prefers: bool, spread: bool, where: str) -> None:
+    pod.meta.labels.setdefault("job", job)  # what the spread and the job affinity select
+    if gpu and pod.containers:
+        container = pod.containers[0]
+        container.requests[GPU] = Fraction(1)
+        container.limits = {**container.limits, GPU: Fraction(1)}
+    if prefers:
+        pod.affinity = dataclasses.replace(
+            pod.affinity or Affinity(), node_affinity=_PREFERRED_ZONE
+        )
+    if spread:
+        selector = LabelSelector(match_labels=(("job", job),))
+        pod.topology_spread_constraints = [
+            TopologySpreadConstraint(1, "zone", "ScheduleAnyway", selector)
+        ]
+    if where:
+        pod.node_selector = {**pod.node_selector, HOSTNAME: where}
 
 
 # -- arguments -------------------------------------------------------------------------------------
@@ -629,6 +764,17 @@ def structured_arguments(plugin: str) -> st.SearchStrategy[dict[str, Any]] | Non
             optional={
                 "predicate.resources.nvidia.com/gpu.cpu": per_unit,
                 "predicate.resources.nvidia.com/gpu.memory": per_unit,
+            },
+        )
+    if plugin == "logprint":
+        # It reads none, but prints them all at V(5) as yaml.v2 decoded them: nested
+        # mappings and lists are rendered as Go's map and slice types.
+        return st.fixed_dictionaries(
+            {},
+            optional={
+                "note": st.sampled_from(["x", "a b"]),
+                "limits": st.fixed_dictionaries({"cpu": st.just(2), "tag": st.just("t")}),
+                "list": st.lists(st.sampled_from([1, "y", True]), min_size=1, max_size=2),
             },
         )
     if plugin == "deviceshare":

@@ -19,7 +19,7 @@ from vspec.fuzz.strategies.conf import ConfSpace, conf_from_document, scheduler_
 from vspec.fuzz.strategies.dice import BOOLEANS, SEEDS, int_range, sampled, weighted
 from vspec.fuzz.strategies.document import cluster_document
 from vspec.fuzz.strategies.eviction import eviction_clusters
-from vspec.fuzz.strategies.features import featured
+from vspec.fuzz.strategies.features import featured, large_featured
 from vspec.fuzz.strategies.generator import large_clusters
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import (
@@ -36,7 +36,8 @@ def cluster_strategy(bounds: ClusterBounds) -> st.SearchStrategy[Cluster]:
     allocate-shaped ones half the time (the rest random: the node filters need them);
     with ``bounds.features``, with what the other plugins read drawn onto them."""
     if bounds.features:
-        return featured(cluster_strategy(replace(bounds, features=False)))
+        plain = cluster_strategy(replace(bounds, features=False))
+        return large_featured(plain) if bounds.shape == "large" else featured(plain)
     if bounds.shape == "allocate":
         return _either(BOOLEANS, allocate_clusters(bounds), clusters(bounds))
     if bounds.shape == "large":

@@ -28,10 +28,10 @@ from vspec.fuzz.strategies.dice import weighted_one_of
 PLUGINS = builtin_space("plugins").strategy()
 
 
-def _draw(strategy: st.SearchStrategy[Any], count: int) -> list[Any]:
+def _draw(strategy: st.SearchStrategy[Any], count: int, at: int = 7) -> list[Any]:
     drawn: list[Any] = []
 
-    @seed(7)
+    @seed(at)
     @settings(max_examples=count, database=None, suppress_health_check=list(HealthCheck))
     @given(strategy)
     def collect(value: Any) -> None:
@@ -327,7 +327,10 @@ def test_the_device_part_places_shared_gpus_and_vgpus() -> None:
 
 
 def test_the_rescheduling_part_finds_nodes_below_and_above_the_thresholds() -> None:
-    logs = _logs(_draw(_part("rescheduling").strategy(), 150))
+    # Three samples: one seed's 150 examples move with any change of what the space draws
+    # (a draw more per cluster), and lowNodeUtilization's evictions are rare in each.
+    part = _part("rescheduling").strategy()
+    logs = _logs([case for at in (7, 8, 9) for case in _draw(part, 150, at)])
     # lowNodeUtilization's victims come from high nodes while low ones take them
     assert any("lowNodes: ['" in text and "highNodes: ['" in text for text in logs)
     assert any(re.search(r"node: \S+, utilization: map", text) for text in logs)  # evicted

@@ -158,7 +158,8 @@ _QUEUE_FORMS = weighted_pool((3, "scheduling"), (3, "vcjob"), (1, "label"), (1, 
 _NODE_BYTES = 30
 _QUEUE_BYTES = 10
 _GROUP_BYTES = 16
-_POD_BYTES = 26
+_POD_BYTES = 21
+_PODS_MORE_BYTES = 6
 
 
 def _numa_topology(dice: Dice, node: Node, house: str) -> KubeObject:
@@ -362,9 +363,9 @@ def _decorate_pod(
     role = pod.meta.labels.get(TASK_SPEC_KEY)
     if role:  # Volcano's job controller writes the role as an annotation too
         notes[TASK_SPEC_KEY] = role
-    unnamed, form = dice.one_in(4), dice.pick(_QUEUE_FORMS)
+    unnamed = dice.one_in(4)
     if pg is not None and not unnamed:
-        _name_queue(pod, pg, form, role)
+        notes[QUEUE_NAME_ANNOTATION] = pg.queue
     policy, more, other = dice.pick(_POD_NUMA), dice.pick(_POD_NUMA_MORE), dice.one_in(2)
     guaranteed, cores = dice.below(3) > 0, dice.pick(_GUARANTEED_CPUS)
     policy = more if policy == "best-effort" and other else policy
@@ -389,14 +390,6 @@ def _decorate_pod(
                 LabelSelector(match_labels=(("job", job),)),
             )
         ]
-    prefers, anti = dice.one_in(4), dice.one_in(2)
-    if prefers and not pod.node_name:
-        _prefer_job(pod, anti)
-    verdict = dice.pick(_POD_VERDICTS)
-    if verdict:
-        notes[EXTENDER_VERDICT] = verdict
-    if dice.one_in(12) and not pod.node_name:  # held back until the gate is removed
-        pod.scheduling_gates = [SCHEDULING_GATE]
     device = dice.pick(_GPU_CLUSTER_DEVICES if gpus else _POD_DEVICES)
     memory, vgpu_cores = dice.pick(_GPU_MEMORY), dice.below(3)
     offered = devices.get(pod.node_name, "") if pod.node_name else None
@@ -476,6 +469,32 @@ def _devices(pod: Pod, device: str, memory: Fraction, cores: int) -> None:
         pod.meta.annotations[VGPU_IDS] = used
     else:
         pod.meta.annotations[GPU_INDEX] = "0"
+
+
+def _decorate_pods_more(
+    dice: Dice, pods: list[Pod], groups: dict[tuple[str, str], PodGroup]
+) -> None:
+    """What the core's scorers and filters and the extender read of pods, drawn once per
+    cluster (per pod, the extra bytes cost other plugins' reach: Hypothesis' examples
+    stay within a size): the form in which every pod that names its queue names it; one
+    pod preferring its job's nodes, one with the extender's verdict, one gated (a
+    pending pod, one cluster in two) (``_PODS_MORE_BYTES``)."""
+    form = dice.pick(_QUEUE_FORMS)
+    preferring, anti = dice.below(len(pods) + 1), dice.one_in(2)
+    judged, verdict = dice.below(len(pods) + 1), dice.pick(_POD_VERDICTS)
+    gated = dice.below(2 * len(pods) + 1)
+    for index, pod in enumerate(pods):
+        pg = groups.get((pod.meta.namespace, pod.group_name))
+        if pg is not None and QUEUE_NAME_ANNOTATION in pod.meta.annotations:
+            del pod.meta.annotations[QUEUE_NAME_ANNOTATION]
+            _name_queue(pod, pg, form, pod.meta.labels.get(TASK_SPEC_KEY))
+        pending = not pod.node_name
+        if index == preferring and pending:
+            _prefer_job(pod, anti)
+        if index == judged and verdict:
+            pod.meta.annotations[EXTENDER_VERDICT] = verdict
+        if index == gated and pending:  # held back until the gate is removed
+            pod.scheduling_gates = [SCHEDULING_GATE]
 
 
 def _prefer_job(pod: Pod, anti: bool) -> None:
@@ -579,6 +598,8 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
             _decorate_pod(
                 dice, pod, groups.get((pod.meta.namespace, pod.group_name)), devices, gpus
             )
+    with Dice(draw, _PODS_MORE_BYTES) as dice:
+        _decorate_pods_more(dice, cluster.pods, groups)
     namespaces = sorted({pg.meta.namespace for pg in cluster.pod_groups})
     with Dice(draw, 3 * len(namespaces)) as dice:
         for namespace in namespaces:

@@ -130,7 +130,7 @@ class JobInfo:
         pg = shallow_copy(pg)
         pg.conditions = list(pg.conditions)
         if old is not None and same_spec(old, pg):
-            # Only the status moved (every session writes each pod group back): what
+            # Only the status moved (the job updater wrote it back): what
             # SetPodGroup derives from the rest is what it derived last time.
             self.pod_group = pg
             return

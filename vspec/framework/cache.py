@@ -525,7 +525,7 @@ class _Seen:
             before_pg = self.groups.get(uid)
             if before_pg is None:
                 dirty_jobs.add(uid)
-            # The scheduler writes every pod group back as a copy; an equal one is no change.
+            # A pod group written back is a copy; an equal one is no change.
             elif before_pg is not pg and before_pg != pg:
                 regrouped.add(uid)
         dirty_jobs.update(uid for uid in self.groups if uid not in groups)

@@ -430,13 +430,15 @@ def _add_tasks(job: JobInfo, allocated: Resource, request: Resource) -> None:
 
 
 def _task_sums(job: JobInfo) -> _TaskSums:
+    """The sums, and whether every quantity added to them is a whole number."""
     allocated, request = Resource(), Resource()
     _add_tasks(job, allocated, request)
     whole = all(
-        r.milli_cpu.is_integer()
-        and r.memory.is_integer()
-        and all(q.is_integer() for q in r.scalars.values())
-        for bucket in job.task_status_index.values()
-        for r in (task.resreq for task in bucket.values())
+        task.resreq.milli_cpu.is_integer()
+        and task.resreq.memory.is_integer()
+        and all(q.is_integer() for q in task.resreq.scalars.values())
+        for status, bucket in job.task_status_index.items()
+        if allocated_status(status) or status is TaskStatus.Pending
+        for task in bucket.values()
     )
     return _TaskSums(allocated, request, whole)

@@ -34,6 +34,7 @@ from vspec.diff.judge import Case, Judge, Verdict
 from vspec.errors import VspecError
 from vspec.fuzz import DIFF_DATABASE
 from vspec.fuzz.campaign import Part
+from vspec.harness.yamlwrite import dump
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import DEFAULT_NOW
 from vspec.model.probes import Probe, probe_document
@@ -329,7 +330,7 @@ def write(out: Path, subject: Subject, verdict: Verdict) -> Path:
         doc["scheduler"]["options"] = options(subject.options)
     if subject.probes:
         doc["probes"] = [probe_document(probe) for probe in subject.probes]
-    body = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    body = dump(doc, default_flow_style=None, width=100)
     comment = "\n".join(_comment(subject, verdict)).splitlines()  # a printed line may hold several
     text = "\n".join(f"# {line}".rstrip() for line in comment) + "\n" + body
     digest = hashlib.sha256(body.encode()).hexdigest()[:8]

@@ -1055,10 +1055,10 @@ def finding_document(kind: str, case: GeneratedSpec, messages: list[str]) -> dic
 def write_finding(out: Path, kind: str, case: GeneratedSpec, messages: list[str]) -> Path:
     import hashlib  # here: its OpenSSL start-up would cost every vspec command
 
-    import yaml
+    from vspec.harness.yamlwrite import dump
 
     doc = finding_document(kind, case, messages)
-    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    text = dump(doc, default_flow_style=None, width=100)
     digest = hashlib.sha256(text.encode()).hexdigest()[:8]
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{kind}-{digest}.yaml"

@@ -329,7 +329,7 @@ class _Context:
         return self.conf(At(self.confs[key]))
 
     def conf(self, at: At) -> SchedulerConf:
-        raw = at.value or {}
+        raw = _as_volcano_reads(at) or {}
         options = _options(raw.get("options") or {})
         conf = load_conf(
             raw,
@@ -341,6 +341,32 @@ class _Context:
         if self.check_names:
             _check_registered(conf, at)
         return conf
+
+
+def _as_volcano_reads(at: At) -> Any:
+    """The conf as vc-scheduler decodes it (yaml.v2 into Volcano's conf structs): an
+    enable flag's bool and an argument's ``interface{}`` take a plain scalar by yaml.v2's
+    YAML 1.1, where ``n`` is false and ``1e3`` a float (:meth:`Document.volcano_value`),
+    while a Go string field (``actions``, a plugin's or configuration's ``name``) holds
+    the text as written, and vspec's own keys read as the rest of a spec does."""
+    raw = at.value
+    conf = at.doc.volcano_value(at.path)
+    if conf is raw or not isinstance(raw, dict):
+        return raw
+    for key in ("actions", "metrics", "options", "defaultPluginFlags"):
+        if key in raw:
+            conf[key] = raw[key]
+    for ti, tier in enumerate(raw.get("tiers") or []):
+        for pi, entry in enumerate((tier or {}).get("plugins") or []):
+            _keep_name(entry, conf["tiers"][ti]["plugins"][pi])
+    for ci, entry in enumerate(raw.get("configurations") or []):
+        _keep_name(entry, conf["configurations"][ci])
+    return conf
+
+
+def _keep_name(written: Any, read: Any) -> None:
+    if isinstance(written, dict) and "name" in written:
+        read["name"] = written["name"]
 
 
 def _check_registered(conf: SchedulerConf, at: At) -> None:

@@ -525,8 +525,21 @@ class _FastPaths:
         return lambda value: bool(search(value)) if isinstance(value, str) else True
 
     def check_enum(self, arg: list[Any]) -> Check:
+        """Strings and booleans decided here; jsonschema tells a boolean from 1 and 1.0,
+        so a boolean matches only a boolean. Other values are left to it unless the
+        enum holds only strings and booleans, which no other value equals."""
         allowed = frozenset(v for v in arg if isinstance(v, str))
-        return lambda value: (value in allowed) if isinstance(value, str) else None
+        flags = [v for v in arg if isinstance(v, bool)]
+        other: bool | None = None if len(allowed) + len(flags) < len(arg) else False
+
+        def check(value: Any) -> bool | None:
+            if isinstance(value, str):
+                return value in allowed
+            if isinstance(value, bool):
+                return any(value is flag for flag in flags)
+            return other
+
+        return check
 
     def check_const(self, arg: Any) -> Check:
         return self.check_enum([arg])

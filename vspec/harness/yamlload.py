@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import stat
 from collections.abc import Iterator, Sequence
@@ -96,6 +97,9 @@ def _segment(key: str) -> str:
 #   mapping:  (line, column, {key: (key line, key column, value line, value column)})
 #   sequence: (line, column, [(item line, item column), ...])
 _Marks = tuple[int, int, Any]
+# The plain scalars Volcano's YAML reader takes otherwise than this one (``y``, ``1e3``):
+#   id(container) -> {key or index: the value yaml.v2 gives it}
+_VolcanoReadings = dict[int, dict[Key, Any]]
 
 
 @dataclass
@@ -118,6 +122,7 @@ class Document:
     # "document 2" for a document of a file that holds several: shown before the key path
     # of each location, as a line alone does not say which object of a stream is meant.
     label: str = ""
+    volcano: _VolcanoReadings = field(repr=False, default_factory=dict)
 
     def key(self, path: Sequence[Key]) -> str:
         """The key path of a location in this document, after its label."""
@@ -175,17 +180,40 @@ class Document:
     def error(self, path: Sequence[Key], message: str, *, key: bool = False) -> SpecError:
         return SpecError(message, self.locate(path, key=key))
 
+    def volcano_value(self, path: Sequence[Key]) -> Any:
+        """The value at ``path`` as Volcano's conf reader (gopkg.in/yaml.v2) decodes it
+        into ``interface{}`` values: the same data but for the plain scalars it resolves
+        otherwise (:func:`volcano_plain`). The value itself when there are none, else a
+        copy."""
+        value = self.get(path)
+        return self._volcano_copy(value) if self.volcano else value
+
+    def _volcano_copy(self, node: Any) -> Any:
+        readings = self.volcano.get(id(node), {})
+        if isinstance(node, dict):
+            return {
+                k: readings[k] if k in readings else self._volcano_copy(v) for k, v in node.items()
+            }
+        if isinstance(node, list):
+            return [
+                readings[i] if i in readings else self._volcano_copy(v) for i, v in enumerate(node)
+            ]
+        return node
+
     def part(self, path: Sequence[Key]) -> Document:
         """The value at ``path`` as a document of its own that locates as this one does,
         keeping only the positions of that value: what is located later (only when an
         error is reported) need not keep the whole file's data alive."""
         value = self.get(path)
         marks: dict[int, _Marks] = {}
+        volcano: _VolcanoReadings = {}
         pending = [value]
         while pending:
             node = pending.pop()
             if isinstance(node, dict | list) and id(node) in self.marks:
                 marks[id(node)] = self.marks[id(node)]
+                if id(node) in self.volcano:
+                    volcano[id(node)] = self.volcano[id(node)]
                 pending.extend(node.values() if isinstance(node, dict) else node)
         line, column = self.position(path)
         return Document(
@@ -197,6 +225,7 @@ class Document:
             key_prefix=(*self.key_prefix, *path),
             offset=self.offset,
             label=self.label,
+            volcano=volcano,
         )
 
     def source_char(self, path: Sequence[Key]) -> str:
@@ -366,10 +395,22 @@ class _Frame:
 class _DocumentState:
     """One document being built: its collections in progress, anchors and counts."""
 
-    __slots__ = ("alias_nodes", "anchors", "count", "marks", "root", "stack")
+    __slots__ = (
+        "alias_nodes",
+        "anchors",
+        "count",
+        "marks",
+        "root",
+        "stack",
+        "volcano",
+        "volcano_anchors",
+    )
 
-    def __init__(self, marks: dict[int, _Marks]) -> None:
+    def __init__(self, marks: dict[int, _Marks], volcano: _VolcanoReadings) -> None:
         self.marks = marks
+        self.volcano = volcano
+        # An anchored plain scalar Volcano reads otherwise: its reading, for each alias.
+        self.volcano_anchors: dict[str, Any] = {}
         self.stack: list[_Frame] = []
         self.anchors: dict[str, tuple[Any, int]] = {}  # name -> (value, values it holds)
         self.count = 0  # values so far, aliases expanded
@@ -447,9 +488,18 @@ class _Builder:
                         f"more than {MAX_DOCUMENTS} YAML documents in one file", *start
                     )
                 marks: dict[int, _Marks] = {}
-                data = self._document(get_event, marks)
+                volcano: _VolcanoReadings = {}
+                data = self._document(get_event, marks, volcano)
                 yield Document(
-                    self.file, index, data, start, marks, self.text, self.key_prefix, self.offset
+                    self.file,
+                    index,
+                    data,
+                    start,
+                    marks,
+                    self.text,
+                    self.key_prefix,
+                    self.offset,
+                    volcano=volcano,
                 )
                 index += 1
             elif kind is _STREAM_END:
@@ -458,12 +508,12 @@ class _Builder:
                 # Never skip what is not understood: skipping could loop for ever.
                 raise self.error(f"unexpected YAML event {kind.__name__}", *_mark(event.start_mark))
 
-    def _document(self, get_event: Any, marks: dict[int, _Marks]) -> Any:
+    def _document(self, get_event: Any, marks: dict[int, _Marks], volcano: _VolcanoReadings) -> Any:
         """Build one document's data; consumes events up to its DocumentEndEvent. The
         loop runs once per YAML value, so an untagged scalar in a collection (the bulk
         of any file: every key, most values and items) is put in place inline, with no
         call; the rest goes through :meth:`_add`."""
-        state = _DocumentState(marks)
+        state = _DocumentState(marks, volcano)
         stack, plain_cache = state.stack, self.plain_cache
         scalar, alias = _SCALAR, _ALIAS
         mapping_start, sequence_start = _MAPPING_START, _SEQUENCE_START
@@ -501,7 +551,7 @@ class _Builder:
                     else:
                         value = plain_cache.get(text, _PENDING)
                         if value is _PENDING:
-                            value = self._scalar(event, line, column, stack)
+                            value = self._scalar(event, line, column, state)
                     if not frame.is_map:
                         items = frame.container
                         if len(items) >= MAX_ITEMS:
@@ -515,11 +565,13 @@ class _Builder:
                         frame.key = None
                         continue
                 else:
-                    value = self._scalar(event, line, column, stack)
+                    value = self._scalar(event, line, column, state)
                     if event.anchor is not None:
                         state.anchors[event.anchor] = (value, 1)
             elif kind is alias:
                 value = self._alias(state, event.anchor, line, column)
+                if event.anchor in state.volcano_anchors:
+                    _note_volcano(state, state.volcano_anchors[event.anchor])
             elif kind is mapping_start or kind is sequence_start:
                 frame = self._open(state, event, kind is mapping_start, line, column)
                 continue
@@ -590,7 +642,7 @@ class _Builder:
         """End the innermost collection; True when it was the document's root."""
         frame = state.stack.pop()
         if frame.merges:
-            self._merge(frame, state.marks)
+            self._merge(frame, state)
         if frame.anchor is not None:
             state.anchors[frame.anchor] = (frame.container, state.count - frame.count0 + 1)
         return not state.stack
@@ -632,10 +684,13 @@ class _Builder:
         frame.container[key] = value
         frame.children[key] = (frame.key_line, frame.key_column, line, column)
 
-    def _scalar(self, event: ev.ScalarEvent, line: int, column: int, stack: list[_Frame]) -> Any:
+    def _scalar(self, event: ev.ScalarEvent, line: int, column: int, state: _DocumentState) -> Any:
         tag = event.tag
         value: str = event.value
+        stack = state.stack
         is_key = bool(stack) and stack[-1].is_map and stack[-1].key is None
+        if event.anchor is not None:
+            state.volcano_anchors.pop(event.anchor, None)  # an anchor named again
         if tag is None or tag == "!":
             if not event.implicit[0]:  # quoted, block, or "!"-tagged: a string
                 return value
@@ -649,7 +704,13 @@ class _Builder:
                     constructed = _plain(value)
                 except _Unreadable as exc:
                     raise self.error(str(exc), line, column, stack) from None
-                self.plain_cache[value] = constructed
+                volcano = volcano_plain(value)
+                if _same(constructed, volcano):
+                    self.plain_cache[value] = constructed
+                else:  # never cached: each place it is met is noted
+                    _note_volcano(state, volcano)
+                    if event.anchor is not None:
+                        state.volcano_anchors[event.anchor] = volcano
                 return constructed
         if tag not in _SCALAR_TAGS:
             raise self.error(
@@ -676,11 +737,13 @@ class _Builder:
                 col,
             )
 
-    def _merge(self, frame: _Frame, marks: dict[int, _Marks]) -> None:
+    def _merge(self, frame: _Frame, state: _DocumentState) -> None:
         """YAML merge keys (``<<: *base``): the mapping's own keys win, then earlier
         merged mappings over later ones; merged keys come first, as in PyYAML."""
+        marks = state.marks
         merged: dict[str, Any] = {}
         positions: dict[str, Any] = {}
+        readings: dict[Key, Any] = {}
         for value, line, column in frame.merges or ():
             sources = value if isinstance(value, list) else [value]
             for source in sources:
@@ -689,19 +752,25 @@ class _Builder:
                         "a merge key (<<) needs a mapping or a list of mappings", line, column
                     )
                 source_children = marks[id(source)][2]
+                source_readings = state.volcano.get(id(source), {})
                 for k, v in source.items():
                     if k not in merged:
                         merged[k] = v
                         positions[k] = source_children[k]
+                        if k in source_readings:
+                            readings[k] = source_readings[k]
         own, own_children = frame.container, frame.children
         for k in own:
             merged.pop(k, None)
+            readings.pop(k, None)
         merged.update(own)
         positions.update(own_children)
         own.clear()
         own.update(merged)
         own_children.clear()
         own_children.update(positions)
+        if readings:
+            state.volcano[id(own)] = readings | state.volcano.get(id(own), {})
 
 
 def _reading(stack: Sequence[_Frame]) -> list[Key]:
@@ -735,6 +804,93 @@ def _plain(value: str) -> Any:
     500m, default), each resolved against PyYAML's patterns and converted once per file
     before. Only values are cached (all immutable); an unreadable scalar raises each time."""
     return _constructed(_resolve_plain(value), value)
+
+
+# -- Volcano's reading ---------------------------------------------------------------------
+# vc-scheduler decodes volcano-scheduler.conf with gopkg.in/yaml.v2 (resolve.go), whose YAML
+# 1.1 is not PyYAML's: ``y``, ``Y``, ``n``, ``N`` are booleans, ``1e3`` and ``08`` floats,
+# ``0o17`` an integer, ``1:30`` a string (PyYAML: sexagesimal 90), an integer past int64 a
+# float. An argument written so means what Volcano reads, not what PyYAML does.
+_VOLCANO_WORDS: dict[str, Any] = {
+    **dict.fromkeys(
+        ["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE"], True
+    ),
+    **dict.fromkeys(
+        ["n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"], False
+    ),
+    **dict.fromkeys(["", "~", "null", "Null", "NULL"]),
+    **dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"], math.inf),
+    **dict.fromkeys(["-.inf", "-.Inf", "-.INF"], -math.inf),
+    **dict.fromkeys([".nan", ".NaN", ".NAN"], math.nan),
+}
+_VOLCANO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_GO_BASES = {"b": 2, "o": 8, "x": 16}
+
+
+@lru_cache(maxsize=4096)
+def volcano_plain(text: str) -> Any:
+    """The value yaml.v2 gives a plain scalar decoded into an ``interface{}``: the words
+    of its table, else, from the first character, a float (``.5``) or, for a digit or a
+    sign, an integer as Go's ``ParseInt(s, 0, 64)`` then ``ParseUint`` read it with the
+    underscores dropped, else a float of its own pattern; anything else is the text.
+    Timestamps stay strings (yaml.v2 keeps them so for ``interface{}``)."""
+    if text in _VOLCANO_WORDS:
+        return _VOLCANO_WORDS[text]
+    first = text[:1]
+    if first == ".":
+        return text if "_" in text else _go_float(text)
+    if not (first.isdigit() or first in "+-"):
+        return text
+    plain = text.replace("_", "")
+    number = _go_int(plain)
+    if number is not None:
+        return number
+    return _go_float(plain) if _VOLCANO_FLOAT.match(plain) else text
+
+
+def _go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 0, 64)``, else ``ParseUint`` (no sign), else None: base
+    prefixes 0b, 0o, 0x and a leading 0 for octal, in int64 (uint64 without a sign)."""
+    sign, digits = (text[0], text[1:]) if text[:1] in "+-" else ("", text)
+    base = 10
+    if len(digits) > 1 and digits[0] == "0":
+        base = _GO_BASES.get(digits[1].lower(), 8)
+        digits = digits[2:] if base != 8 or digits[1] in "oO" else digits[1:]
+    if not digits or not digits.isascii() or not digits.isalnum():
+        return None
+    try:
+        value = int(digits, base)
+    except ValueError:
+        return None
+    value = -value if sign == "-" else value
+    limit = 2**63 if sign else 2**64
+    return value if -(2**63) <= value < limit else None
+
+
+def _go_float(text: str) -> Any:
+    """``strconv.ParseFloat(text, 64)`` for the texts the callers pass (Go's decimal
+    forms); out of range is an error in Go, so the text stays a string."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return text if math.isinf(value) else value
+
+
+def _same(pyyaml: Any, volcano: Any) -> bool:
+    return type(pyyaml) is type(volcano) and (pyyaml == volcano or repr(pyyaml) == repr(volcano))
+
+
+def _note_volcano(state: _DocumentState, value: Any) -> None:
+    """Note Volcano's reading of the scalar about to be put in the innermost collection:
+    at its mapping's pending key or its list's next index."""
+    if not state.stack:
+        return  # a document that is one scalar: no conf is
+    frame = state.stack[-1]
+    if not frame.is_map:
+        state.volcano.setdefault(id(frame.container), {})[len(frame.container)] = value
+    elif isinstance(frame.key, str):
+        state.volcano.setdefault(id(frame.container), {})[frame.key] = value
 
 
 def _constructed(tag: str, value: str) -> Any:

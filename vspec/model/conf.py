@@ -131,6 +131,13 @@ def _flag(value: Any, key: str, where: Callable[[], Location | None]) -> bool | 
     a conf has a dozen flags per plugin entry."""
     if value is None:
         return None
+    if isinstance(value, str):
+        # the schema lets y, Y, n, N through: here they are quoted, so strings to yaml.v2
+        raise ConfError(
+            f"{key} must be true or false, got the quoted string {value!r} "
+            "(Volcano reads y, Y, n, N as booleans only when they are plain)",
+            where(),
+        )
     if not isinstance(value, bool):
         raise ConfError(f"{key} must be true or false, got {value!r}", where())
     return value

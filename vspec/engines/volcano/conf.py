@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
+from vspec.harness.yamlwrite import dump
 from vspec.model.conf import (
     FLAG_KEYS,
     NOT_DEFAULTED,
@@ -48,7 +47,7 @@ def conf_text(conf: SchedulerConf) -> str:
         raw["configurations"] = [
             {"name": c.name, "arguments": c.arguments} for c in conf.configurations
         ]
-    return yaml.safe_dump(raw, sort_keys=False)
+    return dump(raw)
 
 
 def options(opts: SchedulerOptions) -> dict[str, Any]:

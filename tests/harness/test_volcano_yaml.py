@@ -13,7 +13,7 @@ import yaml
 
 from vspec.engines.volcano.conf import conf_text
 from vspec.errors import ConfError
-from vspec.harness.loader import load_file, load_scheduler_conf
+from vspec.harness.loader import load_file, load_scheduler_conf, scheduler_conf_mapping
 from vspec.harness.yamlload import parse_documents, volcano_plain
 from vspec.harness.yamlwrite import dump
 
@@ -58,8 +58,6 @@ def test_a_plain_scalar_reads_as_yaml_v2_resolves_it(text: str, read: Any) -> No
 
 def test_nan_is_a_float_to_both() -> None:
     assert math.isnan(volcano_plain(".NaN"))
-
-
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -182,6 +180,13 @@ def test_a_quoted_n_for_a_flag_is_an_error_that_says_why(tmp_path: Path) -> None
             enableJobReady: 'n'
         """,
     )
-    with pytest.raises(ConfError, match="quoted string 'n'.*only when they are plain") as caught:
+    with pytest.raises(ConfError, match=r"quoted string 'n'.*only when they are plain") as caught:
         load_scheduler_conf(path)
     assert caught.value.location is not None and caught.value.location.line == 5
+
+
+def test_a_fuzz_spaces_pinned_conf_file_reads_as_volcano_reads_it(tmp_path: Path) -> None:
+    raw = scheduler_conf_mapping(_write(tmp_path, CONF.replace('"y, n"', "allocate")))
+    [plugin] = raw["tiers"][0]["plugins"]
+    assert plugin["arguments"]["predicate.NodeAffinityEnable"] is False
+    assert plugin["arguments"]["predicate.PodAffinityEnable"] == "n"

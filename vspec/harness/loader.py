@@ -252,8 +252,8 @@ def load_scheduler_conf(
 def scheduler_conf_mapping(source: Path | Mapping[str, Any]) -> dict[str, Any]:
     """The ``volcano-scheduler.conf`` mapping of a conf file (plain or a ConfigMap
     manifest) or of a mapping, checked as a spec's ``scheduler`` is (schema, Volcano's
-    rules, registered names), errors located: for a fuzz space's pinned conf, which its
-    findings write out whole."""
+    rules, registered names), errors located, and read as Volcano reads it: for a fuzz
+    space's pinned conf, which its findings write out whole."""
     context = _Context(None, check_names=True)
     if isinstance(source, Mapping):
         doc = Document("<scheduler conf>", 0, dict(source), (0, 0), {})
@@ -261,7 +261,7 @@ def scheduler_conf_mapping(source: Path | Mapping[str, Any]) -> dict[str, Any]:
         context.conf(At(doc))
         return dict(source)
     context.scheduler_file(source, None)
-    return dict(context.confs[source.resolve()].data)
+    return dict(_as_volcano_reads(At(context.confs[source.resolve()])))
 
 
 # -- one load's shared state -------------------------------------------------------------

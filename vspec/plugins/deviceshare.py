@@ -33,7 +33,7 @@ from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, Status, TaskStatus
 from vspec.api.unschedule_info import FitError
-from vspec.errors import PluginError
+from vspec.errors import EngineError, PluginError
 from vspec.framework.arguments import Arguments
 from vspec.framework.interface import (
     ArgumentSpec,
@@ -140,7 +140,9 @@ class DeviceSharePlugin(Plugin):
                 total = 0.0
                 for kind in REGISTERED_DEVICES:
                     pool = node.others.get(kind)
-                    if isinstance(pool, (GPUDevices, VGPUDevices)) and pool.has_device_request(
+                    if pool is None:
+                        self._score_nil_pool(kind, task, node)
+                    elif isinstance(pool, (GPUDevices, VGPUDevices)) and pool.has_device_request(
                         task.pod
                     ):
                         total += pool.score_node(task.pod, self.schedule_policy)
@@ -161,6 +163,20 @@ class DeviceSharePlugin(Plugin):
                 deallocate_func=lambda event: self._release(ssn, event),
             )
         )
+
+    def _score_nil_pool(self, kind: str, task: TaskInfo, node: NodeInfo) -> None:
+        """Quirk kept: Go's score loop walks every entry of ``node.Others``, the nil pool
+        of a node without the device too, and asks it ``HasDeviceRequest``; when the pod
+        requests the device, vgpu's ``ScoreNode`` reads a field of its nil receiver and
+        the scheduler panics (gpushare's returns 0). Scoring reaches such a node where
+        deviceshare's predicate does not remove it: preempt keeps a node whose failure
+        is a resolvable Unschedulable."""
+        if kind == VGPU_DEVICE and self._requests(kind, task.pod):
+            raise EngineError(
+                f"deviceshare scores node <{node.name}>, which has no vgpu, for task "
+                f"<{task.namespace}/{task.name}> requesting one: Volcano's vgpu ScoreNode "
+                "dereferences the node's nil device pool and panics"
+            )
 
     @staticmethod
     def _pools_for(ssn: Session, task: TaskInfo) -> list[GPUDevices | VGPUDevices]:

@@ -391,9 +391,9 @@ def _run_session(
 
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
     """What Go's unit tests read before the deferred close: in-session phases and tasks,
-    and the queues' shares as the actions left them."""
-    for pod in cluster.pods:
-        result.tasks[pod.meta.key] = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+    and the queues' shares as the actions left them. Tasks come in the cluster's pod
+    order, each as its session job holds it, else (a pod no job holds) as the cluster
+    has it; one result per pod, as a timeline captures every session."""
     result.queues = {}
     for queue_uid, queue in ssn.queues.items():
         for plugin in ssn.plugins.values():
@@ -401,17 +401,26 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
             if shares is not None:
                 result.queues[queue.name] = shares.result(plugin.name)
                 break
+    held: dict[str, TaskResult] = {}
     for uid, job in ssn.jobs.items():
         if job.pod_group is not None:
             result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
         for task in job.tasks.values():
             # Allocated and Pipelined tasks hold a node in the session but are not bound.
             bound = task.status not in _UNBOUND
-            result.tasks[task.key] = TaskResult(
+            held[task.key] = TaskResult(
                 task.node_name if bound and task.node_name else None, str(task.status)
             )
         pipelined = job.tasks_in(TaskStatus.Pipelined)
         result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
+    tasks = result.tasks
+    for pod in cluster.pods:
+        key = pod.meta.key
+        kept = held.get(key)
+        if kept is None:
+            kept = TaskResult(pod.node_name or None, str(task_status_of(pod)))
+        tasks[key] = kept
+    tasks.update(held)
 
 
 def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:

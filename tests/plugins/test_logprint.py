@@ -144,3 +144,23 @@ def test_the_lines_are_what_go_fmt_renders_from_the_plugins_formats() -> None:
     for namespace, name, detail in [("default", "j-1", "Job (x)\n\t 0: Task"), ("ns", "a", "")]:
         assert pending_text(namespace, name) == sprintf(PENDING_FORMAT, namespace, name)
         assert ready_text(namespace, name, detail) == sprintf(READY_FORMAT, namespace, name, detail)
+
+
+def test_a_job_printed_again_in_its_session_shows_its_tasks_new_statuses() -> None:
+    # logprint keeps a job's printed tasks with the job's version: the second print of
+    # the session sees the task allocate placed in between, not the first print's text.
+    conf = load_conf(
+        {
+            "actions": "print, allocate, print",
+            "tiers": [{"plugins": [{"name": "gang"}, {"name": "logprint"}]}],
+        },
+        default_plugin_flags=True,
+    )
+    lines = [
+        line.text
+        for line in simulate(conf, _cluster(), verbosity=1).logs
+        if line.text.startswith("Job c1/empty-gang is ready")
+    ]
+    assert len(lines) == 2
+    assert "0: Task (c1-e1:c1/e1): taskSpec , job c1/empty-gang, status Pending," in lines[0]
+    assert "status Pending" not in lines[1] and "0: Task (c1-e1:c1/e1)" in lines[1]

@@ -427,23 +427,25 @@ class JobInfo:
                 return cond
         return None
 
-    def go_string(self, task_text: Callable[[TaskInfo], str] = str) -> str:
+    def go_string(
+        self, task_text: Callable[[TaskInfo], str] = str, tasks: str | None = None
+    ) -> str:
         """``JobInfo.String()`` (job_info.go): the job's fields with the pod group's
         ``%+v`` (see :mod:`vspec.api.pod_group_info` for where that text can differ from
         a real scheduler's), then one ``\n\t <i>: <TaskInfo.String()>`` per task.
 
         Go walks ``ji.Tasks``, a map, so a real scheduler lists the tasks in a random
         order; vspec lists them in the order the cluster declares them. ``task_text``
-        prints a task (:class:`~vspec.api.task_info.TaskTexts` keeps them over sessions).
+        prints a task (:class:`~vspec.api.task_info.TaskTexts` keeps them over sessions);
+        ``tasks`` is :meth:`tasks_go_string`'s text, when the caller kept it.
         """
         # Every verb here prints its value plainly (``%v``/``%+v`` of strings and a bool,
         # ``%d`` of an int32), so the line is an f-string: logprint prints it for every
         # ready job at V(1), where fmt's general rendering cost a small session a tenth.
         from vspec.api.pod_group_info import pod_group_text  # only logprint prints jobs
 
-        tasks = "".join(
-            f"\n\t {i}: {task_text(task)}" for i, task in enumerate(self.tasks.values())
-        )
+        if tasks is None:
+            tasks = self.tasks_go_string(task_text)
         pod_group = pod_group_text(self.pod_group) if self.pod_group else "<nil>"
         min_available, max_unavailable = self.budget
         preemptable = "true" if self.preemptable else "false"
@@ -453,6 +455,10 @@ class JobInfo:
             f"preemptable {preemptable}, revocableZone {self.revocable_zone}, "
             f"minAvailable {min_available}, maxAvailable {max_unavailable}{tasks}"
         )
+
+    def tasks_go_string(self, task_text: Callable[[TaskInfo], str] = str) -> str:
+        """The tail of :meth:`go_string`: one ``\n\t <i>: <task>`` per task, in order."""
+        return "".join(f"\n\t {i}: {task_text(task)}" for i, task in enumerate(self.tasks.values()))
 
     def __repr__(self) -> str:
         return f"Job({self.uid}, minAvailable {self.min_available}, tasks {len(self.tasks)})"

@@ -42,6 +42,8 @@ SOURCE_READY = "logprint.go:56"
 # Not Go's: the texts of the tasks printed last, kept from session to session because
 # printing every ready job's tasks each session was most of a verbosity-3 timeline's cost.
 TASK_TEXTS = "logprint.task texts"
+# Not Go's either: a job's printed tasks, in JobInfo.derived with the job's version.
+JOB_TASKS_TEXT = "logprint.job tasks text"
 
 
 def go_arguments(raw: Mapping[str, Any]) -> Typed:
@@ -70,6 +72,20 @@ def ready_text(namespace: str, name: str, detail: str) -> str:
     return f"Job {namespace}/{name} is ready, detail info : {detail}"
 
 
+def _tasks_text(job: JobInfo, task_text: TaskTexts) -> str:
+    """The job's tasks as ``job.String()`` prints them, kept with the job's version: a job
+    at the version it was printed at has had no task taken out or added (every status
+    change does both), and its pods are the same objects (a job carried to the next
+    session is one whose pods did not change), so its tasks print the same."""
+    kept = job.derived.get(JOB_TASKS_TEXT)
+    if isinstance(kept, tuple) and kept[0] == job.version:
+        text: str = kept[1]
+        return text
+    text = job.tasks_go_string(task_text)
+    job.derived[JOB_TASKS_TEXT] = (job.version, text)
+    return text
+
+
 @register_plugin
 class LogprintPlugin(Plugin):
     """Logs each pending and each ready job at V(1) when the print action runs."""
@@ -95,7 +111,8 @@ class LogprintPlugin(Plugin):
                     text = pending_text(job.namespace, job.name)
                     log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
                 if job.is_ready():
-                    text = ready_text(job.namespace, job.name, job.go_string(task_text))
+                    detail = job.go_string(task_text, _tasks_text(job, task_text))
+                    text = ready_text(job.namespace, job.name, detail)
                     log.v(PRINT_VERBOSITY, text, SOURCE_READY)
 
         ssn.add_print_fn(self.name, print_jobs)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,7 @@ from vspec.fuzz.runner import builtin_space, examine, parse_space
 from vspec.fuzz.strategies import GeneratedSpec
 from vspec.fuzz.strategies.conf import ConfSpace, scheduler_confs
 from vspec.fuzz.strategies.dice import weighted_one_of
+from vspec.harness.yamlwrite import dump
 
 PLUGINS = builtin_space("plugins").strategy()
 
@@ -97,7 +97,7 @@ def test_plugins_space_specs_load_back_to_the_same_run(
     from vspec.harness.loader import load_file
 
     path = tmp_path_factory.mktemp("doc") / "spec.yaml"
-    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    path.write_text(dump(case.document()), encoding="utf-8")
     load = load_file(path)
     assert not load.errors, load.errors
     [spec] = load.specs
@@ -217,7 +217,7 @@ def test_a_finding_keeps_its_pods_preferred_pod_affinity(tmp_path: Path) -> None
 
     case = next(c for c in _draw(PLUGINS, 200) if preferring(c))
     path = tmp_path / "spec.yaml"
-    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    path.write_text(dump(case.document()), encoding="utf-8")
     [spec] = load_file(path).specs
     assert preferring(GeneratedSpec(case.scheduler, spec.cluster)) == preferring(case)
 

@@ -39,6 +39,23 @@ def test_a_plain_conf_file_too(tmp_path: Path) -> None:
     assert space.conf.fixed["actions"] == "enqueue, allocate, backfill"
 
 
+def test_an_inline_conf_reads_as_volcano_reads_it_in_a_mix_part_too(tmp_path: Path) -> None:
+    conf = (
+        "{actions: allocate, tiers: [{plugins: [{name: predicates, "
+        "arguments: {predicate.NodeAffinityEnable: n, predicate.PodAffinityEnable: 'n'}}]}]}"
+    )
+    path = tmp_path / "space.yaml"
+    path.write_text(f"scheduler: {conf}\n")
+    fixed = load_space(str(path)).conf.fixed
+    assert fixed is not None
+    arguments = fixed["tiers"][0]["plugins"][0]["arguments"]
+    assert arguments == {"predicate.NodeAffinityEnable": False, "predicate.PodAffinityEnable": "n"}
+    path.write_text(f"mix:\n- scheduler: {conf}\n")
+    [part] = load_space(str(path)).mix
+    assert part.conf.fixed is not None
+    assert part.conf.fixed["tiers"][0]["plugins"][0]["arguments"] == arguments
+
+
 def test_a_missing_file_or_a_bad_conf_is_a_located_error(tmp_path: Path) -> None:
     with pytest.raises(
         SpecError, match=re.escape("space.yaml: scheduler: nope.yaml: no such file")

@@ -10,7 +10,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +27,7 @@ from vspec.fuzz.strategies import (
     specs,
 )
 from vspec.harness.loader import load_file
+from vspec.harness.yamlwrite import dump
 from vspec.invariants.base import InvariantInputs, run_checks
 from vspec.invariants.history import allocatable, cycles, dims, requests, taint_fails
 from vspec.invariants.outside import pod_request
@@ -129,7 +129,7 @@ def test_written_specs_load_back_to_the_same_run(
     from vspec.harness.loader import load_file
 
     path = tmp_path_factory.mktemp("doc") / "spec.yaml"
-    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    path.write_text(dump(case.document()), encoding="utf-8")
     [spec] = load_file(path).specs
     assert (spec.seed, spec.cycles, spec.verbosity) == (case.seed, case.cycles, case.verbosity)
     assert outcome(spec.scheduler, spec.cluster, spec) == outcome(case.conf, case.cluster, case)

@@ -20,6 +20,7 @@ from vspec.fuzz.runner import SEED_CONF, examine, reproduces
 from vspec.fuzz.shrink import ShrinkStats, shrink, size
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec, specs
 from vspec.harness.loader import load_file
+from vspec.harness.yamlwrite import dump
 from vspec.model.objects import Cluster
 
 GANG = {
@@ -40,7 +41,7 @@ def _big_pending(cluster: Cluster) -> bool:
 def _reloaded(case: GeneratedSpec, tmp_path: Path) -> Cluster:
     """The cluster ``case`` means once written as a spec file and read back by the loader."""
     path = tmp_path / "case.yaml"
-    path.write_text(yaml.safe_dump(case.document(), sort_keys=False), encoding="utf-8")
+    path.write_text(dump(case.document()), encoding="utf-8")
     load = load_file(path)
     assert not load.errors, load.errors
     [spec] = load.specs
@@ -136,7 +137,7 @@ def test_a_full_node_stays_full_as_its_pods_go(tmp_path: Path) -> None:
             "pods": pods,
         },
     }
-    (tmp_path / "full.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    (tmp_path / "full.yaml").write_text(dump(doc), encoding="utf-8")
     [spec] = load_file(tmp_path / "full.yaml").specs
 
     def full_and_waiting(c: GeneratedSpec) -> bool:  # what a preemption needs
@@ -170,7 +171,7 @@ def _gang_cluster(tmp_path: Path) -> Cluster:
     }
     path = tmp_path / "gang.yaml"
     doc = {"name": "gang", "clusterMode": "bare", "scheduler": GANG, "cluster": cluster}
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    path.write_text(dump(doc), encoding="utf-8")
     [spec] = load_file(path).specs
     return spec.cluster
 
@@ -196,7 +197,7 @@ def test_shrinks_an_engine_failure_and_the_file_reproduces(
     assert len(out.cluster.queues) == 1 and len(out.cluster.pod_groups) == 1
     written = tmp_path / "finding.yaml"
     doc = out.document(expect={"invariants": ["gang-atomicity"]})
-    written.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    written.write_text(dump(doc), encoding="utf-8")
     assert reproduces(written, engine)
 
 

@@ -9,7 +9,6 @@ from datetime import timedelta
 from fractions import Fraction
 from pathlib import Path
 
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -20,6 +19,7 @@ from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, conf_from_
 from vspec.fuzz.timelines import HORIZON, GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.harness.timeline_check import PER_SESSION_DISABLED
+from vspec.harness.yamlwrite import dump
 from vspec.invariants import InvariantInputs, run_checks
 from vspec.model.objects import DEFAULT_NOW, GROUP_NAME_ANNOTATION, Node, ObjectMeta, Pod, PodGroup
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
@@ -165,7 +165,7 @@ def test_a_drawn_timeline_is_deterministic_and_writes_back(case: GeneratedTimeli
     again = run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=ENGINE)
     assert first.jobs == again.jobs and first.pods == again.pods
     assert first.ticks == again.ticks
-    text = yaml.safe_dump(case.document(), sort_keys=False)
+    text = dump(case.document())
     loaded = load_file(_write(text)).specs[0]
     assert loaded.timeline is not None
     assert loaded.timeline.period == case.timeline.period

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace, GeneratedSpec
     from vspec.fuzz.timelines import GeneratedTimelineSpec
+    from vspec.harness.yamlload import At
     from vspec.model.engine import Engine
     from vspec.model.result import SimulationResult
 
@@ -441,12 +442,13 @@ _BOUND_KEYS = {
 }
 
 
-def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
-    """A space from its YAML mapping (docs/invariants.md, "Fuzzing")."""
+def parse_space(raw: Mapping[str, Any], where: str, at: At | None = None) -> FuzzSpace:
+    """A space from its YAML mapping (docs/invariants.md, "Fuzzing"); ``at``: where a
+    space file holds it, so that its pinned conf reads as Volcano reads it."""
     from vspec.fuzz.strategies import ClusterBounds, ConfSpace
 
     if "mix" in raw:
-        return _parse_mix(raw, where)
+        return _parse_mix(raw, where, at)
     unknown = set(raw) - _SPACE_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown key(s) {sorted(unknown)} (known: {sorted(_SPACE_KEYS)})")
@@ -457,7 +459,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     if isinstance(default_flags, bool):
         default_flags = [default_flags]
     conf = ConfSpace(
-        fixed=_pinned_conf(raw.get("scheduler"), where),
+        fixed=_pinned_conf(raw.get("scheduler"), where, None if at is None else at / "scheduler"),
         actions=tuple(raw.get("actions") or ()),
         plugins=tuple(raw.get("plugins") or ()),
         max_tiers=int(raw.get("maxTiers", 3)),
@@ -484,7 +486,7 @@ def parse_space(raw: Mapping[str, Any], where: str) -> FuzzSpace:
     return FuzzSpace(conf, bounds, cycles, disabled, ignored, weight=_weight(raw, where))
 
 
-def _parse_mix(raw: Mapping[str, Any], where: str) -> FuzzSpace:
+def _parse_mix(raw: Mapping[str, Any], where: str, at: At | None) -> FuzzSpace:
     """A mixture: each part a space mapping, or ``{space: NAME|FILE}`` (a built-in space
     or a space file relative to this one), drawn as often as its ``weight`` (default 1)
     says; ``invariants`` and ``ignore`` (and those of every part) apply to all."""
@@ -498,19 +500,19 @@ def _parse_mix(raw: Mapping[str, Any], where: str) -> FuzzSpace:
         raise SpecError(f"{where}: mix: a non-empty list of spaces")
     parts = []
     for i, entry in enumerate(entries):
-        at = f"{where}: mix[{i}]"
+        here = f"{where}: mix[{i}]"
         if not isinstance(entry, Mapping):
-            raise SpecError(f"{at}: a space mapping, or {{space: NAME, weight: N}}")
+            raise SpecError(f"{here}: a space mapping, or {{space: NAME, weight: N}}")
         if "space" in entry:
             extra = set(entry) - {"space", "weight"}
             if extra:
-                raise SpecError(f"{at}: unknown key(s) {sorted(extra)} beside space")
+                raise SpecError(f"{here}: unknown key(s) {sorted(extra)} beside space")
             name = str(entry["space"])
             known = name in BUILTIN_SPACES
             part = load_space(name if known else str(Path(where).parent / name))
-            parts.append(replace(part, weight=_weight(entry, at)))
+            parts.append(replace(part, weight=_weight(entry, here)))
         else:
-            parts.append(parse_space(entry, at))
+            parts.append(parse_space(entry, here, None if at is None else at / "mix" / i))
     shared = parse_space({k: raw[k] for k in ("invariants", "ignore") if k in raw}, where)
     # What a part leaves out (a built-in space's known findings) the mixture leaves out:
     # the run judges every example by the mixture's lists.
@@ -530,10 +532,11 @@ def _weight(raw: Mapping[str, Any], where: str) -> int:
     return weight
 
 
-def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:
+def _pinned_conf(raw: Any, where: str, at: At | None = None) -> dict[str, Any] | None:
     """A space's ``scheduler``, in any form a spec takes it (a conf mapping, or the path
     of a ConfigMap manifest or a plain conf file, relative to the space file), as the
-    conf mapping the drawn specs carry; an error names the space file or the conf's."""
+    conf mapping the drawn specs carry, read as Volcano reads it (``at``: where the
+    space file holds it); an error names the space file or the conf's."""
     if raw is None:
         return None
     from vspec.harness.loader import scheduler_conf_mapping
@@ -546,7 +549,7 @@ def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         raise SpecError(f"{where}: scheduler: a conf mapping or the path of a conf file")
     try:
-        return scheduler_conf_mapping(raw)
+        return scheduler_conf_mapping(raw if at is None else at)
     except VspecError as exc:
         raise SpecError(f"{where}: scheduler: {exc.message}") from None
 
@@ -554,16 +557,19 @@ def _pinned_conf(raw: Any, where: str) -> dict[str, Any] | None:
 def load_space(name_or_path: str) -> FuzzSpace:
     if name_or_path in BUILTIN_SPACES:
         return builtin_space(name_or_path)
-    import yaml
+    from vspec.harness.yamlload import At, read_documents
 
     path = Path(name_or_path)
     if not path.is_file():
         known = ", ".join(BUILTIN_SPACES)
         raise SpecError(f"{path}: no such space file (built-in spaces: {known})")
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    documents = read_documents(path)
+    if len(documents) > 1:
+        raise documents[1].error((), "a space file holds one YAML document, not several")
+    raw = (documents[0].data if documents else None) or {}
     if not isinstance(raw, Mapping):
         raise SpecError(f"{path}: a space file holds a mapping")
-    return parse_space(raw, str(path))
+    return parse_space(raw, str(path), At(documents[0]) if documents else None)
 
 
 # -- one example -----------------------------------------------------------------------------------

@@ -249,12 +249,16 @@ def load_scheduler_conf(
     return context.scheduler_file(Path(source), None)
 
 
-def scheduler_conf_mapping(source: Path | Mapping[str, Any]) -> dict[str, Any]:
+def scheduler_conf_mapping(source: Path | Mapping[str, Any] | At) -> dict[str, Any]:
     """The ``volcano-scheduler.conf`` mapping of a conf file (plain or a ConfigMap
-    manifest) or of a mapping, checked as a spec's ``scheduler`` is (schema, Volcano's
-    rules, registered names), errors located, and read as Volcano reads it: for a fuzz
-    space's pinned conf, which its findings write out whole."""
+    manifest), of a place in a YAML document or of a mapping, checked as a spec's
+    ``scheduler`` is (schema, Volcano's rules, registered names), errors located, and
+    read as Volcano reads it: for a fuzz space's pinned conf, which its findings write
+    out whole."""
     context = _Context(None, check_names=True)
+    if isinstance(source, At):
+        read = _as_volcano_reads(source)
+        source = read if isinstance(read, Mapping) else {}
     if isinstance(source, Mapping):
         doc = Document("<scheduler conf>", 0, dict(source), (0, 0), {})
         _check(doc, "schedulerConf")

@@ -89,7 +89,9 @@ def test_columns_kept_between_sessions_give_the_per_node_timeline(
     assert fast.simulation.binds == scalar.simulation.binds
 
 
-_WEIGHTS = st.integers(0, 5)
+# Negative too: Volcano's GetInt takes any integer
+# (specs/findings/negative-score-weight-panics.yaml).
+_WEIGHTS = st.integers(-5, 5)
 
 
 @st.composite
@@ -168,6 +170,25 @@ def _check_verdicts_and_scores(cluster: Cluster, plugins: list[dict[str, Any]]) 
                 for n in ns
             }
             assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
+
+
+def test_columnar_choice_keeps_select_best_nodes_floor_of_minus_one() -> None:
+    """Every feasible node at -1 or less: no best node (Volcano's nil, its panic); one
+    above -1, however far below 0: that node."""
+    from pathlib import Path
+
+    from vspec.errors import EngineError
+    from vspec.harness.loader import load_file
+
+    finding = (
+        Path(__file__).resolve().parents[2] / "specs/findings/negative-score-weight-panics.yaml"
+    )
+    below, above, _ = load_file(finding).specs
+    with _forced(), pytest.raises(EngineError, match="no best node for task ns/j-0"):
+        simulate(below.scheduler, below.cluster)
+    with _forced():
+        binds = simulate(above.scheduler, above.cluster).binds
+    assert [(b.task, b.node) for b in binds] == [("ns/j-0", "n1")]
 
 
 def test_coded_fit_errors_read_as_the_per_node_ones() -> None:

@@ -92,3 +92,16 @@ def test_nodegroup_scoring_every_feasible_node_minus_one_leaves_allocate_no_node
     assert spec.xfail
     with pytest.raises(EngineError, match="no best node for task ns/j-0"):
         simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+
+
+def test_a_negative_scorer_weight_leaves_allocate_and_backfill_no_node() -> None:
+    from vspec.harness.loader import load_file
+
+    below, above, backfilled = load_file(FINDINGS / "negative-score-weight-panics.yaml").specs
+    assert below.xfail and backfilled.xfail and not above.xfail
+    for spec in (below, backfilled):
+        with pytest.raises(EngineError, match="no best node for task ns/j-0"):
+            simulate(spec.scheduler, spec.cluster, seed=spec.seed)
+    # The floor, not the sign: a node at -0.5 is taken.
+    binds = simulate(above.scheduler, above.cluster, seed=above.seed).binds
+    assert [(b.task, b.node) for b in binds] == [("ns/j-0", "n1")]

@@ -51,6 +51,7 @@ from vspec.fuzz.campaign import (
     share,
     write_findings,
 )
+from vspec.fuzz.known import NO_BEST_NODE, KnownPanic
 from vspec.harness.attribution import cache_dir
 from vspec.invariants import catalogue, judged_inputs, run_checks, selected, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
@@ -97,6 +98,9 @@ class FuzzSpace:
     max_cycles: int = 2
     disabled: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()  # finding kinds not reported (known ones: crash-proportion)
+    # Known Volcano panics not reported, recognised by their cause in each example; a
+    # crash of the same kind without it is a finding.
+    known: tuple[KnownPanic, ...] = ()
     timelines: bool = False  # draw timelines (vspec.fuzz.timelines) instead of cycles
     # A mixture: each example is drawn from one of these (their conf, bounds and cycles),
     # each part as often as its weight says.
@@ -104,6 +108,15 @@ class FuzzSpace:
     # Drawn klog levels; some invariants read lines logged at level 3 only.
     verbosities: tuple[int, ...] = (1, 3)
     weight: int = 1  # as a part of a mixture: drawn this many times as often as a 1
+
+    def reported(self, kind: str, messages: list[str], case: GeneratedSpec) -> bool:
+        """Whether a failure of ``kind`` in ``case`` is a finding here: not an ignored
+        kind, nor a known panic with its cause in the example."""
+        if kind in self.ignored:
+            return False
+        return not any(
+            panic.explains(kind, messages, case.conf, case.cluster) for panic in self.known
+        )
 
     def builtin_only(self) -> FuzzSpace:
         """This space drawing vspec's own actions and plugins only (what both engines
@@ -289,21 +302,25 @@ def _plugins_space() -> FuzzSpace:
     # Past the columnar threshold (slow examples; weight 2: one in nine or ten), with the
     # filters and scorers that have a columnar form, and what they decline or narrow to
     # a row (features.large_featured): allocate's columnar choice is reached only here.
+    # Its scorer weights are drawn below zero too: where every node scores -1 or less
+    # the columnar choice finds no best node, as SelectBestNode does.
     columnar = ("allocate", "predicates", "nodeorder", "binpack")
     parts.append(
         FuzzSpace(
-            conf(_PLACING, columnar, ("proportion",)),
+            replace(conf(_PLACING, columnar, ("proportion",)), signed_weights=True),
             replace(small, shape="large"),
             max_cycles=1,
             weight=2,
         )
     )
     # Known: shuffle panics evicting tdm's victims on a closed revocable zone
-    # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml); allocate panics on a
-    # nil best node when nodegroup scores every feasible node -1 and nothing adds to it
-    # (specs/findings/nodegroup-preferred-anti-affinity-panics.yaml: the node-group
-    # part, whose flags and scorers are drawn, reaches it).
-    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle", "crash-allocate"))
+    # (specs/findings/tdm-shuffle-evicts-a-node-copy-panics.yaml); allocate (and
+    # backfill) panic on a nil best node when every feasible node scores -1 or less:
+    # nodegroup's score of a node of a group the queue prefers to avoid, with nothing
+    # adding to it (the node-group part, whose flags and scorers are drawn, reaches it),
+    # or a negative scorer weight (the large part). Any other crash of allocate is a
+    # finding.
+    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle",), known=(NO_BEST_NODE,))
 
 
 def builtin_space(name: str) -> FuzzSpace:
@@ -521,6 +538,7 @@ def _parse_mix(raw: Mapping[str, Any], where: str, at: At | None) -> FuzzSpace:
         mix=tuple(parts),
         disabled=tuple(dict.fromkeys(n for p in every for n in p.disabled)),
         ignored=tuple(dict.fromkeys(k for p in every for k in p.ignored)),
+        known=tuple(dict.fromkeys(k for p in every for k in p.known)),
         weight=_weight(raw, where),
     )
 
@@ -837,7 +855,7 @@ class Fuzzer:
         db = self._database()
         found, replayed = self.report.findings, self.report.replayed
         disabled = self.space.disabled
-        ignored = set(self.space.ignored)
+        reported = self.space.reported
         # Every failing case seen, by its spec, and the smallest of each kind: when
         # Hypothesis' share of the shrink margin is spent it is stopped (it has no time
         # limit of its own but five minutes), and the smallest so far is the finding.
@@ -893,7 +911,7 @@ class Fuzzer:
                 return None
             self.report.examples += 1
             for kind, messages in failures.items():
-                if kind not in found and kind not in ignored and kind not in replayed:
+                if kind not in found and kind not in replayed and reported(kind, messages, case):
                     key = key or _case_key(case)
                     failing[key] = finding_type(kind)(case, messages)
                     if kind not in first_seen:

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from vspec.framework.registry import Registered, registered_actions, registered_plugins
+from vspec.fuzz.known import SCORER_WEIGHTS
 from vspec.fuzz.strategies.dice import BOOLEANS, int_range, sampled
 from vspec.fuzz.strategies.features import structured_arguments
 from vspec.model.conf import FLAG_KEYS, SchedulerConf, load_conf
@@ -82,6 +83,10 @@ class ConfSpace:
     # Draw only vspec's own actions and plugins, which the real Volcano has too, not
     # those of plugins dirs or entry points (vspec diff compares the two engines).
     builtin_only: bool = False
+    # Also draw the scorer weights (known.SCORER_WEIGHTS) below zero, down to minus
+    # their documented top: Volcano's GetInt takes any integer, and a negative weight
+    # scores nodes below SelectBestNode's floor of -1 (the plugins space's large part).
+    signed_weights: bool = False
 
     def action_pool(self) -> list[str]:
         return list(self.actions) or self._names(registered_actions())
@@ -96,13 +101,16 @@ class ConfSpace:
 
 
 @functools.cache
-def _argument_value(name: str, kind: str) -> st.SearchStrategy[Any] | None:
-    """Values in an argument's documented range, built once per argument (strings,
-    lists and maps have no documented range to draw from). Drawn as their own choices,
+def _argument_value(name: str, kind: str, signed: bool = False) -> st.SearchStrategy[Any] | None:
+    """Values in an argument's documented range (a scorer weight's mirrored below zero
+    too when ``signed``), built once per argument (strings, lists and maps have no
+    documented range to draw from). Drawn as their own choices,
     not a :class:`Dice`'s bytes: a conf's length varies with its plugins, and integers
     that fall out of line with the choices recorded (when a mutation changes the cluster
     drawn before them) mostly keep their values, where a byte string is drawn as zeros."""
     lo, hi = ARGUMENT_RANGES.get(name, _TYPE_RANGES.get(kind, (0, 0)))
+    if signed and name in SCORER_WEIGHTS:
+        lo = -hi
     if kind == "bool":
         return BOOLEANS
     if kind == "int":
@@ -142,7 +150,7 @@ def _plugin_entry(
     if space.arguments:
         arguments: dict[str, Any] = {}
         for spec in specs:
-            values = _argument_value(spec.name, spec.type)
+            values = _argument_value(spec.name, spec.type, space.signed_weights)
             if values is not None and "<" not in spec.name and draw(BOOLEANS):
                 arguments[spec.name] = draw(values)
         structured = _structured(name) if space.structured_arguments else None

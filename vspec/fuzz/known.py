@@ -40,12 +40,11 @@ Cause = Callable[[SchedulerConf, Cluster], bool]
 class KnownPanic:
     """A Volcano panic the engine reproduces: the finding kinds it shows as, the words
     of the engine's message, and the causes (any one of them) in the example's conf and
-    cluster; ``finding`` is the spec that records it."""
+    cluster."""
 
     kinds: frozenset[str]
     words: str
     causes: tuple[Cause, ...]
-    finding: str
 
     def explains(
         self, kind: str, messages: Sequence[str], conf: SchedulerConf, cluster: Cluster
@@ -97,11 +96,10 @@ def preferred_group_avoided(conf: SchedulerConf, cluster: Cluster) -> bool:
 
 # allocate's and backfill's nil best node: with two or more feasible nodes, SelectBestNode
 # keeps only a score above -1; when none has one it returns nil, and allocate reads the
-# nil node's Idle (backfill its Name).
+# nil node's Idle (backfill its Name). specs/findings/nodegroup-preferred-anti-affinity-
+# panics.yaml and negative-score-weight-panics.yaml record it.
 NO_BEST_NODE = KnownPanic(
     kinds=frozenset({"crash-allocate", "crash-backfill"}),
     words="no best node for task",
     causes=(preferred_group_avoided, negative_scorer_weight),
-    finding="specs/findings/nodegroup-preferred-anti-affinity-panics.yaml, "
-    "specs/findings/negative-score-weight-panics.yaml",
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -155,6 +156,28 @@ def test_the_plugins_space_leaves_out_only_its_known_panics_by_their_cause() -> 
     assert queue.affinity is not None
     queue.affinity["nodeGroupAffinity"] = queue.affinity.pop("nodeGroupAntiAffinity")
     assert space.reported("crash-allocate", failures["crash-backfill"], nodegroup)
+
+
+def test_deviceshares_nil_vgpu_pool_panic_is_left_out_by_its_cause_only() -> None:
+    space = builtin_space("plugins")
+    [case] = _finding_cases("deviceshare-vgpu-score-without-vgpu-panics.yaml")
+    failures = examine(case, get_engine())
+    assert list(failures) == ["crash-deviceshare"]
+    assert not space.reported("crash-deviceshare", failures["crash-deviceshare"], case)
+    # Another deviceshare crash: a finding.
+    assert space.reported("crash-deviceshare", ["plugin 'deviceshare': boom"], case)
+    # The words without the cause (vGPUs off in the conf): a finding.
+    tiers = [
+        {
+            "plugins": [
+                {**p, "arguments": {**p.get("arguments", {}), "deviceshare.VGPUEnable": False}}
+                for p in tier["plugins"]
+            ]
+        }
+        for tier in case.scheduler["tiers"]
+    ]
+    off = GeneratedSpec({**case.scheduler, "tiers": tiers}, case.cluster)
+    assert space.reported("crash-deviceshare", failures["crash-deviceshare"], off)
 
 
 def test_the_large_part_draws_scorer_weights_below_zero() -> None:
@@ -348,10 +371,10 @@ def test_a_space_file_weights_its_parts(tmp_path: Path) -> None:
     assert space.mix[1].conf is not None and space.mix[1].conf.plugins == ("priority", "gang")
     # The plugins space's known findings stay left out inside a mixture: the shuffle
     # panic by kind, the nil best node by its cause.
-    from vspec.fuzz.known import NO_BEST_NODE
+    from vspec.fuzz.known import NIL_VGPU_POOL, NO_BEST_NODE
 
     assert set(space.ignored) == {"crash-gang", "crash-shuffle"}
-    assert space.known == (NO_BEST_NODE,)
+    assert space.known == (NO_BEST_NODE, NIL_VGPU_POOL)
     for raw, message in [
         ({"mix": []}, "mix: a non-empty list"),
         ({"mix": [{"space": "seed", "weight": 0}]}, "weight must be a positive integer"),

@@ -5,7 +5,7 @@ would hide any other crash of that action. A :class:`KnownPanic` names the panic
 engine's words for it and by what in the example leads Volcano there (a plugin entry
 and the objects it reads): a crash of those words without such a cause is a finding.
 
-Imports the model only (the fuzz strategies read :data:`SCORER_WEIGHTS`).
+Imports the model and the API only (the fuzz strategies read :data:`SCORER_WEIGHTS`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from vspec.api.devices.vgpu import VGPU_MEMORY, VGPU_NUMBER
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 
@@ -102,4 +103,30 @@ NO_BEST_NODE = KnownPanic(
     kinds=frozenset({"crash-allocate", "crash-backfill"}),
     words="no best node for task",
     causes=(preferred_group_avoided, negative_scorer_weight),
+)
+
+
+def vgpu_pod_scored_by_deviceshare(conf: SchedulerConf, cluster: Cluster) -> bool:
+    """A scoring deviceshare entry with vGPUs on and a schedule policy, and a pod whose
+    limits ask for vGPUs (a node without them then has a nil pool, which the score
+    dereferences)."""
+    scoring = [
+        args
+        for args in _scoring_entries(conf, "deviceshare")
+        if args.get("deviceshare.VGPUEnable") is True and args.get("deviceshare.SchedulePolicy")
+    ]
+    return bool(scoring) and any(
+        VGPU_NUMBER in c.limits or VGPU_MEMORY in c.limits
+        for pod in cluster.pods
+        for c in pod.containers
+    )
+
+
+# deviceshare's score walks every device pool of a node, the nil vgpu pool of a node
+# without vGPUs too, and vgpu's ScoreNode reads a field of it; preempt scores such
+# nodes (allocate's predicate removes them).
+NIL_VGPU_POOL = KnownPanic(
+    kinds=frozenset({"crash-deviceshare"}),
+    words="dereferences the node's nil device pool",
+    causes=(vgpu_pod_scored_by_deviceshare,),
 )

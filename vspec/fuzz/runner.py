@@ -51,7 +51,7 @@ from vspec.fuzz.campaign import (
     share,
     write_findings,
 )
-from vspec.fuzz.known import NO_BEST_NODE, KnownPanic
+from vspec.fuzz.known import NIL_VGPU_POOL, NO_BEST_NODE, KnownPanic
 from vspec.harness.attribution import cache_dir
 from vspec.invariants import catalogue, judged_inputs, run_checks, selected, unknown_names
 from vspec.util.collector import COLLECTOR_THRESHOLDS, tuned_collector
@@ -318,9 +318,12 @@ def _plugins_space() -> FuzzSpace:
     # backfill) panic on a nil best node when every feasible node scores -1 or less:
     # nodegroup's score of a node of a group the queue prefers to avoid, with nothing
     # adding to it (the node-group part, whose flags and scorers are drawn, reaches it),
-    # or a negative scorer weight (the large part). Any other crash of allocate is a
-    # finding.
-    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle",), known=(NO_BEST_NODE,))
+    # or a negative scorer weight (the large part); deviceshare panics scoring a node
+    # without vGPUs for a pod asking for them, in preempt
+    # (specs/findings/deviceshare-vgpu-score-without-vgpu-panics.yaml). Any other crash
+    # of allocate or deviceshare is a finding.
+    known = (NO_BEST_NODE, NIL_VGPU_POOL)
+    return FuzzSpace(mix=tuple(parts), ignored=("crash-shuffle",), known=known)
 
 
 def builtin_space(name: str) -> FuzzSpace:

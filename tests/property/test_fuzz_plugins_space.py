@@ -453,3 +453,19 @@ def test_the_capacity_space_draws_queue_trees_with_jobs_in_the_leaves() -> None:
                 depth, at = depth + 1, parents[at]
             depths[depth] += 1
     assert depths[2] and depths[1], depths  # under a queue under root, and under root
+
+
+def test_the_numa_part_puts_every_node_under_the_static_cpu_manager_of_one_policy() -> None:
+    # numa-aware scores only between nodes its predicate passed: a Guaranteed pod of the
+    # house policy needs several NUMA nodes of that policy under the static CPU manager.
+    [part] = [
+        p for p in builtin_space("plugins").mix if p.conf and "numa-aware" in p.conf.require_plugins
+    ]
+    for case in _draw(part.strategy(), 20):
+        topologies = {
+            o.meta.name: o.body["spec"]["policies"]
+            for o in case.cluster.objects_of_kind("Numatopology")
+        }
+        assert topologies.keys() == {n.meta.name for n in case.cluster.nodes}
+        assert {p["CPUManagerPolicy"] for p in topologies.values()} == {"static"}
+        assert len({p["TopologyManagerPolicy"] for p in topologies.values()}) == 1

@@ -275,7 +275,7 @@ def _plugins_space() -> FuzzSpace:
     parts = [
         FuzzSpace(
             conf(actions, required, pool, tiers),
-            replace(small, shape=shape),
+            replace(small, shape=shape, numa_everywhere="numa-aware" in required),
             weight=_PART_WEIGHTS.get(required, 1),
         )
         for actions, required, pool, shape, tiers in _PLUGIN_PARTS

@@ -92,6 +92,11 @@ class ClusterBounds:
     # large cluster, what allocate's columnar path declines or narrows to one row
     # (:func:`~vspec.fuzz.strategies.features.large_featured`).
     features: bool = False
+    # With features: every node a NUMA node of the house topology policy under the
+    # static CPU manager (else two in three, each policy drawn), so that a Guaranteed
+    # pod of that policy passes numa-aware's predicate on several nodes, which its
+    # BatchNodeOrder then scores.
+    numa_everywhere: bool = False
 
 
 # Pools and strategies are built once: Hypothesis labels each strategy object, and

@@ -162,14 +162,16 @@ _POD_BYTES = 21
 _PODS_MORE_BYTES = 6
 
 
-def _numa_topology(dice: Dice, node: Node, house: str) -> KubeObject:
+def _numa_topology(dice: Dice, node: Node, house: str, static: bool) -> KubeObject:
     """The node's Numatopology: 2 NUMA nodes (now and then one or four), its CPUs 2 per core, some
     taken (allocatable a subset; now and then all), kubelet policies drawn, the
-    topology manager's mostly the cluster's ``house`` one (14 bytes)."""
+    topology manager's mostly the cluster's ``house`` one; with ``static``, the static
+    CPU manager and the house policy always (14 bytes either way)."""
     cpus = max(2, int(Fraction(node.allocatable.get("cpu", Fraction(2)))))
     numas = min(cpus, dice.pick((1, 2, 2, 2, 4)))
     cpu_policy, own, apart = dice.pick(_CPU_POLICIES), dice.pick(_TOPOLOGY_POLICIES), dice.one_in(4)
-    topology_policy = own if apart else house
+    topology_policy = own if apart and not static else house
+    cpu_policy = "static" if static else cpu_policy
     crowd = dice.pick(_CROWDS)
     taken = [dice.below(4) < crowd for _ in range(8)]
     reserved = dice.one_in(5)
@@ -200,7 +202,13 @@ def _cpuset(cpus: list[int]) -> str:
 
 
 def _decorate_node(
-    dice: Dice, node: Node, objects: list[KubeObject], busy: bool, house: str, gpus: bool
+    dice: Dice,
+    node: Node,
+    objects: list[KubeObject],
+    busy: bool,
+    house: str,
+    gpus: bool,
+    numa_everywhere: bool,
 ) -> str:
     """Revocable zone, node group, usage metrics (a ``busy`` node, one running pods,
     measures 79% CPU or more: what rescheduling evicts from), NUMA topology, extender
@@ -226,8 +234,8 @@ def _decorate_node(
         labels[EXTENDER_VERDICT] = verdict
     if score:
         labels[EXTENDER_SCORE] = str(25 * score)
-    with_numa = dice.below(3) > 0  # two nodes in three
-    numa = _numa_topology(dice, node, house)  # rolled either way (Dice's rule)
+    with_numa = dice.below(3) > 0 or numa_everywhere  # two nodes in three
+    numa = _numa_topology(dice, node, house, numa_everywhere)  # rolled either way (Dice's rule)
     if with_numa:
         objects.append(numa)
     kind = dice.pick(_GPU_CLUSTER_KINDS if gpus else _GPU_KINDS)
@@ -563,8 +571,11 @@ def _budget(dice: Dice, pg: PodGroup) -> KubeObject | None:
 
 
 @st.composite
-def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
-    """A cluster of ``base`` with what the other plugins read drawn onto its objects."""
+def featured(
+    draw: st.DrawFn, base: st.SearchStrategy[Cluster], *, numa_everywhere: bool = False
+) -> Cluster:
+    """A cluster of ``base`` with what the other plugins read drawn onto its objects
+    (``numa_everywhere``: :attr:`~vspec.fuzz.strategies.cluster.ClusterBounds.numa_everywhere`)."""
     cluster = draw(base)
     objects: list[KubeObject] = []
     devices: dict[str, str] = {}
@@ -576,7 +587,7 @@ def featured(draw: st.DrawFn, base: st.SearchStrategy[Cluster]) -> Cluster:
     for node in cluster.nodes:
         with Dice(draw, _NODE_BYTES) as dice:
             devices[node.meta.name] = _decorate_node(
-                dice, node, objects, node.meta.name in busy, house, gpus
+                dice, node, objects, node.meta.name in busy, house, gpus, numa_everywhere
             )
     for queue in cluster.queues:
         with Dice(draw, _QUEUE_BYTES) as dice:

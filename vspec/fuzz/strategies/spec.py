@@ -37,7 +37,9 @@ def cluster_strategy(bounds: ClusterBounds) -> st.SearchStrategy[Cluster]:
     with ``bounds.features``, with what the other plugins read drawn onto them."""
     if bounds.features:
         plain = cluster_strategy(replace(bounds, features=False))
-        return large_featured(plain) if bounds.shape == "large" else featured(plain)
+        if bounds.shape == "large":
+            return large_featured(plain)
+        return featured(plain, numa_everywhere=bounds.numa_everywhere)
     if bounds.shape == "allocate":
         return _either(BOOLEANS, allocate_clusters(bounds), clusters(bounds))
     if bounds.shape == "large":

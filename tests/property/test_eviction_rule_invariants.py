@@ -55,6 +55,26 @@ def test_reclaim_until_covered_holds_and_catches_one_victim_too_many() -> None:
     assert "the victims before the last already covered its request" in message
 
 
+def test_reclaim_counts_pod_slots_as_each_task_resreq_does() -> None:
+    # The reclaimer asks for a pod slot in its container: two slots in Volcano's Resreq,
+    # so one victim's memory and slot do not cover it and reclaim evicts a second
+    # (found by vspec fuzz --space default; both engines evict both).
+    conf = {"actions": "reclaim", "tiers": [{"plugins": [{"name": "gang"}]}]}
+    victims = [pod("ns", f"v-{i}", "v", {"memory": 1}, node_name="n") for i in range(2)]
+    world = cluster(
+        [node("n", {"cpu": 2, "memory": "4Gi", "pods": 2})],
+        [*victims, pod("ns", "r-0", "r", {"pods": 1})],
+        [
+            pod_group("ns", "v", "q0", min_member=0, phase="Running"),
+            pod_group("ns", "r", "q1", min_member=1, phase="Inqueue"),
+        ],
+        queues=[queue("q0", weight=1), queue("q1", weight=2)],
+    )
+    inputs, result = run(conf, world)
+    assert sorted(e.task for e in result.evictions) == ["ns/v-0", "ns/v-1"]
+    assert violations("reclaim-until-covered", inputs, result) == []
+
+
 def test_reclaim_above_deserved_holds_and_catches_a_queue_at_its_share() -> None:
     # 3 cores, three queues of weight 1: q1 holds 1 core (its share), q2 holds 2.
     inputs, result = run(RECLAIM, _world({"q0": 1, "q1": 1, "q2": 1}, {"q1": 1, "q2": 2}, 3))

@@ -28,6 +28,7 @@ from vspec.invariants.history import (
     exceeds,
     gone_after,
     placed_by_us,
+    pod_slots,
     requests,
     session_jobs,
     sole_decider,
@@ -76,9 +77,18 @@ def _attempts(inputs: InvariantInputs, result: SimulationResult) -> Iterable[_At
 
 def _covers(got: Resource, need: Resource) -> bool:
     """``got`` is at least ``need`` in cpu, memory and every other resource ``need``
-    asks for; pod slots aside (no victim's slot is counted as freed)."""
-    names = {"cpu", "memory"} | {k for k in need.scalars if k != "pods"}
+    asks for, pod slots included (Volcano's ``LessEqual`` with ``Zero``)."""
+    names = {"cpu", "memory"} | set(need.scalars)
     return not exceeds(need, got, names)
+
+
+def _resreq(request: Requests, pod: Pod) -> Resource:
+    """A task's request as reclaim sums it (``Resreq``): the pod's request with its pod
+    slots as Volcano counts them, one plus any its containers ask for (a victim's slots
+    count as reclaimed, and a reclaimer asking for slots needs them all)."""
+    resreq = request(pod).clone()
+    resreq.scalars["pods"] = pod_slots(pod)
+    return resreq
 
 
 def _until_covered_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -92,11 +102,11 @@ def _until_covered_check(inputs: InvariantInputs, result: SimulationResult) -> l
         # One victim always goes before the first check, whatever the request.
         if reclaimer is None or len(attempt.victims) < 2:
             continue
-        need = request(reclaimer)
+        need = _resreq(request, reclaimer)
         before_last = Resource()
         for victim in attempt.victims[:-1]:
             if (attempt.cycle, victim) in evicted:
-                before_last.add(request(view.pods[victim]))
+                before_last.add(_resreq(request, view.pods[victim]))
         if _covers(before_last, need):
             messages.append(
                 f"cycle {attempt.cycle}: reclaim for {attempt.reclaimer} on {attempt.node} "
@@ -114,7 +124,8 @@ register(
         "lines of one cycle naming the same reclaimer and victims on the same node (one "
         "attempt: reclaim tries a task on a node once) with more than one victim, the "
         "evicted victims before the last one do not yet cover the reclaimer's request in "
-        "cpu, memory and its other resources (pod slots aside): Volcano stops evicting "
+        "cpu, memory, pod slots (a task's one plus any its containers ask for, as each "
+        "task's Resreq counts them) and its other resources: Volcano stops evicting "
         "as soon as the evicted requests alone cover it (reclaim.go, the loop over the "
         "victims queue).",
         "Configurations with the `reclaim` action.",

@@ -21,6 +21,7 @@ from vspec.invariants import evictions as _evictions  # noqa: F401 - registers t
 from vspec.invariants import liveness as _liveness  # noqa: F401 - registers the invariants
 from vspec.invariants import placement as _placement  # noqa: F401 - registers the invariants
 from vspec.invariants import reclaiming as _reclaiming  # noqa: F401 - registers the invariants
+from vspec.invariants import rules_beyond_core as _rules_beyond_core  # noqa: F401 - registers
 from vspec.invariants.base import (
     SELECTING,
     SHARED,

@@ -57,6 +57,11 @@ def test_catalogue_names_the_contract_invariants() -> None:
         "reclaim-until-covered",
         "reclaim-above-deserved",
         "pipelined-within-deserved",
+        "quota-respected",
+        "pdb-respected",
+        "numa-fit",
+        "revocable-zones",
+        "task-topology-order",
     ]
     for inv in catalogue():
         assert inv.summary and inv.definition and inv.applies
@@ -432,7 +437,8 @@ def test_check_invariants_selects_requests_and_disables() -> None:
         "reclaim-victims-eligible, critical-pods-protected, gang-victims-keep-min, "
         "phase-consistent, preempt-for-pipelined, liveness, allocate-order, task-order, "
         "pod-limit, best-score, reclaim-until-covered, reclaim-above-deserved, "
-        "pipelined-within-deserved)"
+        "pipelined-within-deserved, quota-respected, pdb-respected, numa-fit, revocable-zones, "
+        "task-topology-order)"
     ]
 
 

@@ -192,11 +192,13 @@ def test_numa_fit_catches_a_policy_the_node_does_not_have() -> None:
 # -- revocable-zones -----------------------------------------------------------------------------
 
 
-def _zone_world(annotated: bool) -> Cluster:
-    notes = {"volcano.sh/revocable-zone": "*"} if annotated else {}
+def _zone_world(notes: dict[str, str]) -> Cluster:
     revocable = node("r", labels={"volcano.sh/revocable-zone": "rz"})
     pods = [pod("ns", "a-0", "a", {"cpu": 1}, annotations=notes)]
     return cluster([revocable], pods, [pod_group("ns", "a", "q", min_member=1, phase="Inqueue")])
+
+
+ANY_ZONE = {"volcano.sh/revocable-zone": "*"}
 
 
 def _zone_conf(window: str) -> dict[str, Any]:
@@ -206,10 +208,10 @@ def _zone_conf(window: str) -> dict[str, Any]:
 
 def test_revocable_zones_hold_and_catch_a_bind_outside_the_window() -> None:
     # The spec's clock is 00:00 UTC: inside 00:00-23:59, outside 10:00-12:00.
-    inputs, result = run(_zone_conf("00:00-23:59"), _zone_world(annotated=True))
+    inputs, result = run(_zone_conf("00:00-23:59"), _zone_world(ANY_ZONE))
     assert [b.node for b in result.binds] == ["r"]
     assert violations("revocable-zones", inputs, result) == []
-    inputs, result = run(_zone_conf("10:00-12:00"), _zone_world(annotated=True))
+    inputs, result = run(_zone_conf("10:00-12:00"), _zone_world(ANY_ZONE))
     assert result.binds == []
     broken = replace(result, binds=[Bind("ns/a-0", "r")])
     [message] = violations("revocable-zones", inputs, broken)
@@ -217,11 +219,15 @@ def test_revocable_zones_hold_and_catch_a_bind_outside_the_window() -> None:
 
 
 def test_revocable_zones_catch_a_pod_that_may_not_use_the_zone() -> None:
-    inputs, result = run(_zone_conf("00:00-23:59"), _zone_world(annotated=False))
+    # A pod annotated preemptable may use the zone as one annotated "*" does.
+    inputs, result = run(_zone_conf("00:00-23:59"), _zone_world({"volcano.sh/preemptable": "true"}))
+    assert [b.node for b in result.binds] == ["r"]
+    assert violations("revocable-zones", inputs, result) == []
+    inputs, result = run(_zone_conf("00:00-23:59"), _zone_world({}))
     assert result.binds == []
     broken = replace(result, binds=[Bind("ns/a-0", "r")])
     [message] = violations("revocable-zones", inputs, broken)
-    assert "the pod is not annotated volcano.sh/revocable-zone: '*'" in message
+    assert "neither annotated volcano.sh/revocable-zone: '*' nor preemptable" in message
 
 
 # -- task-topology-order ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from vspec.invariants.history import (
     requests,
     session_jobs,
 )
-from vspec.invariants.outside import TASK_SPEC
+from vspec.invariants.outside import PREEMPTABLE, TASK_SPEC
 from vspec.invariants.yours import YOURS
 from vspec.model.conf import SchedulerConf
 from vspec.model.corev1 import parse_resource_list
@@ -718,9 +718,18 @@ def _zone_refusal(pod: Pod, node: Node, windows: Mapping[str, Any], now: datetim
         return None
     if not open_now:
         return f"its revocable zone {zone} is outside its window {window} at {now:%H:%M:%S}"
-    if pod.meta.annotations.get(REVOCABLE_ZONE) != "*":
-        return f"the pod is not annotated {REVOCABLE_ZONE}: '*'"
+    if not _may_use_revocable(pod):
+        return f"the pod is neither annotated {REVOCABLE_ZONE}: '*' nor preemptable"
     return None
+
+
+def _may_use_revocable(pod: Pod) -> bool:
+    """GetPodRevocableZone is "*": the pod's revocable-zone annotation is "*", or it has
+    none and its `volcano.sh/preemptable` annotation is true by Go's ParseBool."""
+    notes = pod.meta.annotations
+    if REVOCABLE_ZONE in notes:
+        return notes[REVOCABLE_ZONE] == "*"
+    return notes.get(PREEMPTABLE) in ("1", "t", "T", "TRUE", "true", "True")
 
 
 def _zones_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -749,8 +758,9 @@ register(
         "arguments give the zone a window (`tdm.revocable-zone.<zone>`), the session's "
         "clock (the spec's, one second later per cycle) is inside it (HH:MM-HH:MM, today; "
         "an end not after the start is tomorrow's, so an overnight window's early morning "
-        "is outside it, a tdm quirk; whole seconds), and the pod is annotated "
-        '`volcano.sh/revocable-zone: "*"` (tdm\'s predicate). A window this check does '
+        "is outside it, a tdm quirk; whole seconds), and the pod may use revocable nodes "
+        '(GetPodRevocableZone: annotated `volcano.sh/revocable-zone: "*"`, or without that '
+        "annotation, annotated `volcano.sh/preemptable` true). A window this check does "
         "not read with certainty (not two clock times joined by a dash) leaves the zone "
         "unjudged.",
         "Configurations with one `tdm` entry, its enablePredicate on, on clusters with a "

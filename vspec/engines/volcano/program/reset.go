@@ -10,6 +10,7 @@ import (
 	"volcano.sh/volcano/pkg/scheduler/actions/preempt"
 	"volcano.sh/volcano/pkg/scheduler/actions/reclaim"
 	"volcano.sh/volcano/pkg/scheduler/actions/shuffle"
+	"volcano.sh/volcano/pkg/scheduler/api"
 	"volcano.sh/volcano/pkg/scheduler/api/devices/nvidia/gpushare"
 	"volcano.sh/volcano/pkg/scheduler/api/devices/nvidia/vgpu"
 	"volcano.sh/volcano/pkg/scheduler/framework"
@@ -40,6 +41,7 @@ var tdmLastEvict time.Time
 // that set them, enablePredicateErrorCache among them).
 func resetScheduler() {
 	nodeRotation = 0
+	numaAllocated = map[string]api.ResNumaSets{}
 	tdmLastEvict = time.Time{}
 	gpushare.GpuSharingEnable, gpushare.GpuNumberEnable, gpushare.NodeLockEnable = false, false, false
 	vgpu.VGPUEnable, vgpu.NodeLockEnable = false, false

@@ -334,6 +334,7 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 	if err != nil {
 		return nil, err
 	}
+	allocateNuma(sc)
 	// The cache's informers serve only the kinds a spec gives as objects (PDBs,
 	// volumes, namespaces); starting them costs a 100 ms sync poll, so a cluster
 	// without such objects leaves them stopped and their listers empty, as they would

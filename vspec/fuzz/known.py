@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from vspec.api.devices.vgpu import VGPU_MEMORY, VGPU_NUMBER
+from vspec.api.devices.vgpu import has_vgpu_request
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 
@@ -115,11 +115,7 @@ def vgpu_pod_scored_by_deviceshare(conf: SchedulerConf, cluster: Cluster) -> boo
         for args in _scoring_entries(conf, "deviceshare")
         if args.get("deviceshare.VGPUEnable") is True and args.get("deviceshare.SchedulePolicy")
     ]
-    return bool(scoring) and any(
-        VGPU_NUMBER in c.limits or VGPU_MEMORY in c.limits
-        for pod in cluster.pods
-        for c in pod.containers
-    )
+    return bool(scoring) and any(has_vgpu_request(pod) for pod in cluster.pods)
 
 
 # deviceshare's score walks every device pool of a node, the nil vgpu pool of a node

@@ -350,3 +350,38 @@ def test_one_process_serves_spec_after_spec_each_as_a_new_scheduler(
     assert second.process is first.process
     outcomes = [execute(spec, engine=volcano) for spec in (sharing, vgpu)]
     assert [o.status for o in outcomes] == [Verdict.PASSED, Verdict.PASSED], outcomes
+
+
+def test_a_panic_in_a_scoring_worker_fails_its_own_spec_every_time(
+    volcano: VolcanoEngine,
+) -> None:
+    """deviceshare's nil vgpu pool panics in PrioritizeNodes' worker goroutines, whose
+    HandleCrash re-panics in vc-scheduler. The program reports it on the spec that raised
+    it, never as a passing session nor on the spec after it (both happened when the
+    process raced its own crash)."""
+    path = ROOT / "specs" / "findings" / "deviceshare-vgpu-score-without-vgpu-panics.yaml"
+    [panics] = load_file(path).specs
+    [calm, _] = load_file(SEED).specs
+    for _ in range(12):
+        failed = execute(panics, engine=volcano)
+        assert failed.status is Verdict.ERROR, failed.messages
+        [message] = failed.messages
+        assert "Volcano panicked: runtime error: invalid memory address" in message
+        assert "deviceshare.getDeviceScore" in message
+        assert execute(calm, engine=volcano).status is Verdict.PASSED
+
+
+def test_a_process_keeps_no_goroutine_of_the_specs_it_served(volcano: VolcanoEngine) -> None:
+    """Each request makes a scheduler cache, whose three work queues run a goroutine
+    each until shut down: a process serving a diff campaign's thousands of specs would
+    pile them up."""
+    [spec, _] = load_file(SEED).specs
+    handle = volcano.scheduler(spec.scheduler)
+    volcano.done(handle, clean=True)
+    for _ in range(20):
+        assert execute(spec, engine=volcano).status is Verdict.PASSED
+    handle = volcano.scheduler(spec.scheduler)
+    try:
+        assert handle.process.request({"op": "hello"})["goroutines"] < 10
+    finally:
+        volcano.done(handle, clean=True)

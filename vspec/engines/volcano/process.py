@@ -1,9 +1,10 @@
 """The Go program as a child process: one request a line in, one response a line out.
 
 A process serves every spec of a run, as one vc-scheduler serves many sessions. A Go
-panic inside a session comes back as that request's failure; a panic in one of
-Volcano's own goroutines ends the process, and then the request that was running fails
-with the panic from standard error and the next one starts a new process.
+panic inside a session, or in the workers that filter and score its nodes, comes back as
+that request's failure; a panic in another of Volcano's goroutines ends the process, and
+then the request that was running fails with the panic from standard error and the next
+one starts a new process.
 """
 
 from __future__ import annotations

@@ -53,19 +53,27 @@ func linkedVolcano() string {
 	return "unknown"
 }
 
-// serve answers one request; a panic in Volcano's code becomes the request's failure
-// with the top of its stack, and the process goes on to the next one.
+// serve answers one request; a panic in Volcano's code, in the session or in one of
+// its worker goroutines, becomes the request's failure with the top of its stack, and
+// the process goes on to the next one.
 func serve(req *Request, logs *capture, setVerbosity func(int)) (resp *Response) {
+	workerPanics.take()
+	running := runtime.NumGoroutine()
 	defer func() {
-		if r := recover(); r != nil {
-			resp = &Response{ID: req.ID, Logs: logs.take(), Error: &Failure{
-				Kind: "panic", Message: fmt.Sprint(r), Stack: topOfStack(debug.Stack()),
-			}}
+		workerPanics.awaitWorkers(running)
+		failure := workerPanics.take()
+		if r := recover(); r != nil && failure == nil {
+			failure = &Failure{Kind: "panic", Message: fmt.Sprint(r), Stack: topOfStack(debug.Stack())}
+		}
+		if failure != nil {
+			resp = &Response{ID: req.ID, Logs: logs.take(), Error: failure}
 		}
 	}()
 	switch req.Op {
 	case "hello":
-		return &Response{ID: req.ID, Volcano: linkedVolcano(), Go: runtime.Version()}
+		return &Response{
+			ID: req.ID, Volcano: linkedVolcano(), Go: runtime.Version(), Goroutines: runtime.NumGoroutine(),
+		}
 	case "run", "probe":
 		session := runSession
 		if req.Op == "probe" {
@@ -106,6 +114,7 @@ func main() {
 	logs := &capture{}
 	setVerbosity := installCapture(logs)
 	options.Default()
+	catchWorkerPanics()
 	registerSeed()
 	installClock()
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)

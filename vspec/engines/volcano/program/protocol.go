@@ -68,6 +68,9 @@ type Response struct {
 	// Hello's answer.
 	Volcano string `json:"volcano,omitempty"`
 	Go      string `json:"go,omitempty"`
+	// Goroutines running as hello is answered: a process that serves spec after spec
+	// must not keep those of the specs it served.
+	Goroutines int `json:"goroutines,omitempty"`
 
 	Binds     []Bind                    `json:"binds"`
 	Evictions []Eviction                `json:"evictions"`

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"reflect"
 	"time"
-	_ "unsafe" // go:linkname
+	"unsafe"
 
 	"volcano.sh/volcano/pkg/scheduler/actions/allocate"
 	"volcano.sh/volcano/pkg/scheduler/actions/backfill"
@@ -13,6 +14,7 @@ import (
 	"volcano.sh/volcano/pkg/scheduler/api"
 	"volcano.sh/volcano/pkg/scheduler/api/devices/nvidia/gpushare"
 	"volcano.sh/volcano/pkg/scheduler/api/devices/nvidia/vgpu"
+	"volcano.sh/volcano/pkg/scheduler/cache"
 	"volcano.sh/volcano/pkg/scheduler/framework"
 )
 
@@ -49,5 +51,24 @@ func resetScheduler() {
 		reclaim.New(), allocate.New(), backfill.New(), preempt.New(), enqueue.New(), shuffle.New(),
 	} {
 		framework.RegisterAction(action)
+	}
+}
+
+// shutDownQueues ends the work queues a scheduler cache makes (its error tasks, node
+// and deleted-jobs queues). Each queue runs a goroutine until it is shut down, and
+// vc-scheduler makes one cache for its life, so Volcano never shuts them: here, where
+// each request makes a cache, they would pile up by three a spec. The fields are
+// unexported, so they are found by reflection, by what they can do.
+func shutDownQueues(sc *cache.SchedulerCache) {
+	fields := reflect.ValueOf(sc).Elem()
+	for i := 0; i < fields.NumField(); i++ {
+		field := fields.Field(i)
+		if field.Kind() != reflect.Interface || field.IsNil() {
+			continue
+		}
+		value := reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem().Interface()
+		if queue, ok := value.(interface{ ShutDown() }); ok {
+			queue.ShutDown()
+		}
 	}
 }

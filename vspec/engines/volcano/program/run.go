@@ -345,7 +345,10 @@ func prepare(req *Request, logs *capture, setVerbosity func(int)) (*prepared, er
 		informed: len(req.Cluster.Objects) > 0,
 	}
 	stop := make(chan struct{})
-	p.stop = func() { close(stop) }
+	p.stop = func() {
+		close(stop)
+		shutDownQueues(sc)
+	}
 	if p.informed {
 		sc.Run(stop)
 	} else {

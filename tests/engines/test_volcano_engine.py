@@ -24,6 +24,7 @@ SEED = ROOT / "specs" / "seed" / "print-enqueue-allocate-backfill.yaml"
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
 READY = " is ready, detail info : "
 UID = re.compile(r"TransitionID:[0-9a-f-]{36}")
+SOURCE = re.compile(r"[\w.-]+\.go:\d+")
 PENDING = re.compile(r"Job \S+ is pending, try to schedule it on node %!s\(MISSING\)$")
 
 
@@ -41,6 +42,13 @@ def test_the_seed_s_logprint_lines_are_go_s_own(volcano: VolcanoEngine) -> None:
     pending = sorted(line.text for line in real.logs if PENDING.match(line.text))
     assert pending, "the real logprint logged no pending job"
     assert pending == sorted(line.text for line in model.logs if PENDING.match(line.text))
+    # Each line names the Volcano (or plugin) call that logged it, not klog's or the
+    # program's own frames; the program works each call site out once per process.
+    for _ in range(2):
+        again = volcano.simulate(spec.scheduler, spec.cluster, seed=spec.seed, verbosity=3)
+        sources = {line.source for line in again.logs}
+        assert all(SOURCE.fullmatch(s) for s in sources), sources
+        assert not {s.split(":")[0] for s in sources} & {"klog.go", "logsink.go", "verbose.go"}
     # The ready line prints JobInfo.String() whole: the same but for the session's uid,
     # which Volcano draws from the system's random source (not the spec's seed).
     assert _ready(real) and _ready(real) == _ready(model)

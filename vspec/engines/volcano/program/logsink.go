@@ -92,27 +92,58 @@ func render(msg string, kv []interface{}) string {
 
 // callSite finds the call that logged: the first frame outside klog, logr and this
 // file. klog hands warnings and infos to a logr sink alike, so a Warning* frame on the
-// way there is what marks a warning.
+// way there is what marks a warning. Volcano logs a line per node and task at -v 3, so
+// what each return address says is worked out once and kept (sites).
 func callSite() (severity string, source string) {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(3, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
+	var pcs [32]uintptr
+	n := runtime.Callers(3, pcs[:])
 	severity = "I"
-	for {
-		frame, more := frames.Next()
+	for _, pc := range pcs[:n] {
+		site := siteOf(pc)
+		if site.severity != "" {
+			severity = site.severity
+		}
+		if site.caller {
+			return severity, site.source
+		}
+	}
+	return severity, ""
+}
+
+// site is what one return address of a logging call's stack tells: the severity a
+// klog frame marks, or, for the first frame outside klog, logr and this file, its place.
+type site struct {
+	severity string
+	caller   bool
+	source   string
+}
+
+// sites holds each return address's site for the life of the process: the code does
+// not move, so what an address says never changes.
+var sites sync.Map
+
+func siteOf(pc uintptr) site {
+	if known, ok := sites.Load(pc); ok {
+		return known.(site)
+	}
+	var found site
+	// One address may stand for several frames (inlined calls): the innermost first.
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for more := true; more && !found.caller; {
+		var frame runtime.Frame
+		frame, more = frames.Next()
 		fn := frame.Function
 		switch {
 		case strings.HasPrefix(fn, "k8s.io/klog/v2.Warning"), strings.HasPrefix(fn, "k8s.io/klog/v2.(*Verbose).Warning"):
-			severity = "W"
+			found.severity = "W"
 		case strings.HasPrefix(fn, "k8s.io/klog/v2.Fatal"), strings.HasPrefix(fn, "k8s.io/klog/v2.Exit"):
-			severity = "F"
+			found.severity = "F"
 		}
 		if !strings.HasPrefix(fn, "k8s.io/klog/") && !strings.HasPrefix(fn, "github.com/go-logr/") &&
 			!strings.HasPrefix(fn, "main.(*sink)") && fn != "main.callSite" {
-			return severity, fmt.Sprintf("%s:%d", filepath.Base(frame.File), frame.Line)
-		}
-		if !more {
-			return severity, ""
+			found.caller, found.source = true, fmt.Sprintf("%s:%d", filepath.Base(frame.File), frame.Line)
 		}
 	}
+	sites.Store(pc, found)
+	return found
 }

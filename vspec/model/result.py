@@ -162,11 +162,6 @@ class LogRecords(Sequence[LogLine]):
         self._records.append(line)
         self._total += 1
 
-    def extend(self, lines: list[LogLine]) -> None:
-        """Many lines at once (the real engine's session: millions at verbosity 3)."""
-        self._records.extend(lines)
-        self._total += len(lines)
-
     def append_block(self, block: LogBlock) -> None:
         if block.count == 0:
             return

@@ -34,6 +34,7 @@ from vspec.model.probe_answers import judge
 from vspec.model.result import (
     Bind,
     Eviction,
+    LogBlock,
     LogLine,
     LogRecords,
     PodGroupResult,
@@ -253,16 +254,24 @@ class VolcanoScheduler:
         answer = self._ask({**self._session(cluster, now), "capture": capture})
         cycle = self.cycle
         self.sessions += 1
-        self.logs.extend(
-            [
-                LogLine(line["v"], _SEVERITIES[line["s"]], line["text"], cycle, line["source"])
-                for line in answer.get("logs") or ()
-            ]
-        )
+        for run in answer.get("logs") or ():
+            self._add_run(run, cycle)
         failure = answer.get("error")
         if failure is not None:
             raise _failure(failure)
         return self._record(cluster, answer, result, cycle, capture=capture)
+
+    def _add_run(self, run: dict[str, Any], cycle: int) -> None:
+        """One run of lines from a call site (the program's LogRun): a line alone, or a
+        block whose lines are made when read, so that a session's millions of predicate
+        failures stay one list of strings."""
+        verbosity, severity, source = run["v"], _SEVERITIES[run["s"]], run["source"]
+        head, texts = run["head"], run["texts"]
+        if len(texts) == 1:
+            self.logs.append(LogLine(verbosity, severity, head + texts[0], cycle, source))
+            return
+        block = LogBlock(verbosity, severity, head, texts.__getitem__, len(texts), cycle, source)
+        self.logs.append_block(block)
 
     def probe(
         self, cluster: Cluster, now: datetime, probes: Sequence[Probe], result: SimulationResult

@@ -8,34 +8,62 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 )
 
-// capture collects every klog call of a session as one LogLine. klog hands each call to
-// the logr sink below with its V level, which its own text output would drop.
+// capture collects every klog call of a session, in runs (LogRun). klog hands each
+// call to the logr sink below with its V level, which its own text output would drop.
 type capture struct {
-	mu    sync.Mutex
-	lines []LogLine
+	mu   sync.Mutex
+	runs []LogRun
 }
 
-func (c *capture) add(line LogLine) {
-	c.mu.Lock()
-	c.lines = append(c.lines, line)
-	c.mu.Unlock()
-}
-
-// take returns the lines logged since the last take and forgets them.
-func (c *capture) take() []LogLine {
+func (c *capture) add(v int, severity, text, source string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	lines := c.lines
-	c.lines = nil
-	if lines == nil {
-		lines = []LogLine{}
+	if n := len(c.runs); n > 0 {
+		last := &c.runs[n-1]
+		if last.V == v && last.Severity == severity && last.Source == source {
+			last.Texts = append(last.Texts, text)
+			last.Head = commonPrefix(last.Head, text)
+			return
+		}
 	}
-	return lines
+	c.runs = append(c.runs, LogRun{V: v, Severity: severity, Source: source, Head: text, Texts: []string{text}})
+}
+
+// commonPrefix is the longest prefix of both that ends on a character boundary.
+func commonPrefix(a, b string) string {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && i < len(a) && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	return a[:i]
+}
+
+// take returns the runs logged since the last take, each text less its run's head,
+// and forgets them.
+func (c *capture) take() []LogRun {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	runs := c.runs
+	c.runs = nil
+	for _, run := range runs {
+		for i, text := range run.Texts {
+			run.Texts[i] = text[len(run.Head):]
+		}
+	}
+	if runs == nil {
+		runs = []LogRun{}
+	}
+	return runs
 }
 
 var klogFlags = flag.NewFlagSet("klog", flag.ContinueOnError)
@@ -65,7 +93,7 @@ func (s *sink) WithValues(...interface{}) logr.LogSink {
 
 func (s *sink) Info(level int, msg string, kv ...interface{}) {
 	severity, source := callSite()
-	s.out.add(LogLine{V: level, Severity: severity, Text: render(msg, kv), Source: source})
+	s.out.add(level, severity, render(msg, kv), source)
 }
 
 func (s *sink) Error(err error, msg string, kv ...interface{}) {
@@ -73,7 +101,7 @@ func (s *sink) Error(err error, msg string, kv ...interface{}) {
 	if err != nil {
 		kv = append(kv, "err", err)
 	}
-	s.out.add(LogLine{V: 0, Severity: "E", Text: render(msg, kv), Source: source})
+	s.out.add(0, "E", render(msg, kv), source)
 }
 
 // render gives a structured call (InfoS, ErrorS) klog's text form: the quoted message

@@ -78,7 +78,7 @@ type Response struct {
 	Tasks     map[string]TaskResult     `json:"tasks"`
 	Pipelined map[string][]TaskOnNode   `json:"pipelined"`
 	Events    []Event                   `json:"events"`
-	Logs      []LogLine                 `json:"logs"`
+	Logs      []LogRun                  `json:"logs"`
 	// Patched holds the annotations a session patched onto pods (device shares), which
 	// the next session's cluster carries.
 	Patched  map[string]map[string]string `json:"patched,omitempty"`
@@ -147,12 +147,16 @@ type Event struct {
 	Message string `json:"message"`
 }
 
-// LogLine is one klog call: its V level, severity (I, W, E, F), text and call site.
-type LogLine struct {
-	V        int    `json:"v"`
-	Severity string `json:"s"`
-	Text     string `json:"text"`
-	Source   string `json:"source"`
+// LogRun is consecutive klog calls from one call site at one V level and severity
+// (I, W, E, F): line i's text is Head + Texts[i]. Volcano logs a line per failing task
+// and node at -v 3, millions in a large session, mostly in runs that share a head
+// ("Predicates failed: task ..."): a run sends each such line's own part only.
+type LogRun struct {
+	V        int      `json:"v"`
+	Severity string   `json:"s"`
+	Source   string   `json:"source"`
+	Head     string   `json:"head"`
+	Texts    []string `json:"texts"`
 }
 
 // Failure says why a session did not finish: a Go panic (with the top of its stack),

@@ -428,7 +428,10 @@ class JobInfo:
         return None
 
     def go_string(
-        self, task_text: Callable[[TaskInfo], str] = str, tasks: str | None = None
+        self,
+        task_text: Callable[[TaskInfo], str] = str,
+        tasks: str | None = None,
+        pod_group_text: Callable[[PodGroup], str] | None = None,
     ) -> str:
         """``JobInfo.String()`` (job_info.go): the job's fields with the pod group's
         ``%+v`` (see :mod:`vspec.api.pod_group_info` for where that text can differ from
@@ -437,12 +440,17 @@ class JobInfo:
         Go walks ``ji.Tasks``, a map, so a real scheduler lists the tasks in a random
         order; vspec lists them in the order the cluster declares them. ``task_text``
         prints a task (:class:`~vspec.api.task_info.TaskTexts` keeps them over sessions);
-        ``tasks`` is :meth:`tasks_go_string`'s text, when the caller kept it.
+        ``tasks`` is :meth:`tasks_go_string`'s text, when the caller kept it;
+        ``pod_group_text`` prints the pod group
+        (:class:`~vspec.api.pod_group_info.PodGroupTexts` keeps them over sessions).
         """
         # Every verb here prints its value plainly (``%v``/``%+v`` of strings and a bool,
         # ``%d`` of an int32), so the line is an f-string: logprint prints it for every
         # ready job at V(1), where fmt's general rendering cost a small session a tenth.
-        from vspec.api.pod_group_info import pod_group_text  # only logprint prints jobs
+        if pod_group_text is None:
+            from vspec.api import pod_group_info  # only logprint prints jobs
+
+            pod_group_text = pod_group_info.pod_group_text
 
         if tasks is None:
             tasks = self.tasks_go_string(task_text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from vspec.api.kept_texts import KeptTexts
 from vspec.gofmt import POINTER_ADDRESS, go_time, time_value
 from vspec.model.corev1 import Condition
 from vspec.model.objects import ObjectMeta, PodGroup
@@ -75,3 +76,40 @@ def pod_group_text(pg: PodGroup) -> str:
         f"Succeeded:{pg.succeeded} Failed:{pg.failed}}}}} "
         f"Version:{POD_GROUP_VERSION_V1BETA1}}}"
     )
+
+
+def printed(pg: PodGroup) -> tuple[object, ...]:
+    """Everything :func:`pod_group_text` prints, as a key: equal keys print equal texts
+    (a map's items in another order print the same, sorted, so they only miss)."""
+    meta = pg.meta
+    return (
+        meta.name,
+        meta.namespace,
+        meta.uid,
+        meta.creation_timestamp,
+        meta.deletion_timestamp,
+        tuple(meta.labels.items()),
+        tuple(meta.annotations.items()),
+        pg.min_member,
+        tuple(pg.min_task_member.items()),
+        pg.queue,
+        pg.priority_class_name,
+        pg.min_resources is None,
+        pg.phase,
+        tuple(
+            (c.type, c.status, c.transition_id, c.last_transition_time, c.reason, c.message)
+            for c in pg.conditions
+        ),
+        pg.running,
+        pg.succeeded,
+        pg.failed,
+    )
+
+
+class PodGroupTexts(KeptTexts[PodGroup]):
+    """:func:`pod_group_text` of pod groups, kept by what each prints (:func:`printed`):
+    a running job's pod group keeps its status, and the conditions its last write
+    stamped, from session to session."""
+
+    def __init__(self) -> None:
+        super().__init__(printed, pod_group_text)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from vspec.api.kept_texts import KeptTexts
 from vspec.api.resource import Resource
 from vspec.api.topology_decision import numa_resources
 from vspec.api.types import TaskStatus
@@ -251,25 +252,8 @@ class TaskInfo:
         )
 
 
-class TaskTexts:
-    """:meth:`TaskInfo.__str__` of tasks, kept by what each prints (:meth:`TaskInfo.printed`):
-    a scheduler that prints every job each session (logprint at V(1)) prints the same
-    tasks again and again, each a clone of the last session's. Only what the last
-    session printed is kept."""
+class TaskTexts(KeptTexts[TaskInfo]):
+    """:meth:`TaskInfo.__str__` of tasks, kept by what each prints (:meth:`TaskInfo.printed`)."""
 
     def __init__(self) -> None:
-        self._now: dict[tuple[object, ...], str] = {}
-        self._before: dict[tuple[object, ...], str] = {}
-
-    def next_session(self) -> None:
-        self._before, self._now = self._now, {}
-
-    def __call__(self, task: TaskInfo) -> str:
-        key = task.printed()
-        text = self._now.get(key)
-        if text is None:
-            text = self._before.get(key)
-            if text is None:
-                text = str(task)
-            self._now[key] = text
-        return text
+        super().__init__(TaskInfo.printed, str)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from vspec.api.job_info import JobInfo
+from vspec.api.pod_group_info import PodGroupTexts
 from vspec.api.task_info import TaskTexts
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.registry import register_plugin
@@ -42,7 +43,9 @@ SOURCE_READY = "logprint.go:56"
 # Not Go's: the texts of the tasks printed last, kept from session to session because
 # printing every ready job's tasks each session was most of a verbosity-3 timeline's cost.
 TASK_TEXTS = "logprint.task texts"
-# Not Go's either: a job's printed tasks, in JobInfo.derived with the job's version.
+# Not Go's either: the texts of the pod groups printed last, kept the same way.
+POD_GROUP_TEXTS = "logprint.pod group texts"
+# Nor this: a job's printed tasks, in JobInfo.derived with the job's version.
 JOB_TASKS_TEXT = "logprint.job tasks text"
 
 
@@ -101,17 +104,21 @@ class LogprintPlugin(Plugin):
         task_text = memory.get(TASK_TEXTS)
         if not isinstance(task_text, TaskTexts):
             task_text = memory[TASK_TEXTS] = TaskTexts()
+        group_text = memory.get(POD_GROUP_TEXTS)
+        if not isinstance(group_text, PodGroupTexts):
+            group_text = memory[POD_GROUP_TEXTS] = PodGroupTexts()
 
         def print_jobs(jobs: list[JobInfo]) -> None:
             if not log.enabled(PRINT_VERBOSITY):
                 return
             task_text.next_session()
+            group_text.next_session()
             for job in jobs:
                 if job.is_pending():
                     text = pending_text(job.namespace, job.name)
                     log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
                 if job.is_ready():
-                    detail = job.go_string(task_text, _tasks_text(job, task_text))
+                    detail = job.go_string(task_text, _tasks_text(job, task_text), group_text)
                     text = ready_text(job.namespace, job.name, detail)
                     log.v(PRINT_VERBOSITY, text, SOURCE_READY)
 

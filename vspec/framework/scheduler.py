@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from vspec.api.task_info import task_status_of
@@ -55,6 +56,9 @@ if TYPE_CHECKING:
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
 _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
+# ``str`` of each status, looked up: the capture names every task's every session.
+_STATUS_TEXT = {status: str(status) for status in TaskStatus}
+_POD_KEY = attrgetter("meta.key")
 
 
 def _unknown(kind: Kind, name: str, known: set[str]) -> str:
@@ -406,21 +410,26 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
         if job.pod_group is not None:
             result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
         for task in job.tasks.values():
+            status = task.status
             # Allocated and Pipelined tasks hold a node in the session but are not bound.
-            bound = task.status not in _UNBOUND
-            held[task.key] = TaskResult(
-                task.node_name if bound and task.node_name else None, str(task.status)
-            )
+            node = None if status in _UNBOUND else task.node_name or None
+            held[task.key] = TaskResult(node, _STATUS_TEXT[status])
         pipelined = job.tasks_in(TaskStatus.Pipelined)
         result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
+    # The cluster's pods take their places first, in order, by C loops alone (a timeline
+    # captures every session, and its pods are nearly all held); the few no job holds
+    # are then written as the cluster has them.
+    pods = cluster.pods
+    keys = list(map(_POD_KEY, pods))
     tasks = result.tasks
-    for pod in cluster.pods:
-        key = pod.meta.key
-        kept = held.get(key)
-        if kept is None:
-            kept = TaskResult(pod.node_name or None, str(task_status_of(pod)))
-        tasks[key] = kept
+    tasks.update(dict.fromkeys(keys))
     tasks.update(held)
+    unheld = set(keys).difference(held)
+    if unheld:
+        pod_of = dict(zip(keys, pods, strict=True))
+        for key in unheld:
+            pod = pod_of[key]
+            tasks[key] = TaskResult(pod.node_name or None, _STATUS_TEXT[task_status_of(pod)])
 
 
 def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:

@@ -9,16 +9,23 @@ on one workload see the same durations.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Protocol
 
 from vspec.golang import parse_duration
 from vspec.harness.yamlload import At
-from vspec.model.objects import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY, Cluster, Node, Pod, PodGroup
+from vspec.model.objects import (
+    GROUP_NAME_ANNOTATION,
+    TASK_SPEC_KEY,
+    Cluster,
+    Node,
+    ObjectMeta,
+    Pod,
+    PodGroup,
+    shallow_copy,
+)
 from vspec.model.timeline import Arrival, NodeEvent, NodeEventKind, Timeline
 
 _NODE_EVENTS: tuple[NodeEventKind, ...] = ("add", "cordon", "uncordon", "drain", "remove")
@@ -142,7 +149,7 @@ def _copy(template: Cluster, index: int, at: At, builder: ObjectBuilder) -> Clus
     renamed = {pg.meta.name: f"{pg.meta.name}-{index}" for pg in template.pod_groups}
     groups = []
     for pg in template.pod_groups:
-        new = copy.copy(pg)
+        new = shallow_copy(pg)
         new.meta = _renamed_meta(pg.meta, renamed[pg.meta.name])
         builder.rename("pod group", new, at)
         groups.append(new)
@@ -160,7 +167,7 @@ def _copy_pod(pod: Pod, index: int, renamed: dict[str, str], at: At, builder: Ob
         name = renamed[group] + name[len(group) :]
     else:
         name = f"{name}-{index}"
-    new_pod = copy.copy(pod)
+    new_pod = shallow_copy(pod)
     new_pod.meta = _renamed_meta(pod.meta, name)
     if group in renamed:
         new_pod.meta.annotations[GROUP_NAME_ANNOTATION] = renamed[group]
@@ -168,14 +175,23 @@ def _copy_pod(pod: Pod, index: int, renamed: dict[str, str], at: At, builder: Ob
     return new_pod
 
 
-def _renamed_meta(meta: Any, name: str) -> Any:
+def _renamed_meta(meta: ObjectMeta, name: str) -> ObjectMeta:
+    """A copy named ``name``, built directly: a day's arrivals copy 50,000 of them, and
+    ``dataclasses.replace`` first gathers every field by name."""
     uid = meta.uid
     if uid == f"{meta.namespace}-{meta.name}":
         uid = f"{meta.namespace}-{name}"  # the builders' default uid follows the name
     elif uid:
         uid = f"{uid}-{name}"
-    return replace(
-        meta, name=name, uid=uid, labels=dict(meta.labels), annotations=dict(meta.annotations)
+    return ObjectMeta(
+        name,
+        meta.namespace,
+        uid,
+        dict(meta.labels),
+        dict(meta.annotations),
+        meta.creation_timestamp,
+        meta.deletion_timestamp,
+        meta.location,
     )
 
 

@@ -1,4 +1,5 @@
-"""A completion batch rewrites only the pods it touches, to what a rebuild gives."""
+"""A completion batch rewrites only the pods it touches, to what a rebuild gives, with
+the places it keeps from batch to batch stale or not."""
 
 from __future__ import annotations
 
@@ -18,23 +19,49 @@ def _rebuilt(pods: list[Pod], done: set[str], gone: set[str]) -> list[tuple[str,
     ]
 
 
-@given(
-    names=st.lists(st.integers(0, 30), max_size=25),
-    done=st.sets(st.integers(0, 35)),
-    gone=st.sets(st.integers(0, 35)),
+def _pod(n: int) -> Pod:
+    return Pod(ObjectMeta(f"p{n}", "ns"), phase="Running")
+
+
+_keys = st.sets(st.integers(0, 14), max_size=3).map(lambda ns: {f"ns/p{n}" for n in ns})
+# A job's pods go together, and rarely: most batches take nothing out.
+_gone = st.sets(st.integers(0, 14), max_size=2).map(lambda ns: {f"ns/p{n}" for n in ns}) | st.just(
+    set()
 )
-def test_a_batch_gives_the_rebuilt_cluster_and_keeps_the_untouched_pods(
-    names: list[int], done: set[int], gone: set[int]
+# Between two batches a session may append pods, take some out, or (never in vspec, but
+# nothing forbids it) reorder them: the kept places must never be trusted blindly.
+_between = st.sampled_from(["same", "append", "drop first", "reverse"])
+
+
+# Mostly distinct names, as a cluster's are; a repeated one takes the full rebuild.
+_names = st.lists(st.integers(0, 12), unique=True, max_size=12) | st.lists(st.integers(0, 5))
+
+
+@given(
+    names=_names,
+    batches=st.lists(st.tuples(_keys, _gone, _between), min_size=2, max_size=8),
+)
+def test_batches_give_the_rebuilt_cluster_and_keep_the_untouched_pods(
+    names: list[int], batches: list[tuple[set[str], set[str], str]]
 ) -> None:
     """Keys repeat in some drawn lists (the full rebuild's path); keys in ``done`` or
     ``gone`` that no pod has change nothing."""
-    pods = [Pod(ObjectMeta(f"p{n}", "ns"), phase="Running") for n in names]
-    done_keys = {f"ns/p{n}" for n in done}
-    gone_keys = {f"ns/p{n}" for n in gone}
-    before = list(pods)
-    after = _pods_completed(pods, done_keys, gone_keys)
-    assert pods == before and after is not pods  # copy-on-write: the old list stays
-    assert [(p.meta.key, p.phase) for p in after] == _rebuilt(pods, done_keys, gone_keys)
-    untouched = {id(p) for p in pods if p.meta.key not in done_keys}
-    assert all(id(p) in untouched for p in after if p.phase == "Running")
-    assert all(p.phase == "Running" for p in pods)  # a succeeded pod is a copy
+    pods = [_pod(n) for n in names]
+    places: dict[str, int] = {}
+    fresh = 100
+    for done, gone, between in batches:
+        before = list(pods)
+        after = _pods_completed(pods, done, gone, places)
+        assert pods == before and after is not pods  # copy-on-write: the old list stays
+        assert [(p.meta.key, p.phase) for p in after] == _rebuilt(pods, done, gone)
+        kept = {id(p) for p in pods if p.meta.key not in done}
+        assert all(id(p) in kept for p in after if p.phase == "Running")
+        assert all(p.phase == "Running" for p in pods)  # a succeeded pod is a copy
+        pods = [p if p.phase == "Running" else _pod(int(p.meta.name[1:])) for p in after]
+        if between == "append":
+            pods.append(_pod(fresh))
+            fresh += 1
+        elif between == "drop first":
+            pods = pods[1:]
+        elif between == "reverse":
+            pods.reverse()

@@ -214,6 +214,7 @@ class Clock:
         self.requests: dict[str, ResourceVector] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)
+        self.places: dict[str, int] = {}  # pod key -> index in cluster.pods (_complete)
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -405,7 +406,7 @@ class Clock:
                 f for p in self.members[key] if (f := self.result.pods[p].finished) is not None
             )
         gone = {key for job in finished for key in self.members[job]}
-        self.cluster.pods = _pods_completed(self.cluster.pods, done, gone)
+        self.cluster.pods = _pods_completed(self.cluster.pods, done, gone, self.places)
         if finished:
             self.cluster.pod_groups = [
                 pg for pg in self.cluster.pod_groups if pg.meta.key not in finished
@@ -727,26 +728,53 @@ def _created(obj: _Object, submitted: datetime) -> _Object:
     return new
 
 
-def _pods_completed(pods: list[Pod], done: set[str], gone: set[str]) -> list[Pod]:
+def _pods_completed(
+    pods: list[Pod], done: set[str], gone: set[str], places: dict[str, int]
+) -> list[Pod]:
     """``pods`` with those of ``gone`` taken out and those of ``done`` succeeded, in order.
-    A batch touches a few pods of a cluster of thousands: their places are found with
-    an index built by C loops alone (the keys are kept on the pods' metadata), and only
-    those places are written, where a comprehension over every pod cost a day 3 CPU-s.
-    A cluster whose keys repeat (never a loaded one) is rebuilt in full."""
-    at = dict(zip(map(_KEY, pods), count()))
-    if len(at) != len(pods):
+    A batch touches a few pods of a cluster of thousands, so only their places are
+    written, found in ``places`` (pod key -> index, kept from batch to batch: a session
+    keeps the pods' order and appends, see :func:`_touched_places`), where a pass over
+    every pod for each batch cost a day several CPU-seconds. A cluster whose keys
+    repeat (never a loaded one) is rebuilt in full."""
+    found = _touched_places(pods, done | gone, places)
+    if found is None:
         return [
             _succeeded(pod) if key in done else pod
             for pod in pods
             if (key := pod.meta.key) not in gone
         ]
     new = pods.copy()
-    for i in sorted((at[key] for key in done | gone if key in at), reverse=True):
+    for i in sorted(found, reverse=True):
         if pods[i].meta.key in gone:
             del new[i]  # from the end, so the places still to write stay where they are
         else:
             new[i] = _succeeded(pods[i])
     return new
+
+
+def _touched_places(pods: list[Pod], keys: set[str], places: dict[str, int]) -> list[int] | None:
+    """The indices in ``pods`` of the pods of ``keys`` it holds. A kept place is used
+    only where ``pods`` holds that very key; any other (a key new or gone, pods taken
+    out before it) has ``places`` found again, by C loops alone. Pod keys are unique in
+    a cluster (the loader's rule, and the clock's records are keyed by them), so the
+    place holding a key is its only one; ``None`` when they are not (checked each time
+    the places are found)."""
+    size = len(pods)
+    found = []
+    for key in keys:
+        i = places.get(key)
+        if i is None or i >= size or pods[i].meta.key != key:
+            break
+        found.append(i)
+    else:
+        return found
+    places.clear()
+    places.update(zip(map(_KEY, pods), count()))
+    if len(places) != size:
+        places.clear()
+        return None
+    return [places[key] for key in keys if key in places]
 
 
 def _succeeded(pod: Pod) -> Pod:

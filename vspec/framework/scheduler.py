@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from vspec.api.job_info import JobInfo
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
 from vspec.errors import ConfError, PluginError, VspecError, culprit
@@ -59,6 +60,8 @@ _UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipel
 # ``str`` of each status, looked up: the capture names every task's every session.
 _STATUS_TEXT = {status: str(status) for status in TaskStatus}
 _POD_KEY = attrgetter("meta.key")
+# Not Volcano's: a job's captured tasks, in JobInfo.derived (_captured).
+_CAPTURED = "capture.tasks"
 
 
 def _unknown(kind: Kind, name: str, known: set[str]) -> str:
@@ -409,13 +412,9 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
     for uid, job in ssn.jobs.items():
         if job.pod_group is not None:
             result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
-        for task in job.tasks.values():
-            status = task.status
-            # Allocated and Pipelined tasks hold a node in the session but are not bound.
-            node = None if status in _UNBOUND else task.node_name or None
-            held[task.key] = TaskResult(node, _STATUS_TEXT[status])
-        pipelined = job.tasks_in(TaskStatus.Pipelined)
-        result.pipelined[uid] = [(t.key, t.node_name) for t in pipelined]
+        captured = _captured(job)
+        held.update(captured.tasks)
+        result.pipelined[uid] = list(captured.pipelined)
     # The cluster's pods take their places first, in order, by C loops alone (a timeline
     # captures every session, and its pods are nearly all held); the few no job holds
     # are then written as the cluster has them.
@@ -430,6 +429,35 @@ def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationRes
         for key in unheld:
             pod = pod_of[key]
             tasks[key] = TaskResult(pod.node_name or None, _STATUS_TEXT[task_status_of(pod)])
+
+
+@dataclass(frozen=True)
+class _Captured:
+    """A job's tasks as the capture reads them, at the job's ``version``."""
+
+    version: int
+    tasks: dict[str, TaskResult]
+    pipelined: tuple[tuple[str, str], ...]
+
+
+def _captured(job: JobInfo) -> _Captured:
+    """The job's tasks as results, kept in ``JobInfo.derived`` with the job's version: a
+    job carried to the next session had no task touched (SchedulerCache's "Carried
+    jobs"), and a session that touches one moves the version, so at an equal version
+    every task has the status and node it had when captured. A timeline captures every
+    session, where most live jobs are such carried ones."""
+    kept = job.derived.get(_CAPTURED)
+    if isinstance(kept, _Captured) and kept.version == job.version:
+        return kept
+    tasks = {}
+    for task in job.tasks.values():
+        status = task.status
+        # Allocated and Pipelined tasks hold a node in the session but are not bound.
+        node = None if status in _UNBOUND else task.node_name or None
+        tasks[task.key] = TaskResult(node, _STATUS_TEXT[status])
+    pipelined = tuple((t.key, t.node_name) for t in job.tasks_in(TaskStatus.Pipelined))
+    captured = job.derived[_CAPTURED] = _Captured(job.version, tasks, pipelined)
+    return captured
 
 
 def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:

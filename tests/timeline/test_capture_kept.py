@@ -1,0 +1,89 @@
+"""The in-session state a timeline captures every session (the tasks the invariants
+read) is the same whether a job's capture was kept from an earlier session or made
+again: a kept one is used only for a job none of whose tasks moved since."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from vspec.api.job_info import JobInfo
+from vspec.engines import get_engine
+from vspec.framework import scheduler
+from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.timeline import Timeline
+from vspec.timeline.clock import run_timeline
+
+
+def _captures(
+    conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int
+) -> tuple[list[Any], int]:
+    """Every session's captured tasks and pipelined tasks, each job's capture checked
+    against one made afresh; and how many were kept ones."""
+    made = scheduler._captured
+    kept = 0
+
+    def checked(job: JobInfo) -> Any:
+        nonlocal kept
+        before = job.derived.get(scheduler._CAPTURED)
+        got = made(job)
+        kept += got is before
+        job.derived.pop(scheduler._CAPTURED)
+        fresh = made(job)
+        assert (got.tasks, got.pipelined) == (fresh.tasks, fresh.pipelined), job.uid
+        return got
+
+    sessions: list[Any] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scheduler, "_captured", checked)
+        run_timeline(
+            conf,
+            cluster,
+            timeline,
+            seed=seed,
+            engine=get_engine(),
+            on_session=lambda now, before, s: sessions.append((now, s.tasks, s.pipelined)),
+        )
+    return sessions, kept
+
+
+def test_the_day_shape_keeps_most_captures_and_each_is_what_a_new_one_is() -> None:
+    from benchmarks.timeline_day import workload
+
+    conf = conf_from_document(SEED_CONF)
+    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    sessions, kept = _captures(conf, cluster, timeline, 4)
+    assert kept > len(sessions)  # most sessions reuse most jobs' captures
+
+
+@settings(max_examples=30, deadline=None)
+@given(timeline_specs(ConfSpace(fixed=SEED_CONF), ClusterBounds(max_nodes=4, max_jobs=5)))
+def test_generated_timelines_capture_what_a_fresh_capture_gives(
+    case: GeneratedTimelineSpec,
+) -> None:
+    _captures(case.conf, case.cluster, case.timeline, case.seed)
+
+
+def test_a_job_whose_task_moves_is_captured_anew() -> None:
+    from vspec.api.task_info import TaskInfo
+    from vspec.api.types import TaskStatus
+    from vspec.model.objects import GROUP_NAME_ANNOTATION, ObjectMeta, Pod
+
+    meta = ObjectMeta("p", "ns", uid="p", annotations={GROUP_NAME_ANNOTATION: "j"})
+    job = JobInfo("ns/j")
+    task = TaskInfo(Pod(meta))
+    job.add_task_info(task)
+    first = scheduler._captured(job)
+    assert scheduler._captured(job) is first
+    job.update_task_status(task, TaskStatus.Pipelined)
+    task.node_name = "n1"
+    moved = scheduler._captured(job)
+    assert moved.tasks["ns/p"].status == "Pipelined" and moved.pipelined == (("ns/p", "n1"),)
+    job.update_task_status(task, TaskStatus.Bound)
+    assert scheduler._captured(job).tasks["ns/p"].node == "n1"

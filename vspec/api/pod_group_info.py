@@ -96,10 +96,7 @@ def printed(pg: PodGroup) -> tuple[object, ...]:
         pg.priority_class_name,
         pg.min_resources is None,
         pg.phase,
-        tuple(
-            (c.type, c.status, c.transition_id, c.last_transition_time, c.reason, c.message)
-            for c in pg.conditions
-        ),
+        tuple(pg.conditions),  # frozen: equal conditions have equal fields, all printed
         pg.running,
         pg.succeeded,
         pg.failed,

@@ -50,8 +50,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from itertools import count
-from operator import attrgetter
+from itertools import compress, count
+from operator import attrgetter, is_not
 from typing import TypeVar
 
 from vspec.model.conf import SchedulerConf
@@ -74,6 +74,8 @@ CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling",
 
 _FINISHED = ("Succeeded", "Failed")  # pod phases whose requests no longer count
 _KEY = attrgetter("meta.key")
+# Below this many pods moved (plus an eighth of the list), a tally finds them by place.
+_FEW_MOVED = 64
 
 _Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector]
 
@@ -541,20 +543,19 @@ class Clock:
         if last is not None and last.pods is pods:
             return last
         if last is not None and last.exact:
-            current = dict(zip(map(id, pods), pods, strict=True))
-            if len(current) == len(pods):
-                before = last.members
-                for gone in before.keys() - current.keys():
-                    last.count(before[gone], self._known_load(before[gone]), -1.0)
-                for new in current.keys() - before.keys():
-                    last.count(current[new], self._known_load(current[new]), 1.0)
+            changes = _changes(last.pods, pods)
+            if changes is not None:
+                gone, new = changes
+                for pod in gone:
+                    last.count(pod, self._known_load(pod), -1.0)
+                for pod in new:
+                    last.count(pod, self._known_load(pod), 1.0)
                 if last.exact and last.bounded():
-                    last.pods, last.members = pods, current
+                    last.pods = pods
                     return last
-        tally = self.tallied = _Tally(pods, {}, self.names)
+        tally = self.tallied = _Tally(pods, self.names)
         for pod in pods:
             tally.count(pod, self._known_load(pod), 1.0)
-        tally.exact = tally.exact and len(tally.members) == len(pods)
         return tally
 
     def _known_load(self, pod: Pod) -> _Load:
@@ -596,10 +597,9 @@ _EXACT = float(2**50)
 
 @dataclass(slots=True)
 class _Tally:
-    """A tick's sums over ``pods`` (``members`` by id: the objects counted)."""
+    """A tick's sums over ``pods``, each element counted (an object listed twice, twice)."""
 
     pods: list[Pod]
-    members: dict[int, Pod]
     names: frozenset[str]  # the scheduler's names
     used: ResourceVector = field(default_factory=ResourceVector)
     sums: dict[str, _Sums] = field(default_factory=dict)  # queue -> its pods' requests
@@ -613,7 +613,6 @@ class _Tally:
         """Add (``sign`` 1) or take off (-1) what ``pod`` requests, if not finished:
         ResourceVector.add inline, with the same additions in the same order as a tick
         adding every pod up."""
-        self.members[id(pod)] = pod
         if pod.meta.deletion_timestamp is not None:
             self.terminating += int(sign)
         if not pod.node_name and pod.phase == "Pending" and pod.scheduled_by(self.names):
@@ -775,6 +774,30 @@ def _touched_places(pods: list[Pod], keys: set[str], places: dict[str, int]) -> 
         places.clear()
         return None
     return [places[key] for key in keys if key in places]
+
+
+def _changes(before: list[Pod], after: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
+    """The pods of ``before`` not in ``after`` and the reverse, as lists of elements:
+    the sum over ``after`` is the sum over ``before`` less the first plus the second.
+    Found by position when the lists hold the same objects at nearly every shared
+    place (a session replaces pods in place and appends), by C loops alone; else by
+    identity when each list holds each object once; else None."""
+    shared = min(len(before), len(after))
+    moved = list(compress(range(shared), map(is_not, before, after)))
+    if len(moved) <= _FEW_MOVED + shared // 8:
+        gone = [before[i] for i in moved]
+        gone += before[shared:]
+        new = [after[i] for i in moved]
+        new += after[shared:]
+        return gone, new
+    old_ids = dict(zip(map(id, before), before, strict=True))
+    new_ids = dict(zip(map(id, after), after, strict=True))
+    if len(old_ids) != len(before) or len(new_ids) != len(after):
+        return None
+    return (
+        [old_ids[k] for k in old_ids.keys() - new_ids.keys()],
+        [new_ids[k] for k in new_ids.keys() - old_ids.keys()],
+    )
 
 
 def _succeeded(pod: Pod) -> Pod:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vspec.model.objects import ObjectMeta, Pod
-from vspec.timeline.clock import _pods_completed
+from vspec.timeline.clock import _Places, _pods_completed
 
 
 def _rebuilt(pods: list[Pod], done: set[str], gone: set[str]) -> list[tuple[str, str]]:
@@ -25,12 +25,12 @@ def _pod(n: int) -> Pod:
 
 _keys = st.sets(st.integers(0, 14), max_size=3).map(lambda ns: {f"ns/p{n}" for n in ns})
 # A job's pods go together, and rarely: most batches take nothing out.
-_gone = st.sets(st.integers(0, 14), max_size=2).map(lambda ns: {f"ns/p{n}" for n in ns}) | st.just(
-    set()
-)
-# Between two batches a session may append pods, take some out, or (never in vspec, but
+_gone: st.SearchStrategy[set[str]] = st.sets(st.integers(0, 14), max_size=2).map(
+    lambda ns: {f"ns/p{n}" for n in ns}
+) | st.just(set())
+# Between two batches arrivals and sessions may append pods, take some out, or (never in vspec, but
 # nothing forbids it) reorder them: the kept places must never be trusted blindly.
-_between = st.sampled_from(["same", "append", "drop first", "reverse"])
+_between = st.sampled_from(["same", "arrive", "append", "drop first", "reverse"])
 
 
 # Mostly distinct names, as a cluster's are; a repeated one takes the full rebuild.
@@ -47,7 +47,7 @@ def test_batches_give_the_rebuilt_cluster_and_keep_the_untouched_pods(
     """Keys repeat in some drawn lists (the full rebuild's path); keys in ``done`` or
     ``gone`` that no pod has change nothing."""
     pods = [_pod(n) for n in names]
-    places: dict[str, int] = {}
+    places = _Places()
     fresh = 100
     for done, gone, between in batches:
         before = list(pods)
@@ -58,10 +58,34 @@ def test_batches_give_the_rebuilt_cluster_and_keep_the_untouched_pods(
         assert all(id(p) in kept for p in after if p.phase == "Running")
         assert all(p.phase == "Running" for p in pods)  # a succeeded pod is a copy
         pods = [p if p.phase == "Running" else _pod(int(p.meta.name[1:])) for p in after]
-        if between == "append":
+        if between == "arrive":  # as the clock's arrivals append, telling the places
+            places.appended([f"ns/p{fresh}"], len(pods))
+            pods = [*pods, _pod(fresh)]
+            fresh += 1
+        elif between == "append":  # as a session's held pods do, untold
             pods.append(_pod(fresh))
             fresh += 1
         elif between == "drop first":
             pods = pods[1:]
         elif between == "reverse":
             pods.reverse()
+
+
+def test_places_outlive_a_finished_job_and_an_arrival() -> None:
+    """A job's pods taken out and an arrival appended: the places kept still answer,
+    shifted by the places taken out before them, without finding them all again."""
+    pods = [_pod(n) for n in range(6)]
+    places = _Places()
+    pods = _pods_completed(pods, {"ns/p1"}, {"ns/p1", "ns/p2"}, places)  # p1, p2 go
+    places.appended(["ns/p9"], len(pods))
+    pods = [*pods, _pod(9)]
+    kept = places.at
+    after = _pods_completed(pods, {"ns/p4", "ns/p9"}, set(), places)
+    assert places.at is kept and places.out == [1, 2]  # used, not found again
+    assert [(p.meta.name, p.phase) for p in after] == [
+        ("p0", "Running"),
+        ("p3", "Running"),
+        ("p4", "Succeeded"),
+        ("p5", "Running"),
+        ("p9", "Succeeded"),
+    ]

@@ -45,7 +45,7 @@ import copy
 import heapq
 import math
 import time
-from bisect import insort
+from bisect import bisect_left, insort
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -216,7 +216,7 @@ class Clock:
         self.requests: dict[str, ResourceVector] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)
-        self.places: dict[str, int] = {}  # pod key -> index in cluster.pods (_complete)
+        self.places = _Places()  # where each pod is in cluster.pods (_complete)
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -388,6 +388,7 @@ class Clock:
         held = [_created(pod, submitted) for pod in arrival.held_pods]
         self.run_for.update(arrival.run_for)
         self.cluster.pod_groups = [*self.cluster.pod_groups, *groups]
+        self.places.appended([pod.meta.key for pod in pods], len(self.cluster.pods))
         self.cluster.pods = [*self.cluster.pods, *pods]
         self.cluster.held_pods = [*self.cluster.held_pods, *held]
         self._record_objects(groups, [*pods, *held], submitted)
@@ -727,16 +728,13 @@ def _created(obj: _Object, submitted: datetime) -> _Object:
     return new
 
 
-def _pods_completed(
-    pods: list[Pod], done: set[str], gone: set[str], places: dict[str, int]
-) -> list[Pod]:
+def _pods_completed(pods: list[Pod], done: set[str], gone: set[str], places: _Places) -> list[Pod]:
     """``pods`` with those of ``gone`` taken out and those of ``done`` succeeded, in order.
     A batch touches a few pods of a cluster of thousands, so only their places are
-    written, found in ``places`` (pod key -> index, kept from batch to batch: a session
-    keeps the pods' order and appends, see :func:`_touched_places`), where a pass over
-    every pod for each batch cost a day several CPU-seconds. A cluster whose keys
-    repeat (never a loaded one) is rebuilt in full."""
-    found = _touched_places(pods, done | gone, places)
+    written, found in ``places`` (kept from batch to batch), where a pass over every pod
+    for each batch cost a day several CPU-seconds. A cluster whose keys repeat (never a
+    loaded one) is rebuilt in full."""
+    found = places.find(pods, done | gone)
     if found is None:
         return [
             _succeeded(pod) if key in done else pod
@@ -745,35 +743,65 @@ def _pods_completed(
         ]
     new = pods.copy()
     for i in sorted(found, reverse=True):
-        if pods[i].meta.key in gone:
+        key = pods[i].meta.key
+        if key in gone:
             del new[i]  # from the end, so the places still to write stay where they are
+            places.taken_out(key)
         else:
             new[i] = _succeeded(pods[i])
     return new
 
 
-def _touched_places(pods: list[Pod], keys: set[str], places: dict[str, int]) -> list[int] | None:
-    """The indices in ``pods`` of the pods of ``keys`` it holds. A kept place is used
-    only where ``pods`` holds that very key; any other (a key new or gone, pods taken
-    out before it) has ``places`` found again, by C loops alone. Pod keys are unique in
-    a cluster (the loader's rule, and the clock's records are keyed by them), so the
-    place holding a key is its only one; ``None`` when they are not (checked each time
-    the places are found)."""
-    size = len(pods)
-    found = []
-    for key in keys:
-        i = places.get(key)
-        if i is None or i >= size or pods[i].meta.key != key:
-            break
-        found.append(i)
-    else:
-        return found
-    places.clear()
-    places.update(zip(map(_KEY, pods), count()))
-    if len(places) != size:
-        places.clear()
-        return None
-    return [places[key] for key in keys if key in places]
+class _Places:
+    """Where each pod is in the cluster's pod list, kept from batch to batch: a session
+    keeps the pods' order, arrivals append, and a batch takes out the pods of finished
+    jobs. ``at`` holds each key's place in the list as it was when the places were
+    found, ``out`` (sorted) the places taken out since, so a pod's place now is its
+    place then less the places taken out before it. A place is used only where the
+    list holds that very key; any other (a key not kept, pods moved by a session) has
+    the places found again, by C loops alone. Pod keys are unique in a cluster (the
+    loader's rule, and the clock's records are keyed by them), so the place holding a
+    key is its only one; ``find`` answers None when they are not (checked each time the
+    places are found)."""
+
+    __slots__ = ("at", "out")
+
+    def __init__(self) -> None:
+        self.at: dict[str, int] = {}
+        self.out: list[int] = []
+
+    def find(self, pods: list[Pod], keys: set[str]) -> list[int] | None:
+        """The places in ``pods`` of the pods of ``keys`` it holds."""
+        size, at, out = len(pods), self.at, self.out
+        found = []
+        for key in keys:
+            then = at.get(key)
+            if then is None:
+                break
+            i = then - bisect_left(out, then)
+            if i >= size or pods[i].meta.key != key:
+                break
+            found.append(i)
+        else:
+            return found
+        at.clear()
+        out.clear()
+        at.update(zip(map(_KEY, pods), count()))
+        if len(at) != size:
+            at.clear()
+            return None
+        return [at[key] for key in keys if key in at]
+
+    def appended(self, keys: list[str], first: int) -> None:
+        """Pods of ``keys`` appended to the list at ``first`` on: after every place
+        taken out, so their place then is their place now plus all taken out."""
+        base = first + len(self.out)
+        self.at.update(zip(keys, count(base)))
+
+    def taken_out(self, key: str) -> None:
+        then = self.at.pop(key, None)
+        if then is not None:
+            insort(self.out, then)
 
 
 def _changes(before: list[Pod], after: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:

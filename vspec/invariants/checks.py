@@ -38,7 +38,7 @@ from vspec.invariants.history import (
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
 from vspec.invariants.yours import your_names
-from vspec.model.objects import Pod
+from vspec.model.objects import Pod, PodGroup
 from vspec.model.result import LogLine, LogRecords, SimulationResult
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
@@ -324,34 +324,89 @@ _NAMES = {status: status.name for status in TaskStatus}
 def _printed_jobs(
     inputs: InvariantInputs, view: CycleView, statuses: dict[str, str], phases: dict[str, str]
 ) -> list[_PrintedJob]:
-    request = requests(inputs)
     members = pods_by_job(inputs, view)
-    # Each task's status by name: the in-session one ``statuses`` gives, else its own at
-    # the cycle's start (looked up in C: logprint prints every job every session).
-    at_start = view.statuses
-    named = dict(zip(at_start.keys(), map(_NAMES.__getitem__, at_start.values()), strict=True))
-    named.update(statuses)
+    if statuses or phases:  # the session's own state: read afresh
+        return [
+            _printed_job(inputs, view, uid, pg, members.get(uid, []), statuses, phases)
+            for uid, pg in session_jobs(inputs).pod_groups.items()
+        ]
+    # At the cycle's start a job's lines follow from its pod group and its pods alone:
+    # a job whose pod group and pods are the very objects of the last session prints
+    # what it printed then (a timeline changes a few jobs per session).
+    memo = _printed_memo(inputs)
     out = []
     for uid, pg in session_jobs(inputs).pod_groups.items():
         pods = members.get(uid, [])
-        keys = list(map(_KEY, pods))
-        tasks = dict(zip(keys, map(named.__getitem__, keys), strict=True))
-        ready = sum(map(_READY_STATUSES.__contains__, tasks.values()))
-        if "Pending" in tasks.values():
-            ready += sum(
-                tasks[k] == "Pending" and _best_effort(request(p))
-                for k, p in zip(keys, pods, strict=True)
-            )
-        out.append(
-            _PrintedJob(
-                uid,
-                pg.queue or "default",
-                phases.get(uid, pg.phase) in ("Pending", ""),
-                ready >= pg.min_member,
-                tasks,
-            )
-        )
+        job = memo.get(uid, pg, pods)
+        if job is None:
+            job = _printed_job(inputs, view, uid, pg, pods, statuses, phases)
+        out.append(memo.keep(uid, pg, pods, job))
+    memo.next_session()
     return out
+
+
+def _printed_job(
+    inputs: InvariantInputs,
+    view: CycleView,
+    uid: str,
+    pg: PodGroup,
+    pods: list[Pod],
+    statuses: dict[str, str],
+    phases: dict[str, str],
+) -> _PrintedJob:
+    """What the print function sees of one job: each task's status by name (the
+    in-session one ``statuses`` gives, else its own at the cycle's start)."""
+    request = requests(inputs)
+    at_start = view.statuses
+    keys = list(map(_KEY, pods))
+    tasks = {k: statuses.get(k) or _NAMES[at_start[k]] for k in keys}
+    ready = sum(map(_READY_STATUSES.__contains__, tasks.values()))
+    if "Pending" in tasks.values():
+        ready += sum(
+            tasks[k] == "Pending" and _best_effort(request(p))
+            for k, p in zip(keys, pods, strict=True)
+        )
+    return _PrintedJob(
+        uid,
+        pg.queue or "default",
+        phases.get(uid, pg.phase) in ("Pending", ""),
+        ready >= pg.min_member,
+        tasks,
+    )
+
+
+class _PrintedMemo:
+    """Each job's :class:`_PrintedJob` at the first cycle's start with the pod group and
+    pods it was worked out from, and the verdict on its last ready line: only the last
+    session's are kept (an ended job's are dropped)."""
+
+    def __init__(self) -> None:
+        self._before: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
+        self._now: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
+        # job key -> (the job, its ready line, what is wrong with it or None)
+        self.verdicts: dict[str, tuple[_PrintedJob, str, str | None]] = {}
+
+    def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
+        kept = self._before.get(uid)
+        if kept is None or kept[0] is not pg or len(kept[1]) != len(pods):
+            return None
+        return kept[2] if all(map(operator.is_, kept[1], pods)) else None
+
+    def keep(self, uid: str, pg: PodGroup, pods: list[Pod], job: _PrintedJob) -> _PrintedJob:
+        self._now[uid] = (pg, pods, job)
+        return job
+
+    def next_session(self) -> None:
+        self._before, self._now = self._now, {}
+        if len(self.verdicts) > 2 * len(self._before) + 64:  # the ended jobs'
+            for key in self.verdicts.keys() - self._before.keys():
+                del self.verdicts[key]
+
+
+def _printed_memo(inputs: InvariantInputs) -> _PrintedMemo:
+    if inputs.carry is not None:
+        return inputs.carry.kept("logprint printed jobs", _PrintedMemo)
+    return inputs.derived("logprint printed jobs", inputs, _PrintedMemo)
 
 
 class _ListedTasks:
@@ -399,11 +454,26 @@ def _ready_line_mismatch(
     return None
 
 
+def _ready_verdict(
+    job: _PrintedJob,
+    text: str,
+    listed_tasks: Callable[[str], dict[str, str]],
+    verdicts: dict[str, tuple[_PrintedJob, str, str | None]],
+) -> str | None:
+    """:func:`_ready_line_mismatch`, judged again only when the job (a memo's object,
+    :class:`_PrintedMemo`) or its line changed since the last session."""
+    kept = verdicts.get(job.key)
+    if kept is None or kept[0] is not job or kept[1] != text:
+        kept = verdicts[job.key] = (job, text, _ready_line_mismatch(job, text, listed_tasks))
+    return kept[2]
+
+
 def _print_point_messages(
     cycle: int,
     jobs: list[_PrintedJob],
     lines: list[str],
     listed_tasks: Callable[[str], dict[str, str]],
+    verdicts: dict[str, tuple[_PrintedJob, str, str | None]],
 ) -> list[str]:
     """Exactly one pending line per IsPending job, one ready line per IsReady job."""
     by_key = {job.key: job for job in jobs}
@@ -420,7 +490,7 @@ def _print_point_messages(
             messages.append(f"cycle {cycle}: logprint names unknown job {key}")
         elif kind == "pending" and text != _PENDING_TEXT.format(key):
             messages.append(f"cycle {cycle}: pending line of {key} is not the plugin's: {text!r}")
-        elif kind == "ready" and (why := _ready_line_mismatch(job, text, listed_tasks)) is not None:
+        elif kind == "ready" and (why := _ready_verdict(job, text, listed_tasks, verdicts)):
             messages.append(f"cycle {cycle}: ready line of {key}: {why}")
     want: Counter[tuple[str, str]] = Counter()
     for job in jobs:
@@ -469,11 +539,12 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         points.append((views[-1], statuses, phases))
     listed_tasks = _listed_tasks(inputs)
     listed_tasks.next_session()
+    verdicts = _printed_memo(inputs).verdicts
     messages = []
     for view, statuses, phases in points:
         jobs = _printed_jobs(inputs, view, statuses, phases)
         lines = lines_by_cycle.get(view.cycle, [])
-        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks)
+        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks, verdicts)
     return messages
 
 

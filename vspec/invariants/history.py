@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -83,6 +83,13 @@ class CycleView:
         as its statuses are."""
         return {key: pod.job_id for key, pod in self.pods.items()}
 
+    @cached_property
+    def members(self) -> dict[str, str]:
+        """The job each pod counts in for :func:`pods_by_job`: its job when ours (the
+        default scheduler's names) or on a node, else "" (set by :func:`cycles` from
+        the conf's names)."""
+        return PodFacts().of(self.pods)[3]
+
 
 def gone_after(view: CycleView) -> set[str]:
     """The pods that leave at the end of a cycle: evicted, or terminating already."""
@@ -98,41 +105,78 @@ def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView
 def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
     views = tuple(replay(inputs.cluster, result, inputs.cycles))
     facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
+    names = inputs.conf.options.scheduler_names
     for view in views:  # asked by most checks: worked out here, where their cost is shared
-        view.statuses, view.job_ids, view.terminating = facts.of(view.pods)
+        view.statuses, view.job_ids, view.terminating, view.members = facts.of(view.pods, names)
     return views
+
+
+Facts = tuple[dict[str, TaskStatus], dict[str, str], set[str], dict[str, str]]
 
 
 class PodFacts:
     """Each pod's status and job (:func:`pod_status`, ``Pod.job_id``), worked out once
-    per pod object: a timeline hands its unchanged pods from session to session (a
-    changed pod is a new object), so the views of hundreds of sessions look each one
-    up instead of working it out again."""
+    per pod object, and the last pods' facts by key, patched for the next pods: a
+    timeline hands its unchanged pods from session to session (a changed pod is a new
+    object), so a session looks up only the pods it changed instead of every pod of the
+    cluster. The pods compared by identity in one pass in C (their ids by key), the
+    from-scratch facts and the patched ones are equal (tests/invariants)."""
 
     def __init__(self) -> None:
         # id -> (the pod, its status, its job, whether it is terminating): holding the
         # pod keeps its id from being reused.
         self._of: dict[int, tuple[Pod, TaskStatus, str, bool]] = {}
+        # The last pods (holding them keeps their ids), their ids by key, their facts,
+        # and the scheduler names the membership was judged under.
+        self._last: tuple[dict[str, Pod], dict[str, int], Facts, tuple[str, ...]] | None = None
 
-    def of(self, pods: dict[str, Pod]) -> tuple[dict[str, TaskStatus], dict[str, str], set[str]]:
-        """The statuses and the jobs of ``pods``, by key, and the terminating ones."""
+    def of(self, pods: dict[str, Pod], names: tuple[str, ...] = ("volcano",)) -> Facts:
+        """The statuses and the jobs of ``pods``, by key, the terminating ones, and
+        the job each pod counts in for :func:`pods_by_job` ("" for none: a pod of no
+        job, or another scheduler's not on a node)."""
+        ids = dict(zip(pods, map(id, pods.values()), strict=True))
+        last = self._last
+        if last is None or last[3] != names:
+            facts: Facts = ({}, {}, set(), {})
+            fresh: Iterable[str] = pods
+        else:
+            before, facts = last[1], _copied(last[2])
+            for key in before.keys() - ids.keys():
+                self._drop(facts, key)
+            fresh = [key for key, _ in ids.items() - before.items()]
+        for key in fresh:
+            self._add(facts, key, pods[key], names)
+        self._last = (pods, ids, facts, names)
         memo = self._of
-        statuses: dict[str, TaskStatus] = {}
-        job_ids: dict[str, str] = {}
-        terminating: set[str] = set()
-        for key, pod in pods.items():
-            kept = memo.get(id(pod))
-            if kept is None:
-                deleted = pod.meta.deletion_timestamp is not None
-                kept = memo[id(pod)] = (pod, pod_status(pod), pod.job_id, deleted)
-            statuses[key] = kept[1]
-            job_ids[key] = kept[2]
-            if kept[3]:
-                terminating.add(key)
         if len(memo) > 2 * len(pods) + 64:  # drop the pods gone from the cluster
-            live = set(map(id, pods.values()))
+            live = set(ids.values())
             self._of = {k: v for k, v in memo.items() if k in live}
-        return statuses, job_ids, terminating
+        return facts
+
+    def _add(self, facts: Facts, key: str, pod: Pod, names: tuple[str, ...]) -> None:
+        kept = self._of.get(id(pod))
+        if kept is None:
+            deleted = pod.meta.deletion_timestamp is not None
+            kept = self._of[id(pod)] = (pod, pod_status(pod), pod.job_id, deleted)
+        statuses, job_ids, terminating, members = facts
+        statuses[key] = kept[1]
+        job_ids[key] = kept[2]
+        if kept[3]:
+            terminating.add(key)
+        else:
+            terminating.discard(key)
+        members[key] = kept[2] if pod.scheduled_by(names) or pod.node_name else ""
+
+    @staticmethod
+    def _drop(facts: Facts, key: str) -> None:
+        statuses, job_ids, terminating, members = facts
+        del statuses[key], job_ids[key], members[key]
+        terminating.discard(key)
+
+
+def _copied(facts: Facts) -> Facts:
+    """Fresh containers: the last view holds the others, and no view's change."""
+    return dict(facts[0]), dict(facts[1]), set(facts[2]), dict(facts[3])
 
 
 def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
@@ -203,18 +247,22 @@ def placed_by_us(pod: Pod, conf: SchedulerConf) -> bool:
 
 
 def pods_by_job(inputs: InvariantInputs, view: CycleView) -> dict[str, list[Pod]]:
-    """The pods of each job as the cache holds them (ours, or already on a node), found
-    once per view for the invariants that ask: shared, so none may change them."""
-    return inputs.derived(f"pods_by_job {view.cycle}", view, lambda: _by_job(view, inputs.conf))
+    """The pods of each job as the cache holds them (ours, or already on a node), in the
+    view's order, found once per view for the invariants that ask: shared, so none may
+    change them."""
+    return inputs.derived(f"pods_by_job {view.cycle}", view, lambda: _by_job(view))
 
 
-def _by_job(view: CycleView, conf: SchedulerConf) -> dict[str, list[Pod]]:
+def _by_job(view: CycleView) -> dict[str, list[Pod]]:
     out: dict[str, list[Pod]] = {}
-    job_ids = view.job_ids
+    members = view.members  # each pod's job, worked out by PodFacts
     for key, pod in view.pods.items():
-        uid = job_ids[key]
-        if uid and (placed_by_us(pod, conf) or pod.node_name):
-            out.setdefault(uid, []).append(pod)
+        uid = members[key]
+        if uid:
+            if uid in out:
+                out[uid].append(pod)
+            else:
+                out[uid] = [pod]
     return out
 
 

@@ -9,8 +9,9 @@ where plugins of that kind are on and it is that tier's last (:func:`sole_decide
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -288,13 +289,19 @@ def _gang_min_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
 
 
 _BY_NAME = dict(TaskStatus.__members__)  # a plain dict: the enum's lookup is a call per task
+_STATUS = operator.attrgetter("status")
 
 
 def _session_statuses(inputs: InvariantInputs, result: SimulationResult) -> dict[str, TaskStatus]:
     """The tasks' in-session statuses after the last action, found once for the checks
     that ask: shared, so none may change them."""
+    tasks = result.tasks
     return inputs.derived(
-        "session statuses", result, lambda: {k: _BY_NAME[t.status] for k, t in result.tasks.items()}
+        "session statuses",
+        result,
+        lambda: dict(
+            zip(tasks, map(_BY_NAME.__getitem__, map(_STATUS, tasks.values())), strict=True)
+        ),
     )
 
 
@@ -319,17 +326,31 @@ register(
 # -- pod group phases -----------------------------------------------------------------------------
 
 
-def _expected_phase(counted: Counter[TaskStatus], min_member: int, session_phase: str) -> str:
+_ALLOCATED = (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running)
+
+
+def _expected_phase(counted: Mapping[TaskStatus, int], min_member: int, session_phase: str) -> str:
     """The job updater's rule: enough allocated or finished tasks make it Running
     (Completed when all of those finished); else it stays Inqueue or goes Pending."""
-    finished = counted[TaskStatus.Succeeded] + counted[TaskStatus.Failed]
-    allocated = finished + sum(
-        counted[s]
-        for s in (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running)
-    )
+    finished = counted.get(TaskStatus.Succeeded, 0) + counted.get(TaskStatus.Failed, 0)
+    allocated = finished + sum(counted.get(s, 0) for s in _ALLOCATED)
     if allocated >= min_member:
         return "Completed" if finished == allocated else "Running"
     return "Inqueue" if session_phase == "Inqueue" else "Pending"
+
+
+def _counted(
+    keys: Collection[str], job_ids: Mapping[str, str], statuses: Mapping[str, TaskStatus]
+) -> dict[str, dict[TaskStatus, int]]:
+    """Each job's tasks among ``keys`` counted by status: the (job, status) pairs
+    counted in one pass in C, then grouped (a job has a status or two, not a pod each)."""
+    pairs = Counter(
+        zip(map(job_ids.__getitem__, keys), map(statuses.__getitem__, keys), strict=True)
+    )
+    out: dict[str, dict[TaskStatus, int]] = {}
+    for (uid, status), n in pairs.items():
+        out.setdefault(uid, {})[status] = n
+    return out
 
 
 def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -338,14 +359,11 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
     statuses = _session_statuses(inputs, result)
-    # Each job's tasks of the session, as keys (every one has an in-session status).
-    members: dict[str, list[str]] = {}
-    job_ids = last.job_ids
-    for key in last.pods.keys() & result.tasks.keys():
-        uid = job_ids[key]
-        if uid in jobs.pod_groups:
-            members.setdefault(uid, []).append(key)
-    bound = {job_ids[b.task] for b in last.binds if b.task in last.pods}
+    # Each job's tasks of the session (every one has an in-session status), counted.
+    counts = _counted(last.pods.keys() & result.tasks.keys(), last.job_ids, statuses)
+    bound = {last.job_ids[b.task] for b in last.binds if b.task in last.pods}
+    # The expected phase by what decides it: most jobs share a few shapes.
+    wanted: dict[tuple[object, ...], str] = {}
     messages = []
     for uid, pg_result in result.pod_groups.items():
         pg = jobs.pod_groups.get(uid)
@@ -353,11 +371,14 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
             continue
         if uid in bound and pg_result.session_phase in ("Pending", ""):
             messages.append(f"job {uid} had pods bound in the last cycle but is still Pending")
-        counted = Counter(map(statuses.__getitem__, members.get(uid, ())))
-        want = _expected_phase(counted, pg.min_member, pg_result.session_phase)
+        counted = counts.get(uid, {})
+        shape = (*counted.items(), pg.min_member, pg_result.session_phase)
+        want = wanted.get(shape)
+        if want is None:
+            want = wanted[shape] = _expected_phase(counted, pg.min_member, pg_result.session_phase)
         if pg_result.phase == want:
             continue
-        running = counted[TaskStatus.Running] > 0
+        running = counted.get(TaskStatus.Running, 0) > 0
         unschedulable = any(
             c.type == "Unschedulable" and c.status == "True" for c in pg_result.conditions
         )

@@ -11,7 +11,7 @@ Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, cmp_to_key
 from itertools import pairwise
@@ -108,8 +108,17 @@ class FirstCycle:
 
         return inputs.derived("node table", view, build)
 
+    @cached_property
+    def waiting(self) -> set[str]:
+        """The jobs with a Pending pod at the cycle's start, found in one pass: only
+        these can have pods allocate tries (most of a timeline's jobs run)."""
+        job_ids = self.view.job_ids
+        return {job_ids[k] for k, s in self.view.statuses.items() if s is TaskStatus.Pending}
+
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
+        if uid not in self.waiting:
+            return []
         kept = self._pending.get(uid)
         if kept is None:
             statuses = self.view.statuses
@@ -144,31 +153,33 @@ class FirstCycle:
 
     def whole(self, uid: str) -> Node | None:
         """A node that takes every pod of the job at once, if the job is simple enough."""
-        takers = self.takers(uid)
-        return takers[0] if takers else None
+        return next(self.takers(uid), None)
 
-    def takers(self, uid: str) -> list[Node]:
+    def takers(self, uid: str) -> Iterator[Node]:
         """The nodes that take at once every pod of the job allocate places (see
-        :meth:`placeable`), if the job is simple enough."""
+        :meth:`placeable`), if the job is simple enough, in the nodes' order: a caller
+        wants the first that suits it, not all of them (most nodes take a small job)."""
+        if not self.pending(uid):
+            return iter(())
+        queue = self._queue(uid)
+        if queue is None or queue.state != "Open":
+            return iter(())
         pg = self.jobs.pod_groups[uid]
         members = self.members.get(uid, [])
-        queue = self._queue(uid)
-        if queue is None or queue.state != "Open" or not self.pending(uid):
-            return []
         if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in members):
-            return []
+            return iter(())
         if len(members) < pg.min_member or any(complex_pod(p) for p in members):
-            return []  # gang's JobValid refuses it, or a filter not restated here may
+            return iter(())  # gang's JobValid refuses it, or a filter not restated here may
         pods = self.placeable(uid)
         if all(self.best_effort(p) for p in pods):
-            return []  # allocate places none of them
+            return iter(())  # allocate places none of them
         if len(pods) < pg.min_member or any(
             sum(1 for p in pods if task_role(p) == role) < n
             for role, n in pg.min_task_member.items()
         ):
-            return []
-        mask = self.table.takers(pods)
-        return [self.table.nodes[row] for row in np.flatnonzero(mask)]
+            return iter(())
+        table = self.table
+        return map(table.nodes.__getitem__, np.flatnonzero(table.takers(pods)).tolist())
 
     def placeable(self, uid: str) -> list[Pod]:
         """The job's pods allocate places when there is room: all of them, or, when some
@@ -320,10 +331,10 @@ def _untouched_messages(first: FirstCycle) -> list[str]:
     for uid, pg in first.jobs.pod_groups.items():
         if first.jobs.queue(uid) in busy_queues or first.reaches_allocate(pg) is not True:
             continue
-        free = [n.meta.name for n in first.takers(uid) if n.meta.name not in busy_nodes]
-        if free and _queue_allows(first, uid):
+        free = next((n.meta.name for n in first.takers(uid) if n.meta.name not in busy_nodes), None)
+        if free is not None and _queue_allows(first, uid):
             messages.append(
-                f"cycle 0: job {uid} could have been placed whole on {free[0]}, which got no "
+                f"cycle 0: job {uid} could have been placed whole on {free}, which got no "
                 "bind, and no pod of its queue was bound"
             )
     return messages
@@ -631,15 +642,15 @@ def _passed_over_messages(first: FirstCycle, ordered: list[str]) -> list[str]:
         if first.reaches_allocate(first.jobs.pod_groups[uid]) is not True:
             continue
         earlier = {n for job, nodes in nodes_of.items() if job not in later for n in nodes}
-        free = [n.meta.name for n in first.takers(uid) if n.meta.name not in earlier]
+        free = next((n.meta.name for n in first.takers(uid) if n.meta.name not in earlier), None)
         taken = Resource()
         for job, got in given.items():
             if job not in later:
                 taken.add(got)
-        if free and _queue_allows(first, uid, taken):
+        if free is not None and _queue_allows(first, uid, taken):
             after = ", ".join(sorted(later & set(nodes_of)))
             messages.append(
-                f"cycle 0: job {uid} got no bind though it fits whole on {free[0]}, where "
+                f"cycle 0: job {uid} got no bind though it fits whole on {free}, where "
                 f"only jobs after it in the configured job order ({after}) were bound"
             )
     return messages

@@ -113,14 +113,12 @@ def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list
         for b in view.binds:
             if b.task in view.pods and b.node in nodes:
                 by_node.setdefault(b.node, []).append(b.task)
-        held: dict[str, list[Pod]] = {}  # one pass over the pods, not one per node
-        for key, pod in view.pods.items():
-            if pod.node_name in by_node and view.status(key) in HOLDING:
-                held.setdefault(pod.node_name, []).append(pod)
+        statuses = view.statuses
         for name, bound in by_node.items():
             used, names = Resource(), set[str]()
-            for pod in held.get(name, ()):
-                used.add(request(pod))
+            for key in view.on_node.get(name, ()):  # the node's pods alone
+                if statuses[key] in HOLDING:
+                    used.add(request(view.pods[key]))
             for key in bound:
                 used.add(request(view.pods[key]))
                 names |= request.dims(view.pods[key])

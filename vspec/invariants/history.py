@@ -88,7 +88,13 @@ class CycleView:
         """The job each pod counts in for :func:`pods_by_job`: its job when ours (the
         default scheduler's names) or on a node, else "" (set by :func:`cycles` from
         the conf's names)."""
-        return PodFacts().of(self.pods)[3]
+        return PodFacts().of(self.pods).members
+
+    @cached_property
+    def on_node(self) -> dict[str, frozenset[str]]:
+        """The pods on each node (by ``node_name``, any status), found once for the view,
+        as its statuses are."""
+        return PodFacts().of(self.pods).on_node
 
 
 def gone_after(view: CycleView) -> set[str]:
@@ -107,11 +113,36 @@ def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleV
     facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
     names = inputs.conf.options.scheduler_names
     for view in views:  # asked by most checks: worked out here, where their cost is shared
-        view.statuses, view.job_ids, view.terminating, view.members = facts.of(view.pods, names)
+        found = facts.of(view.pods, names)
+        view.statuses, view.job_ids, view.terminating = (
+            found.statuses,
+            found.job_ids,
+            found.terminating,
+        )
+        view.members, view.on_node = found.members, found.on_node
     return views
 
 
-Facts = tuple[dict[str, TaskStatus], dict[str, str], set[str], dict[str, str]]
+@dataclass
+class Facts:
+    """What most checks ask of every pod of a view, by key (see :class:`CycleView`)."""
+
+    statuses: dict[str, TaskStatus] = field(default_factory=dict)
+    job_ids: dict[str, str] = field(default_factory=dict)
+    terminating: set[str] = field(default_factory=set)
+    members: dict[str, str] = field(default_factory=dict)
+    on_node: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def copy(self) -> Facts:
+        """Fresh containers (the node sets are frozen, so shared): the last view holds
+        the others."""
+        return Facts(
+            dict(self.statuses),
+            dict(self.job_ids),
+            set(self.terminating),
+            dict(self.members),
+            dict(self.on_node),
+        )
 
 
 class PodFacts:
@@ -119,8 +150,8 @@ class PodFacts:
     per pod object, and the last pods' facts by key, patched for the next pods: a
     timeline hands its unchanged pods from session to session (a changed pod is a new
     object), so a session looks up only the pods it changed instead of every pod of the
-    cluster. The pods compared by identity in one pass in C (their ids by key), the
-    from-scratch facts and the patched ones are equal (tests/invariants)."""
+    cluster. The pods are compared by identity in one pass in C (their ids by key); the
+    patched facts equal the from-scratch ones (tests/invariants/test_incremental.py)."""
 
     def __init__(self) -> None:
         # id -> (the pod, its status, its job, whether it is terminating): holding the
@@ -131,19 +162,22 @@ class PodFacts:
         self._last: tuple[dict[str, Pod], dict[str, int], Facts, tuple[str, ...]] | None = None
 
     def of(self, pods: dict[str, Pod], names: tuple[str, ...] = ("volcano",)) -> Facts:
-        """The statuses and the jobs of ``pods``, by key, the terminating ones, and
-        the job each pod counts in for :func:`pods_by_job` ("" for none: a pod of no
-        job, or another scheduler's not on a node)."""
+        """The facts of ``pods``: statuses, jobs, the terminating ones, the job each pod
+        counts in for :func:`pods_by_job` ("" for none: a pod of no job, or another
+        scheduler's not on a node), and the pods on each node (by ``node_name``)."""
         ids = dict(zip(pods, map(id, pods.values()), strict=True))
         last = self._last
         if last is None or last[3] != names:
-            facts: Facts = ({}, {}, set(), {})
+            facts = Facts()
             fresh: Iterable[str] = pods
         else:
-            before, facts = last[1], _copied(last[2])
+            before_pods, before, facts = last[0], last[1], last[2].copy()
             for key in before.keys() - ids.keys():
-                self._drop(facts, key)
+                self._drop(facts, key, before_pods[key])
             fresh = [key for key, _ in ids.items() - before.items()]
+            for key in fresh:
+                if key in before_pods:
+                    self._drop(facts, key, before_pods[key])
         for key in fresh:
             self._add(facts, key, pods[key], names)
         self._last = (pods, ids, facts, names)
@@ -158,25 +192,26 @@ class PodFacts:
         if kept is None:
             deleted = pod.meta.deletion_timestamp is not None
             kept = self._of[id(pod)] = (pod, pod_status(pod), pod.job_id, deleted)
-        statuses, job_ids, terminating, members = facts
-        statuses[key] = kept[1]
-        job_ids[key] = kept[2]
+        facts.statuses[key] = kept[1]
+        facts.job_ids[key] = kept[2]
         if kept[3]:
-            terminating.add(key)
-        else:
-            terminating.discard(key)
-        members[key] = kept[2] if pod.scheduled_by(names) or pod.node_name else ""
+            facts.terminating.add(key)
+        facts.members[key] = kept[2] if pod.scheduled_by(names) or pod.node_name else ""
+        if pod.node_name:
+            on = facts.on_node
+            on[pod.node_name] = on.get(pod.node_name, frozenset()) | {key}
 
     @staticmethod
-    def _drop(facts: Facts, key: str) -> None:
-        statuses, job_ids, terminating, members = facts
-        del statuses[key], job_ids[key], members[key]
-        terminating.discard(key)
-
-
-def _copied(facts: Facts) -> Facts:
-    """Fresh containers: the last view holds the others, and no view's change."""
-    return dict(facts[0]), dict(facts[1]), set(facts[2]), dict(facts[3])
+    def _drop(facts: Facts, key: str, pod: Pod) -> None:
+        del facts.statuses[key], facts.job_ids[key], facts.members[key]
+        facts.terminating.discard(key)
+        if pod.node_name:
+            on = facts.on_node
+            left = on[pod.node_name] - {key}
+            if left:
+                on[pod.node_name] = left
+            else:
+                del on[pod.node_name]
 
 
 def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:

@@ -60,6 +60,15 @@ def _on_nodes(view: CycleView, names: Container[str]) -> dict[str, list[str]]:
     return held
 
 
+def _rows(inputs: InvariantInputs) -> dict[str, int]:
+    """Each node's index in the cluster's list, by name (the last of a name)."""
+    return inputs.derived("node rows", inputs, lambda: _indexed(inputs.cluster.nodes))
+
+
+def _indexed(nodes: list[Node]) -> dict[str, int]:
+    return {n.meta.name: i for i, n in enumerate(nodes)}
+
+
 # -- pod-limit ---------------------------------------------------------------------------------
 
 
@@ -83,6 +92,7 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
         for key, where in pairs:
             pipelined.setdefault(where, []).append(key)
     messages: list[str] = []
+    rows = _rows(inputs)
     for view in views:
         last = view.cycle == views[-1].cycle
         binds: dict[str, list[str]] = {}
@@ -92,13 +102,15 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
         judged = binds.keys() | (pipelined.keys() if last else set())
         if not judged:
             continue
-        held = _on_nodes(view, judged)
-        for node in inputs.cluster.nodes:
+        statuses = view.statuses
+        # The judged nodes alone, in the cluster's order, not every node.
+        for row in sorted(rows[name] for name in judged if name in rows):
+            node = inputs.cluster.nodes[row]
             name = node.meta.name
-            start = held.get(name, [])
             bound = binds.get(name, [])
             if not bound and not (last and pipelined.get(name)):
                 continue
+            start = [k for k in view.on_node.get(name, ()) if statuses[k] not in _DONE]
             here = set(start) | set(bound)
             evicted = {e.task for e in view.evictions if e.task in here}
             added = bound + (pipelined.get(name, []) if last else [])

@@ -11,6 +11,7 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -19,6 +20,7 @@ from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     HOLDING,
     CycleView,
+    PodKeys,
     allocatable,
     cycles,
     dims,
@@ -29,6 +31,7 @@ from vspec.invariants.history import (
     node_affinity_fails,
     node_filters,
     plugin_entries,
+    pod_keys,
     pods_by_job,
     requests,
     session_jobs,
@@ -511,10 +514,21 @@ def _job_lines(result: SimulationResult) -> Iterator[LogLine]:
     return (line for line in logs if line.startswith("Job "))
 
 
-def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+def _lines_by_cycle(inputs: InvariantInputs, result: SimulationResult) -> dict[int, list[str]]:
+    """The texts of logprint's lines by cycle, read once for the check and its finding:
+    shared, so neither may change them."""
+    return inputs.derived("logprint lines", result, lambda: _read_lines(result))
+
+
+def _read_lines(result: SimulationResult) -> dict[int, list[str]]:
     lines_by_cycle: dict[int, list[str]] = {}
     for line in _job_lines(result):
         lines_by_cycle.setdefault(line.cycle, []).append(line.text)
+    return lines_by_cycle
+
+
+def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    lines_by_cycle = _lines_by_cycle(inputs, result)
     actions = inputs.conf.actions
     if actions.count("print") != 1:
         known = set(session_jobs(inputs).pod_groups)
@@ -546,8 +560,9 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     return messages
 
 
-def _logprint_findings(_inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    missing = any(line.text.endswith(" on node %!s(MISSING)") for line in _job_lines(result))
+def _logprint_findings(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    texts = chain.from_iterable(_lines_by_cycle(inputs, result).values())
+    missing = any(map(operator.methodcaller("endswith", " on node %!s(MISSING)"), texts))
     return [LOGPRINT_FINDING] if missing else []
 
 
@@ -845,38 +860,46 @@ def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> li
         if key not in held:
             messages.append(f"cycle {cycle}: {key} was created but was never a held pod")
     if result.cluster is not None and views:
-        messages.extend(_final_cluster(views[-1], result))
+        messages.extend(_final_cluster(views[-1], result, pod_keys(inputs)))
     return messages
 
 
 _KEY = operator.attrgetter("meta.key")
 
 
-def _final_cluster(last: CycleView, result: SimulationResult) -> list[str]:
-    """The cluster after the last cycle: its pods minus the evicted, moved only by binds."""
+def _final_cluster(last: CycleView, result: SimulationResult, keys: PodKeys) -> list[str]:
+    """The cluster after the last cycle: its pods minus the evicted, moved only by binds.
+    A pod the session handed on as the very object it had is where it was, under its
+    key: only the others (a timeline's session changes a few of its pods) are read."""
     assert result.cluster is not None
-    survivors = set(last.pods) - gone_after(last)
-    survivors |= {k for k, cycle in result.created.items() if cycle == last.cycle + 1}
     pods = result.cluster.pods
-    final = dict(zip(map(_KEY, pods), pods, strict=True))
+    before = dict(zip(map(id, last.pods.values()), last.pods, strict=True))  # id -> key
+    after = dict(zip(map(id, pods), pods, strict=True))
+    changed = sorted((after[i] for i in after.keys() - before.keys()), key=_KEY)
+    dropped = {before[i] for i in before.keys() - after.keys()}  # keys whose pod went
+    new_keys = set(keys.of(changed))
+    gone = gone_after(last)
+    created = {k for k, cycle in result.created.items() if cycle == last.cycle + 1}
+
+    def in_final(key: str) -> bool:  # the final pods' keys: the kept pods' and the new
+        return key in new_keys or (key in last.pods and key not in dropped)
+
+    def survives(key: str) -> bool:  # the view's pods but the gone, and the created
+        return key in created or (key in last.pods and key not in gone)
+
+    # Elsewhere than these keys both say "it was in the view".
+    differ = gone | dropped | new_keys | created
+    lost = sorted(k for k in differ if survives(k) and not in_final(k))
+    extra = sorted(k for k in differ if in_final(k) and not survives(k))
     messages = []
-    if final.keys() != survivors:
-        lost, extra = sorted(survivors - final.keys()), sorted(final.keys() - survivors)
+    if lost or extra:
         messages.append(f"final cluster: pods lost {lost}, pods appeared {extra}")
     bound = {b.task for b in last.binds}
-    # A pod the session handed on as the very object it had cannot have moved: only the
-    # others are looked at (a timeline's session changes a few of its pods).
-    by_id = dict(zip(map(id, pods), pods, strict=True))
-    changed = sorted((by_id[i] for i in by_id.keys() - set(map(id, last.pods.values()))), key=_KEY)
     for pod in changed:
         key = pod.meta.key
-        before = last.pods.get(key)
-        if (
-            before is not None
-            and key in survivors
-            and key not in bound
-            and (pod.node_name != before.node_name)
-        ):
+        was = last.pods.get(key)
+        moved = was is not None and pod.node_name != was.node_name
+        if moved and survives(key) and key not in bound:
             messages.append(f"final cluster: {key} moved without a bind")
     return messages
 

@@ -109,7 +109,7 @@ def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView
 
 
 def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
-    views = tuple(replay(inputs.cluster, result, inputs.cycles))
+    views = tuple(replay(inputs.cluster, result, inputs.cycles, pod_keys(inputs)))
     facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
     names = inputs.conf.options.scheduler_names
     for view in views:  # asked by most checks: worked out here, where their cost is shared
@@ -121,6 +121,45 @@ def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleV
         )
         view.members, view.on_node = found.members, found.on_node
     return views
+
+
+class PodKeys:
+    """Each pod's key (``ns/name``) by the pod's id, read from the pod once: reading the
+    key of each of thousands of pods, scattered in memory, costs ten times looking its id
+    up, and a timeline hands its unchanged pods on from session to session."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, str] = {}
+        self._held: dict[int, Pod] = {}  # holding the pods keeps their ids from reuse
+
+    def of(self, pods: Sequence[Pod]) -> list[str]:
+        """The keys of ``pods``, in their order."""
+        ids = list(map(id, pods))
+        keys = self._keys
+        new = set(ids) - keys.keys()
+        if new:
+            for pod in pods:
+                if id(pod) in new:
+                    keys[id(pod)] = pod.meta.key
+                    self._held[id(pod)] = pod
+            if len(keys) > 4 * len(pods) + 64:  # drop the pods gone from the cluster
+                live = set(ids)
+                self._keys = {i: k for i, k in keys.items() if i in live}
+                self._held = {i: p for i, p in self._held.items() if i in live}
+                keys = self._keys
+        return list(map(keys.__getitem__, ids))
+
+    def by_key(self, pods: Sequence[Pod]) -> dict[str, Pod]:
+        """``pods`` by key, in their order (a later pod of a key wins)."""
+        return dict(zip(self.of(pods), pods, strict=True))
+
+
+def pod_keys(inputs: InvariantInputs) -> PodKeys:
+    """The pods' keys, kept from result to result when the caller carries memos (a
+    timeline's sessions), else for the invariants that check ``inputs``."""
+    if inputs.carry is not None:
+        return inputs.carry.kept("pod keys", PodKeys)
+    return inputs.derived("pod keys", inputs, PodKeys)
 
 
 @dataclass
@@ -214,11 +253,13 @@ class PodFacts:
                 del on[pod.node_name]
 
 
-def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[CycleView]:
+def replay(
+    cluster: Cluster, result: SimulationResult, count: int, keys: PodKeys | None = None
+) -> Iterator[CycleView]:
     """Each cycle's view, in order; the pods move on as between two sessions: bound pods
     run on their node, evicted and terminating pods are gone, and the held pods a
     controller created (``result.created``) are there from their cycle on."""
-    pods = dict(zip(map(_KEY, cluster.pods), cluster.pods, strict=True))
+    pods = (keys or PodKeys()).by_key(cluster.pods)
     held = {p.meta.key: p for p in cluster.held_pods}
     binds: dict[int, list[Bind]] = {}
     for bind in result.binds:
@@ -228,7 +269,9 @@ def replay(cluster: Cluster, result: SimulationResult, count: int) -> Iterator[C
         evictions.setdefault(eviction.cycle, []).append(eviction)
     for c in range(count):
         pods.update({k: p for k, p in held.items() if result.created.get(k) == c})
-        view = CycleView(c, dict(pods), binds.get(c, []), evictions.get(c, []))
+        # The last view may have the dict itself: nothing moves after it.
+        at_start = pods if c == count - 1 else dict(pods)
+        view = CycleView(c, at_start, binds.get(c, []), evictions.get(c, []))
         yield view
         if c == count - 1:
             return  # nothing reads the cluster after the last cycle: move no pod

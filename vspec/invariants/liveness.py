@@ -10,6 +10,7 @@ Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -309,11 +310,14 @@ def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     return _untouched_messages(first)
 
 
+_STATUS = operator.attrgetter("status")
+_KEPT = frozenset({"Allocated", "Pipelined"})  # statuses a kept statement leaves
+
+
 def _kept(result: SimulationResult) -> bool:
     """Whether the session kept allocations no bind shows (a pipelined job's statement)."""
-    return any(result.pipelined.values()) or any(
-        t.status in ("Allocated", "Pipelined") for t in result.tasks.values()
-    )
+    statuses = map(_STATUS, result.tasks.values())
+    return any(result.pipelined.values()) or not _KEPT.isdisjoint(statuses)
 
 
 def _untouched_messages(first: FirstCycle) -> list[str]:

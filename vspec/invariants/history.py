@@ -138,20 +138,22 @@ class PodKeys:
         keys = self._keys
         new = set(ids) - keys.keys()
         if new:
-            for pod in pods:
-                if id(pod) in new:
-                    keys[id(pod)] = pod.meta.key
-                    self._held[id(pod)] = pod
-            if len(keys) > 4 * len(pods) + 64:  # drop the pods gone from the cluster
-                live = set(ids)
-                self._keys = {i: k for i, k in keys.items() if i in live}
-                self._held = {i: p for i, p in self._held.items() if i in live}
-                keys = self._keys
+            by_id = dict(zip(ids, pods, strict=True))
+            for i in new:
+                pod = by_id[i]
+                keys[i] = pod.meta.key
+                self._held[i] = pod
         return list(map(keys.__getitem__, ids))
 
     def by_key(self, pods: Sequence[Pod]) -> dict[str, Pod]:
-        """``pods`` by key, in their order (a later pod of a key wins)."""
-        return dict(zip(self.of(pods), pods, strict=True))
+        """A cluster's ``pods`` by key, in their order (a later pod of a key wins); the
+        pods of earlier clusters no longer in it are forgotten, once they are many."""
+        out = dict(zip(self.of(pods), pods, strict=True))
+        if len(self._keys) > 2 * len(pods) + 64:
+            live = set(map(id, pods))
+            self._keys = {i: k for i, k in self._keys.items() if i in live}
+            self._held = {i: p for i, p in self._held.items() if i in live}
+        return out
 
 
 def pod_keys(inputs: InvariantInputs) -> PodKeys:

@@ -11,6 +11,7 @@ import re
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 from vspec.api.resource import Resource
@@ -30,6 +31,7 @@ from vspec.invariants.history import (
     gone_after,
     node_affinity_fails,
     node_filters,
+    node_rows,
     plugin_entries,
     pod_keys,
     pods_by_job,
@@ -110,7 +112,7 @@ register(
 def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     request = requests(inputs)
     messages: list[str] = []
-    nodes = {n.meta.name: n for n in inputs.cluster.nodes}
+    nodes = node_rows(inputs)
     for view in cycles(inputs, result):
         by_node: dict[str, list[str]] = {}
         for b in view.binds:
@@ -125,7 +127,7 @@ def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list
             for key in bound:
                 used.add(request(view.pods[key]))
                 names |= request.dims(view.pods[key])
-            limit = allocatable(nodes[name])
+            limit = allocatable(inputs.cluster.nodes[nodes[name]])
             over = exceeds(used, limit, names)
             if over:
                 messages.append(
@@ -318,6 +320,12 @@ class _PrintedJob:
     ready: bool  # IsReady: ReadyTaskNum + PendingBestEffortTaskNum >= MinAvailable
     tasks: dict[str, str]  # task ns/name -> status
 
+    @cached_property
+    def prefix(self) -> str:
+        """What its ready line starts with, up to its pod group's part."""
+        namespace = self.key.split("/", 1)[0]
+        return _READY_PREFIX.format(key=self.key, ns=namespace, queue=self.queue)
+
 
 _NAMES = {status: status.name for status in TaskStatus}
 
@@ -384,8 +392,8 @@ class _PrintedMemo:
     def __init__(self) -> None:
         self._before: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
         self._now: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
-        # job key -> (the job, its ready line, what is wrong with it or None)
-        self.verdicts: dict[str, tuple[_PrintedJob, str, str | None]] = {}
+        # job key -> (the job, its ready line's task list, what is wrong with them or None)
+        self.verdicts: Verdicts = {}
 
     def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
         kept = self._before.get(uid)
@@ -445,27 +453,34 @@ def _listed_tasks(inputs: InvariantInputs) -> _ListedTasks:
 def _ready_line_mismatch(
     job: _PrintedJob, text: str, listed_tasks: Callable[[str], dict[str, str]]
 ) -> str | None:
-    namespace = job.key.split("/", 1)[0]
-    prefix = _READY_PREFIX.format(key=job.key, ns=namespace, queue=job.queue)
-    if not text.startswith(prefix):
-        return f"its details do not start with {prefix[len(f'Job {job.key} is ready, ') :]!r}"
+    if not text.startswith(job.prefix):
+        return f"its details do not start with {job.prefix[len(f'Job {job.key} is ready, ') :]!r}"
     listed = listed_tasks(text)
     if listed != job.tasks:
         return f"its tasks are {listed}, the job has {job.tasks}"
     return None
 
 
+Verdicts = dict[str, tuple[_PrintedJob, dict[str, str], str | None]]
+
+
 def _ready_verdict(
     job: _PrintedJob,
     text: str,
     listed_tasks: Callable[[str], dict[str, str]],
-    verdicts: dict[str, tuple[_PrintedJob, str, str | None]],
+    verdicts: Verdicts,
 ) -> str | None:
-    """:func:`_ready_line_mismatch`, judged again only when the job (a memo's object,
-    :class:`_PrintedMemo`) or its line changed since the last session."""
+    """:func:`_ready_line_mismatch`; the tasks compared again only when the job (a
+    memo's object, :class:`_PrintedMemo`) or the line's task list (the same object for
+    the same text, :class:`_ListedTasks`) changed since the last session: a ready
+    line's pod group part changes every session, its tasks seldom."""
+    if not text.startswith(job.prefix):
+        return _ready_line_mismatch(job, text, listed_tasks)
+    listed = listed_tasks(text)
     kept = verdicts.get(job.key)
-    if kept is None or kept[0] is not job or kept[1] != text:
-        kept = verdicts[job.key] = (job, text, _ready_line_mismatch(job, text, listed_tasks))
+    if kept is None or kept[0] is not job or kept[1] is not listed:
+        why = None if listed == job.tasks else f"its tasks are {listed}, the job has {job.tasks}"
+        kept = verdicts[job.key] = (job, listed, why)
     return kept[2]
 
 
@@ -474,7 +489,7 @@ def _print_point_messages(
     jobs: list[_PrintedJob],
     lines: list[str],
     listed_tasks: Callable[[str], dict[str, str]],
-    verdicts: dict[str, tuple[_PrintedJob, str, str | None]],
+    verdicts: Verdicts,
 ) -> list[str]:
     """Exactly one pending line per IsPending job, one ready line per IsReady job."""
     by_key = {job.key: job for job in jobs}
@@ -829,7 +844,7 @@ register(
 
 def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     messages: list[str] = []
-    nodes = {n.meta.name for n in inputs.cluster.nodes}
+    nodes = node_rows(inputs)
     views = cycles(inputs, result)
     stray = sorted({b.cycle for b in result.binds} | {e.cycle for e in result.evictions})
     if stray and stray[-1] >= inputs.cycles:

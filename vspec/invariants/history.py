@@ -156,6 +156,27 @@ class PodKeys:
         return out
 
 
+class NodeRows:
+    """Each node's index in the cluster's list, by name (the last of a name), kept while
+    the list holds the same node objects (a timeline's sessions mostly do)."""
+
+    def __init__(self) -> None:
+        self._kept: tuple[tuple[int, ...], list[Node], dict[str, int]] | None = None
+
+    def of(self, nodes: list[Node]) -> dict[str, int]:
+        ids = tuple(map(id, nodes))
+        if self._kept is None or self._kept[0] != ids:  # the list keeps the ids from reuse
+            self._kept = (ids, list(nodes), {n.meta.name: i for i, n in enumerate(nodes)})
+        return self._kept[2]
+
+
+def node_rows(inputs: InvariantInputs) -> dict[str, int]:
+    """The cluster's nodes' indexes by name: shared, so none may change them."""
+    if inputs.carry is not None:
+        return inputs.carry.kept("node rows", NodeRows).of(inputs.cluster.nodes)
+    return inputs.derived("node rows", inputs, lambda: NodeRows().of(inputs.cluster.nodes))
+
+
 def pod_keys(inputs: InvariantInputs) -> PodKeys:
     """The pods' keys, kept from result to result when the caller carries memos (a
     timeline's sessions), else for the invariants that check ``inputs``."""

@@ -27,6 +27,7 @@ from vspec.invariants.history import (
     allocatable,
     cycles,
     node_filters,
+    node_rows,
     node_term_matches,
     plugin_entries,
     pod_slots,
@@ -60,15 +61,6 @@ def _on_nodes(view: CycleView, names: Container[str]) -> dict[str, list[str]]:
     return held
 
 
-def _rows(inputs: InvariantInputs) -> dict[str, int]:
-    """Each node's index in the cluster's list, by name (the last of a name)."""
-    return inputs.derived("node rows", inputs, lambda: _indexed(inputs.cluster.nodes))
-
-
-def _indexed(nodes: list[Node]) -> dict[str, int]:
-    return {n.meta.name: i for i, n in enumerate(nodes)}
-
-
 # -- pod-limit ---------------------------------------------------------------------------------
 
 
@@ -92,7 +84,7 @@ def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[
         for key, where in pairs:
             pipelined.setdefault(where, []).append(key)
     messages: list[str] = []
-    rows = _rows(inputs)
+    rows = node_rows(inputs)
     for view in views:
         last = view.cycle == views[-1].cycle
         binds: dict[str, list[str]] = {}

@@ -114,11 +114,8 @@ def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleV
     names = inputs.conf.options.scheduler_names
     for view in views:  # asked by most checks: worked out here, where their cost is shared
         found = facts.of(view.pods, names)
-        view.statuses, view.job_ids, view.terminating = (
-            found.statuses,
-            found.job_ids,
-            found.terminating,
-        )
+        view.statuses, view.job_ids = found.statuses, found.job_ids
+        view.terminating = found.terminating
         view.members, view.on_node = found.members, found.on_node
     return views
 
@@ -213,7 +210,7 @@ class PodFacts:
     timeline hands its unchanged pods from session to session (a changed pod is a new
     object), so a session looks up only the pods it changed instead of every pod of the
     cluster. The pods are compared by identity in one pass in C (their ids by key); the
-    patched facts equal the from-scratch ones (tests/invariants/test_incremental.py)."""
+    patched facts equal the from-scratch ones (tests/invariants/test_pod_facts.py)."""
 
     def __init__(self) -> None:
         # id -> (the pod, its status, its job, whether it is terminating): holding the

@@ -228,3 +228,31 @@ def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
     third_views = build_node_map(third.node_list, cache.k8s)
     assert third_views["n0"] is views["n0"] and third_views["n2"] is not views["n2"]
     assert state(third_views) == state(build_node_map(fresh.node_list))
+
+
+@pytest.mark.parametrize("shifted", [False, True], ids=["in-place", "after-a-removal"])
+def test_pods_that_only_moved_among_themselves_are_seen_to_move(shifted: bool) -> None:
+    """Two running pods of one node and job swap places in the cluster's list, each
+    still the same object: a node's and a job's tasks follow that order, so the cache
+    must see the move (by place, or by identity once a removal shifted the list)."""
+    pods = [
+        pod("ns", f"p{i}", f"j{i % 3}", {"cpu": 0.1}, phase="Running", node_name="n0")
+        for i in range(300)
+    ]
+    cluster = Cluster(
+        nodes=[node("n0", {"cpu": 64, "pods": 500})],
+        pods=pods,
+        pod_groups=[pod_group("ns", f"j{k}", "default") for k in range(3)],
+        queues=[queue("default")],
+    )
+    cache = SchedulerCache(cluster, conf_from_document(SEED_CONF).options, Klog(0))
+    moved = pods[1:] if shifted else list(pods)
+    moved[3], moved[-3] = moved[-3], moved[3]
+    after = Cluster(
+        nodes=cluster.nodes, pods=moved, pod_groups=cluster.pod_groups, queues=cluster.queues
+    )
+    cache.update(after)
+    fresh = SchedulerCache(after, cache.options, Klog(0))
+    assert [t.name for t in cache.nodes["n0"].tasks.values()] == [p.meta.name for p in moved]
+    assert state(cache.nodes) == state(fresh.nodes)
+    assert state(cache.jobs) == state(fresh.jobs)

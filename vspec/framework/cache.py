@@ -7,7 +7,11 @@ vspec records instead of calling the API server.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo, same_spec
@@ -19,8 +23,9 @@ from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
 from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
+from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerOptions
-from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, shallow_copy
+from vspec.model.objects import Cluster, Pod, PodGroup, PriorityClass, shallow_copy
 
 if TYPE_CHECKING:
     from vspec.framework.columns import NodeColumns
@@ -108,16 +113,15 @@ class SchedulerCache:
             else:
                 job.set_pod_group(pg)
         request = PodRequests()
-        # key -> (position, pod, its job id), as _Seen keeps them: found in the same pass.
-        seen: dict[str, tuple[int, Pod, str]] = {}
-        for i, pod in enumerate(cluster.pods):
+        jobs: list[str] = []  # per pod, its job id, as _Seen keeps them: found in the same pass
+        for pod in cluster.pods:
             if pod.scheduled_by(self.names) or pod.node_name:
                 task = TaskInfo(pod, request(pod))
                 self._add_task(task)
-                seen[pod.meta.key] = (i, pod, task.job)
+                jobs.append(task.job)
             else:
-                seen[pod.meta.key] = (i, pod, pod.job_id)
-        self._seen = _Seen.of(cluster, seen, self.nodes, self.node_list)
+                jobs.append(pod.job_id)
+        self._seen = _Seen(cluster, jobs, len(self.nodes) == len(self.node_list))
         self._handed: _Handed | None = None
         # The cache's nodes changed (their tasks, or built again) since the last snapshot.
         self._stale: set[str] = set()
@@ -184,11 +188,9 @@ class SchedulerCache:
             pg = seen.groups.get(uid)
             if pg is not None:
                 self.jobs[uid] = JobInfo(uid, pg)
-        for _, pod, job in seen.pods.values():  # the cluster's order
-            host = pod.node_name
-            if (job not in dirty_jobs and host not in dirty_nodes) or not (
-                host or pod.scheduled_by(self.names)
-            ):
+        for pod in seen.pods_of(dirty_jobs, dirty_nodes):  # the cluster's order
+            host, job = pod.node_name, seen.job_of[id(pod)]
+            if not (host or pod.scheduled_by(self.names)):
                 continue
             task = TaskInfo(pod)
             if host in dirty_nodes and task.status not in _OFF_NODE:
@@ -454,68 +456,79 @@ class _Dirty:
     regrouped: set[str]  # only the pod group changed: built again with the same tasks
 
 
-@dataclass
 class _Seen:
-    """The model objects the cache was last brought to, to tell what changed since."""
+    """The model objects the cache was last brought to, to tell what changed since, and
+    where each pod counts (its job and node), to find the pods a rebuild takes."""
 
-    nodes: list[Node]
-    # key -> (position in the cluster's list, pod, its job id), in the cluster's order
-    pods: dict[str, tuple[int, Pod, str]]
-    groups: dict[str, PodGroup]
-    # False when the cache holds what an update could not rebuild in part: duplicate
-    # pods or pod groups, or placeholder nodes for pods bound to unknown nodes.
-    incremental: bool
+    __slots__ = ("by_job", "by_node", "groups", "incremental", "job_of", "keys", "nodes", "pods")
 
-    @classmethod
-    def of(
-        cls,
-        cluster: Cluster,
-        pods: dict[str, tuple[int, Pod, str]],
-        nodes: dict[str, NodeInfo],
-        node_list: list[str],
-    ) -> _Seen:
-        """``pods``: each pod of ``cluster`` by key, with its position and job id (the
-        last of a duplicated key)."""
-        groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
-        unique = len(pods) == len(cluster.pods) and len(groups) == len(cluster.pod_groups)
-        return cls(list(cluster.nodes), pods, groups, unique and len(nodes) == len(node_list))
+    def __init__(self, cluster: Cluster, jobs: list[str], incremental: bool) -> None:
+        """``jobs``: each pod's job id, in order; ``incremental``: the cache holds no
+        placeholder node."""
+        self.nodes = list(cluster.nodes)
+        self.pods = list(cluster.pods)  # a copy: the caller's list may be reused
+        self.groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
+        # The pods by id (each held by ``pods``, so their ids are theirs alone), and by
+        # key, job and node.
+        self.job_of: dict[int, str] = dict(zip(map(id, self.pods), jobs, strict=True))
+        self.keys: dict[str, Pod] = {}
+        self.by_job: dict[str, dict[int, Pod]] = defaultdict(dict)
+        self.by_node: dict[str, dict[int, Pod]] = defaultdict(dict)
+        for pod, job in zip(self.pods, jobs, strict=True):
+            self._index(pod, job)
+        # False when the cache holds what an update could not rebuild in part: duplicate
+        # pods or pod groups, or placeholder nodes for pods bound to unknown nodes.
+        self.incremental = (
+            incremental
+            and len(self.keys) == len(self.pods) == len(self.job_of)
+            and len(self.groups) == len(cluster.pod_groups)
+        )
+
+    def _index(self, pod: Pod, job: str) -> None:
+        self.keys[pod.meta.key] = pod
+        self.by_job[job][id(pod)] = pod
+        self.by_node[pod.node_name][id(pod)] = pod
+
+    def _unindex(self, pod: Pod) -> str:
+        """Take ``pod`` out of the indexes; its job id."""
+        ident = id(pod)
+        job = self.job_of.pop(ident)
+        if self.keys.get(pod.meta.key) is pod:
+            del self.keys[pod.meta.key]
+        del self.by_job[job][ident]
+        del self.by_node[pod.node_name][ident]
+        return job
 
     def diff(self, cluster: Cluster, touched: set[str]) -> _Dirty | None:
         """What to build again for ``cluster`` (and ``self`` moved on to it), or None
-        when only a whole rebuild will do."""
-        if len(cluster.nodes) != len(self.nodes) or any(
-            a is not b for a, b in zip(cluster.nodes, self.nodes, strict=True)
-        ):
+        when only a whole rebuild will do (``self`` is then left half moved on: the
+        cache makes a new one)."""
+        if len(cluster.nodes) != len(self.nodes) or not all(map(is_, cluster.nodes, self.nodes)):
             return None
+        # The pods that stayed must stay in order: a job's and a node's tasks are
+        # kept in the cluster's order.
+        changes = list_changes(self.pods, cluster.pods, keep_order=True)
+        if changes is None:
+            return None
+        gone, added = changes
         dirty_jobs: set[str] = set()
         dirty_nodes: set[str] = set()
-        regrouped: set[str] = set()
-        old = self.pods
-        pods: dict[str, tuple[int, Pod, str]] = {}
-        last = -1
-        for i, pod in enumerate(cluster.pods):
-            key = pod.meta.key
-            if key in pods:
-                return None
-            before = old.get(key)
-            if before is not None and before[1] is pod:
-                pods[key] = before if before[0] == i else (i, pod, before[2])
-                if key not in touched:
-                    if before[0] < last:
-                        return None  # reordered: the tasks' order in their node and job moved
-                    last = before[0]
-                    continue
-            else:
-                pods[key] = (i, pod, pod.job_id)
-            dirty_jobs.add(pods[key][2])
+        for pod in gone:
+            dirty_jobs.add(self._unindex(pod))
             dirty_nodes.add(pod.node_name)
-            if before is not None:
-                dirty_jobs.add(before[2])
-                dirty_nodes.add(before[1].node_name)
-        for key, (_, pod, job) in old.items():
-            if key not in pods:
-                dirty_jobs.add(job)
-                dirty_nodes.add(pod.node_name)
+        for pod in added:
+            if pod.meta.key in self.keys:
+                return None  # a key listed twice
+            job = self.job_of[id(pod)] = pod.job_id
+            self._index(pod, job)
+            dirty_jobs.add(job)
+            dirty_nodes.add(pod.node_name)
+        for key in touched:
+            same = self.keys.get(key)
+            if same is not None:  # the same object, touched by the session's effects
+                dirty_jobs.add(self.job_of[id(same)])
+                dirty_nodes.add(same.node_name)
+        regrouped: set[str] = set()
         groups: dict[str, PodGroup] = {}
         for pg in cluster.pod_groups:
             uid = f"{pg.meta.namespace}/{pg.meta.name}"
@@ -531,8 +544,19 @@ class _Seen:
         dirty_jobs.update(uid for uid in self.groups if uid not in groups)
         dirty_jobs.discard("")
         dirty_nodes.discard("")
-        self.pods, self.groups = pods, groups
+        self.pods, self.groups = list(cluster.pods), groups
         return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs)
+
+    def pods_of(self, jobs: set[str], nodes: set[str]) -> Iterator[Pod]:
+        """The pods of ``jobs`` and on ``nodes``, in the cluster's order."""
+        wanted: set[int] = set()
+        for job in jobs:
+            wanted.update(self.by_job.get(job, ()))
+        for node in nodes:
+            wanted.update(self.by_node.get(node, ()))
+        if not wanted:
+            return iter(())
+        return compress(self.pods, map(wanted.__contains__, map(id, self.pods)))
 
     def job_order(self, jobs: dict[str, JobInfo]) -> list[str]:
         """A fresh cache's job order: the pod groups', then pod-only jobs by first pod."""
@@ -540,7 +564,9 @@ class _Seen:
         if len(jobs) == len(order) and jobs.keys() >= self.groups.keys():
             return order  # no job known by pods only: no pass over the pods
         extra: dict[str, None] = {}
-        for _, _, job in self.pods.values():
+        job_of = self.job_of
+        for pod in self.pods:
+            job = job_of[id(pod)]
             if job and job in jobs and job not in self.groups:
                 extra.setdefault(job, None)
         return [*order, *extra]

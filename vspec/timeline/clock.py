@@ -50,10 +50,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from itertools import compress, count
-from operator import attrgetter, is_not
+from itertools import count
+from operator import attrgetter
 from typing import TypeVar
 
+from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine, SchedulerProcess
 from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup
@@ -74,8 +75,6 @@ CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling",
 
 _FINISHED = ("Succeeded", "Failed")  # pod phases whose requests no longer count
 _KEY = attrgetter("meta.key")
-# Below this many pods moved (plus an eighth of the list), a tally finds them by place.
-_FEW_MOVED = 64
 
 _Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector]
 
@@ -544,7 +543,7 @@ class Clock:
         if last is not None and last.pods is pods:
             return last
         if last is not None and last.exact:
-            changes = _changes(last.pods, pods)
+            changes = list_changes(last.pods, pods)
             if changes is not None:
                 gone, new = changes
                 for pod in gone:
@@ -802,30 +801,6 @@ class _Places:
         then = self.at.pop(key, None)
         if then is not None:
             insort(self.out, then)
-
-
-def _changes(before: list[Pod], after: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
-    """The pods of ``before`` not in ``after`` and the reverse, as lists of elements:
-    the sum over ``after`` is the sum over ``before`` less the first plus the second.
-    Found by position when the lists hold the same objects at nearly every shared
-    place (a session replaces pods in place and appends), by C loops alone; else by
-    identity when each list holds each object once; else None."""
-    shared = min(len(before), len(after))
-    moved = list(compress(range(shared), map(is_not, before, after)))
-    if len(moved) <= _FEW_MOVED + shared // 8:
-        gone = [before[i] for i in moved]
-        gone += before[shared:]
-        new = [after[i] for i in moved]
-        new += after[shared:]
-        return gone, new
-    old_ids = dict(zip(map(id, before), before, strict=True))
-    new_ids = dict(zip(map(id, after), after, strict=True))
-    if len(old_ids) != len(before) or len(new_ids) != len(after):
-        return None
-    return (
-        [old_ids[k] for k in old_ids.keys() - new_ids.keys()],
-        [new_ids[k] for k in new_ids.keys() - old_ids.keys()],
-    )
 
 
 def _succeeded(pod: Pod) -> Pod:

@@ -103,6 +103,12 @@ def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list
         finally:
             updating.clear()
         fresh = SchedulerCache(cluster, self.options, Klog(0))
+        known = self.known_pods()
+        if known is not None:  # what advance is told: every pod by key, and any terminating
+            assert {k: id(p) for k, p in known.by_key.items()} == {
+                p.meta.key: id(p) for p in cluster.pods
+            }
+            assert known.terminating == any(p.meta.deletion_timestamp for p in cluster.pods)
         assert state(self.nodes) == state(fresh.nodes)
         assert state(self.jobs) == state(fresh.jobs)
         assert self.node_list == fresh.node_list

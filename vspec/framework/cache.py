@@ -25,6 +25,7 @@ from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
 from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerOptions
+from vspec.model.cycles import KnownPods
 from vspec.model.objects import Cluster, Pod, PodGroup, PriorityClass, shallow_copy
 
 if TYPE_CHECKING:
@@ -356,6 +357,14 @@ class SchedulerCache:
         self.k8s.nodes_replaced(None)
         return nodes, node_list, revocable, total.clone()
 
+    def known_pods(self) -> KnownPods | None:
+        """What the cache knows of its cluster's pods, for ``advance``; None when their
+        keys are not unique."""
+        seen = self._seen
+        if not seen.incremental:
+            return None
+        return KnownPods(seen.keys, bool(seen.terminating))
+
     # -- effects of committed operations ------------------------------------------------------
     def _find(self, task: TaskInfo) -> tuple[JobInfo, TaskInfo]:
         job = self.jobs.get(task.job)
@@ -460,7 +469,17 @@ class _Seen:
     """The model objects the cache was last brought to, to tell what changed since, and
     where each pod counts (its job and node), to find the pods a rebuild takes."""
 
-    __slots__ = ("by_job", "by_node", "groups", "incremental", "job_of", "keys", "nodes", "pods")
+    __slots__ = (
+        "by_job",
+        "by_node",
+        "groups",
+        "incremental",
+        "job_of",
+        "keys",
+        "nodes",
+        "pods",
+        "terminating",
+    )
 
     def __init__(self, cluster: Cluster, jobs: list[str], incremental: bool) -> None:
         """``jobs``: each pod's job id, in order; ``incremental``: the cache holds no
@@ -474,6 +493,7 @@ class _Seen:
         self.keys: dict[str, Pod] = {}
         self.by_job: dict[str, dict[int, Pod]] = defaultdict(dict)
         self.by_node: dict[str, dict[int, Pod]] = defaultdict(dict)
+        self.terminating: set[int] = set()  # the pods with a deletion timestamp
         for pod, job in zip(self.pods, jobs, strict=True):
             self._index(pod, job)
         # False when the cache holds what an update could not rebuild in part: duplicate
@@ -488,6 +508,8 @@ class _Seen:
         self.keys[pod.meta.key] = pod
         self.by_job[job][id(pod)] = pod
         self.by_node[pod.node_name][id(pod)] = pod
+        if pod.meta.deletion_timestamp is not None:
+            self.terminating.add(id(pod))
 
     def _unindex(self, pod: Pod) -> str:
         """Take ``pod`` out of the indexes; its job id."""
@@ -497,6 +519,7 @@ class _Seen:
             del self.keys[pod.meta.key]
         del self.by_job[job][ident]
         del self.by_node[pod.node_name][ident]
+        self.terminating.discard(ident)
         return job
 
     def diff(self, cluster: Cluster, touched: set[str]) -> _Dirty | None:

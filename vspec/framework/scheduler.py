@@ -478,4 +478,5 @@ def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Clus
             for uid, job in ssn.jobs.items()
             if job.pod_group is not None and written.get(uid)
         },
+        known=ssn.cache.known_pods(),
     )

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import is_
+from operator import attrgetter, is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo, same_spec
@@ -324,8 +324,8 @@ class SchedulerCache:
             same_revocable = same_revocable and not (clone.revocable_zone or old.revocable_zone)
         # ``others`` is copied afresh, as a clone's is: plugins put per-session state there
         # (deviceshare's pools). Only the non-empty on either side differ from a copy.
-        holders = [c for c in clones if c.others]
-        holders += [c for c in self.nodes.values() if c.others]
+        holders = list(compress(clones, map(_OTHERS, clones)))
+        holders += compress(self.nodes.values(), map(_OTHERS, self.nodes.values()))
         for holder in holders:
             if holder.name not in stale:
                 clones[last.rows[holder.name]].others = dict(self.nodes[holder.name].others)
@@ -409,6 +409,7 @@ class SchedulerCache:
 
 
 _OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
+_OTHERS = attrgetter("others")
 
 
 @dataclass(slots=True)

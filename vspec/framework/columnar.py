@@ -49,14 +49,18 @@ def session_columns(ssn: Session) -> NodeColumns | None:
         return None
     from vspec.framework.columns import NodeColumns
 
-    # The cache's columns, carried over from the last session: mostly the same nodes.
+    # The cache's columns, carried over from the last session: mostly the same nodes,
+    # whose names (kept by the columns) find their node-map entries without reading
+    # every node.
     cache = ssn.cache
-    companions = [ssn.node_map.get(node.name) for node in ssn.node_list]
     kept = cache.columns
-    if kept is None or not kept.renew(ssn.node_list, companions):
-        if kept is not None:
-            kept.close()
-        kept = cache.columns = NodeColumns(ssn.node_list, companions)
+    if kept is not None:
+        if kept.renew(ssn.node_list, list(map(ssn.node_map.get, kept.names))):
+            ssn.columns = kept
+            return kept
+        kept.close()
+    companions = [ssn.node_map.get(node.name) for node in ssn.node_list]
+    kept = cache.columns = NodeColumns(ssn.node_list, companions)
     ssn.columns = kept
     return kept
 

@@ -22,6 +22,8 @@ scheduler: the callers add the session's uid to keys that hold for one session o
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress, count
+from operator import is_not
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -108,10 +110,15 @@ class NodeColumns:
     def renew(self, nodes: Sequence[NodeInfo], companions: Sequence[object]) -> bool:
         """Carry the columns into the next session, on ``nodes`` with ``companions``
         (per row, another object the values read: the node-map entry); False when
-        these are other nodes, by name or order (then build new columns)."""
-        if len(nodes) != self.size or any(
-            n.name != name for n, name in zip(nodes, self.names, strict=True)
-        ):
+        these are other nodes, by name or order (then build new columns). Rows are
+        compared by identity, by C loops (a row still holding the same node holds its
+        name): a session's nodes are mostly the last one's, and cold, so reading each
+        one's name cost more than the rest of the renewal."""
+        if len(nodes) != self.size:
+            return False
+        moved = list(compress(count(), map(is_not, self.nodes, nodes)))
+        names = self.names
+        if any(nodes[row].name != names[row] for row in moved):
             return False
         self._sync()
         changes = self._changes
@@ -121,15 +128,13 @@ class NodeColumns:
         self._carry_answers()
         changes.clear()
         dirty = self._dirty
-        old_companions = self._companions
-        for row, node in enumerate(nodes):
-            old = self.nodes[row]
-            if old is not node:
-                old.watch(None)
-                node.watch(dirty, row)
-                dirty.append(row)
-            elif old_companions[row] is not companions[row]:
-                dirty.append(row)
+        for row in moved:
+            self.nodes[row].watch(None)
+            nodes[row].watch(dirty, row)
+        dirty.extend(moved)
+        moved_rows = set(moved)
+        regarded = map(is_not, self._companions, companions)
+        dirty.extend(row for row in compress(count(), regarded) if row not in moved_rows)
         self.nodes = list(nodes)
         self._companions = list(companions)
         return True

@@ -34,9 +34,9 @@ from vspec.timeline.clock import run_timeline
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=4)
 REPO = Path(__file__).resolve().parents[2]
-# Memos (a node's future idle, what plugins derived from a carried job's tasks), where
-# changes are reported, and a count of a job's task changes.
-_SKIPPED = frozenset({"_future_idle", "_reports", "derived", "version"})
+# Memos (a node's future idle, what plugins derived from a carried job's tasks, a job's
+# status counts), where changes are reported, and a count of a job's task changes.
+_SKIPPED = frozenset({"_future_idle", "_reports", "derived", "_counts", "version"})
 
 
 # Compared as they are; tuples, not unions, for isinstance: this walk is most of the

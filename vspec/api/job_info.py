@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from vspec.api.resource import ZERO, Resource, exceeded_part
 from vspec.api.task_info import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskInfo, parse_go_bool
-from vspec.api.types import TaskStatus, allocated_status
+from vspec.api.types import ALLOCATED_STATUSES, TaskStatus, allocated_status
 from vspec.api.unschedule_info import FitErrors, histogram
 from vspec.golang import parse_duration
 from vspec.model.corev1 import Condition
@@ -32,6 +33,21 @@ _READY = frozenset(
         TaskStatus.Succeeded,
     }
 )
+
+# The statuses ValidTaskNum counts besides the allocated ones.
+_VALID_UNALLOCATED = frozenset({TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending})
+
+
+class StatusCounts(NamedTuple):
+    """What gang's ``JobValid`` and the job updater count of a job's tasks at every
+    session, at the job's ``version`` (see :meth:`JobInfo.status_counts`)."""
+
+    version: int
+    running: int
+    succeeded: int
+    failed: int
+    allocated: int  # in the statuses allocated_status names
+    valid: int  # ValidTaskNum
 
 
 def same_spec(old: PodGroup, new: PodGroup) -> bool:
@@ -77,6 +93,7 @@ class JobInfo:
         # tasks in the same statuses as when it was derived, so it keeps it; every new
         # clone starts empty.
         self.derived: dict[str, object] = {}
+        self._counts: StatusCounts | None = None
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.allocated = Resource()
@@ -113,6 +130,7 @@ class JobInfo:
             info.total_request = self.total_request.clone()
             return info
         info.task_status_index = {}
+        info._counts = None
         info.pending_best_effort = 0
         info.ready = 0
         info.tasks = {}
@@ -280,13 +298,34 @@ class JobInfo:
     def pending_best_effort_task_num(self) -> int:
         return self.pending_best_effort
 
-    def valid_task_num(self) -> int:
-        return sum(
-            len(tasks)
-            for status, tasks in self.task_status_index.items()
-            if allocated_status(status)
-            or status in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
+    def status_counts(self) -> StatusCounts:
+        """The counts, worked out once per ``version``: every status change moves it,
+        and nothing else changes the index, so at an equal version every bucket holds
+        what it held when counted. Gang asks twice a session and the job updater once,
+        for every live job, and most live jobs have had no task touched for many
+        sessions (a clone carried to the next session keeps its counts; one copied in
+        order has the index, and the version, its source had)."""
+        counts = self._counts
+        if counts is not None and counts.version == self.version:
+            return counts
+        allocated = valid = 0
+        for status, tasks in self.task_status_index.items():
+            if status in ALLOCATED_STATUSES:
+                allocated += len(tasks)
+            elif status in _VALID_UNALLOCATED:
+                valid += len(tasks)
+        counts = self._counts = StatusCounts(
+            self.version,
+            self.count(TaskStatus.Running),
+            self.count(TaskStatus.Succeeded),
+            self.count(TaskStatus.Failed),
+            allocated,
+            valid + allocated,
         )
+        return counts
+
+    def valid_task_num(self) -> int:
+        return self.status_counts().valid
 
     def is_ready(self) -> bool:
         return self.ready + self.pending_best_effort >= self.min_available

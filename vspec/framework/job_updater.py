@@ -6,44 +6,38 @@ from dataclasses import fields
 from operator import attrgetter
 
 from vspec.api.job_info import JobInfo
-from vspec.api.types import TaskStatus, allocated_status, completed_status
-from vspec.framework.session import PodGroupStatus, Session, pod_group_status
+from vspec.api.types import TaskStatus
+from vspec.framework.session import PodGroupStatus, Session
 from vspec.model.corev1 import Condition
+from vspec.model.objects import PodGroup
 
 # A condition's fields but its stamps, which the updater does not count as a change (read
 # with one attrgetter: every session compares every pod group's conditions).
 _unstamped = attrgetter(
     *(f.name for f in fields(Condition) if f.name not in ("transition_id", "last_transition_time"))
 )
-
-
-def _succeeded(status: TaskStatus) -> bool:
-    return status is TaskStatus.Succeeded
+# The phases whose pod group event ("<n>/<m> tasks in gang unschedulable") is recorded
+# at every close; the others' ("pod group is ready") only when the pod group is written.
+_UNSCHEDULABLE_PHASES = frozenset({"Unknown", "Pending", "Inqueue"})
 
 
 def job_phase(ssn: Session, job: JobInfo) -> str:
-    """The PodGroup phase rule of ``jobStatus``."""
+    """The PodGroup phase rule of ``jobStatus``, from the job's counts
+    (:meth:`JobInfo.status_counts`: the updater asks for every live job at every close)."""
     pg = job.pod_group
     assert pg is not None
-    unschedulable = any(
-        c.type == "Unschedulable" and c.status == "True" and c.transition_id == ssn.uid
-        for c in pg.conditions
-    )
-    if job.count(TaskStatus.Running) and unschedulable:
-        return "Unknown"
+    counts = job.status_counts()
+    if counts.running:
+        for c in pg.conditions:
+            if c.transition_id == ssn.uid and c.type == "Unschedulable" and c.status == "True":
+                return "Unknown"
     # v1.10.0 counted Succeeded tasks only, so a job with a Failed task never completed
     # (gate completed_counts_failed, upstream 9ac1c8c4f).
-    failed_ends = ssn.gates.completed_counts_failed
-    ended = completed_status if failed_ends else _succeeded
-    allocated = sum(
-        len(tasks)
-        for status, tasks in job.task_status_index.items()
-        if allocated_status(status) or ended(status)
-    )
+    done = counts.succeeded
+    if ssn.gates.completed_counts_failed:
+        done += counts.failed
+    allocated = counts.allocated + done
     if allocated >= pg.min_member:
-        done = job.count(TaskStatus.Succeeded)
-        if failed_ends:
-            done += job.count(TaskStatus.Failed)
         # Quirk kept: minMember 0 with nothing allocated ends Completed (0 == 0).
         return "Completed" if done == allocated else "Running"
     if pg.phase != "Inqueue":
@@ -51,39 +45,43 @@ def job_phase(ssn: Session, job: JobInfo) -> str:
     return pg.phase
 
 
-def _changed(new: PodGroupStatus, old: PodGroupStatus | None) -> bool:
-    """Condition timestamps and transition IDs do not count as a change."""
+def _changed(new: PodGroup, old: PodGroupStatus | None) -> bool:
+    """Whether ``new``'s status differs from ``old``; condition timestamps and transition
+    IDs do not count as a change. A condition that is the very object it was is equal."""
     if old is None:
         return True
-    if (new.phase, new.running, new.succeeded, new.failed) != (
-        old.phase,
-        old.running,
-        old.succeeded,
-        old.failed,
+    if (
+        new.phase != old.phase
+        or new.running != old.running
+        or new.succeeded != old.succeeded
+        or new.failed != old.failed
     ):
         return True
-    if len(new.conditions) != len(old.conditions):
+    conditions = new.conditions
+    if len(conditions) != len(old.conditions):
         return True
-    return any(
-        _unstamped(n) != _unstamped(o) for n, o in zip(new.conditions, old.conditions, strict=True)
-    )
+    for n, o in zip(conditions, old.conditions, strict=True):
+        if n is not o and _unstamped(n) != _unstamped(o):
+            return True
+    return False
 
 
 def update_all(ssn: Session) -> dict[str, bool]:
     """Write every job's status into its session PodGroup; returns job -> written."""
     written = {}
+    before = ssn.pod_group_status
     for job in ssn.jobs.values():
         pg = job.pod_group
         if pg is None:
             continue
-        pg.phase = job_phase(ssn, job)
-        pg.running = job.count(TaskStatus.Running)
-        pg.failed = job.count(TaskStatus.Failed)
-        pg.succeeded = job.count(TaskStatus.Succeeded)
-        new = pod_group_status(job)
-        assert new is not None
-        written[job.uid] = _changed(new, ssn.pod_group_status.get(job.uid))
-        record_job_status_event(ssn, job, written[job.uid])
+        counts = job.status_counts()
+        phase = pg.phase = job_phase(ssn, job)
+        pg.running = counts.running
+        pg.failed = counts.failed
+        pg.succeeded = counts.succeeded
+        update_pg = written[job.uid] = _changed(pg, before.get(job.uid))
+        if update_pg or phase in _UNSCHEDULABLE_PHASES:
+            record_job_status_event(ssn, job, update_pg)
     return written
 
 
@@ -91,7 +89,7 @@ def record_job_status_event(ssn: Session, job: JobInfo, update_pg: bool) -> None
     """``RecordJobStatusEvent``: the PodGroup event users see in ``kubectl describe``."""
     pg = job.pod_group
     assert pg is not None
-    if pg.phase in ("Unknown", "Pending", "Inqueue"):
+    if pg.phase in _UNSCHEDULABLE_PHASES:
         message = (
             f"{job.count(TaskStatus.Pending)}/{len(job.tasks)} tasks in gang unschedulable: "
             f"{ssn.closing_fit_error(job)}"

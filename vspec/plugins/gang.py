@@ -135,22 +135,24 @@ class GangPlugin(Plugin):
         """Write each job's gang condition; the job updater reads it for the phase.
 
         PodGroup events ("<n>/<m> tasks in gang unschedulable", "pod group is ready") are
-        recorded by the job updater (``RecordJobStatusEvent``), not here.
+        recorded by the job updater (``RecordJobStatusEvent``), not here. Every ready
+        job's condition is the same value, stamped by this session: one frozen condition
+        serves them all (most live jobs are ready ones, and this runs at every close).
         """
+        scheduled = Condition(
+            type=SCHEDULED,
+            status="True",
+            reason=READY_REASON,
+            message="",
+            transition_id=ssn.uid,
+            last_transition_time=ssn.now,
+        )
         for job in ssn.jobs.values():
-            ssn.update_pod_group_condition(job, self.condition(ssn, job))
+            cond = scheduled if job.is_ready() else self.unschedulable(ssn, job)
+            ssn.update_pod_group_condition(job, cond)
 
     @staticmethod
-    def condition(ssn: Session, job: JobInfo) -> Condition:
-        if job.is_ready():
-            return Condition(
-                type=SCHEDULED,
-                status="True",
-                reason=READY_REASON,
-                message="",
-                transition_id=ssn.uid,
-                last_transition_time=ssn.now,
-            )
+    def unschedulable(ssn: Session, job: JobInfo) -> Condition:
         unready = job.min_available - schedulable_task_num(job)
         why = ssn.closing_fit_error(job)
         return Condition(

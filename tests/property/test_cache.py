@@ -262,3 +262,33 @@ def test_pods_that_only_moved_among_themselves_are_seen_to_move(shifted: bool) -
     assert [t.name for t in cache.nodes["n0"].tasks.values()] == [p.meta.name for p in moved]
     assert state(cache.nodes) == state(fresh.nodes)
     assert state(cache.jobs) == state(fresh.jobs)
+
+
+@pytest.mark.parametrize("edit", ["swapped", "inserted", "replaced", "twice"])
+def test_pod_groups_patched_or_read_again_keep_a_fresh_caches_job_order(edit: str) -> None:
+    """The pod groups are patched from the last session's by identity when that gives
+    the cluster's order; a swap or an insertion in the middle (which patching would put
+    at the end) is read again, and a job id listed twice rebuilds the cache."""
+    groups = [pod_group("ns", f"j{k}", "default") for k in range(200)]
+    pods = [pod("ns", f"p{k}", f"j{k}", {"cpu": 0.1}) for k in range(200)]
+    cluster = Cluster(
+        nodes=[node("n0", {"cpu": 64, "pods": 500})],
+        pods=pods,
+        pod_groups=groups,
+        queues=[queue("default")],
+    )
+    cache = SchedulerCache(cluster, conf_from_document(SEED_CONF).options, Klog(0))
+    moved = groups[1:]  # a removal shifts the list: found by identity
+    if edit == "swapped":
+        moved[3], moved[-3] = moved[-3], moved[3]
+    elif edit == "inserted":
+        moved.insert(5, pod_group("ns", "new", "default"))
+    elif edit == "replaced":
+        moved[7] = pod_group("ns", "j8", "default", min_member=2)
+    else:
+        moved.append(pod_group("ns", "j9", "default"))
+    after = Cluster(nodes=cluster.nodes, pods=pods, pod_groups=moved, queues=cluster.queues)
+    cache.update(after)
+    fresh = SchedulerCache(after, cache.options, Klog(0))
+    assert list(cache.jobs) == list(fresh.jobs)
+    assert state(cache.jobs) == state(fresh.jobs)

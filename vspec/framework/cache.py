@@ -273,8 +273,11 @@ class SchedulerCache:
         handed, self._handed_jobs = self._handed_jobs, {}
         if not handed:
             return
-        written = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
         last = self._seen.groups
+        if len(last) == len(cluster.pod_groups):  # advance keeps the pod groups in place
+            written = dict(zip(last, cluster.pod_groups, strict=True))
+        else:
+            written = {_group_id(pg): pg for pg in cluster.pod_groups}
         for uid, kept in handed.items():
             clone, source = kept.clone, kept.source
             pg = written.get(uid)
@@ -409,6 +412,13 @@ class SchedulerCache:
 
 
 _OFF_NODE = (TaskStatus.Succeeded, TaskStatus.Failed)
+
+
+def _group_id(pg: PodGroup) -> str:
+    """The id of a pod group's job (``namespace/name``)."""
+    return f"{pg.meta.namespace}/{pg.meta.name}"
+
+
 _OTHERS = attrgetter("others")
 
 
@@ -473,6 +483,7 @@ class _Seen:
     __slots__ = (
         "by_job",
         "by_node",
+        "group_list",
         "groups",
         "incremental",
         "job_of",
@@ -487,7 +498,8 @@ class _Seen:
         placeholder node."""
         self.nodes = list(cluster.nodes)
         self.pods = list(cluster.pods)  # a copy: the caller's list may be reused
-        self.groups = {f"{pg.meta.namespace}/{pg.meta.name}": pg for pg in cluster.pod_groups}
+        self.group_list = list(cluster.pod_groups)
+        self.groups = {_group_id(pg): pg for pg in cluster.pod_groups}
         # The pods by id (each held by ``pods``, so their ids are theirs alone), and by
         # key, job and node.
         self.job_of: dict[int, str] = dict(zip(map(id, self.pods), jobs, strict=True))
@@ -552,24 +564,77 @@ class _Seen:
             if same is not None:  # the same object, touched by the session's effects
                 dirty_jobs.add(self.job_of[id(same)])
                 dirty_nodes.add(same.node_name)
-        regrouped: set[str] = set()
-        groups: dict[str, PodGroup] = {}
-        for pg in cluster.pod_groups:
-            uid = f"{pg.meta.namespace}/{pg.meta.name}"
-            if uid in groups:
-                return None
-            groups[uid] = pg
-            before_pg = self.groups.get(uid)
-            if before_pg is None:
-                dirty_jobs.add(uid)
-            # A pod group written back is a copy; an equal one is no change.
-            elif before_pg is not pg and before_pg != pg:
-                regrouped.add(uid)
-        dirty_jobs.update(uid for uid in self.groups if uid not in groups)
+        found = self._groups_moved_on(cluster.pod_groups, dirty_jobs)
+        if found is None:
+            return None
+        groups, regrouped = found
         dirty_jobs.discard("")
         dirty_nodes.discard("")
         self.pods, self.groups = list(cluster.pods), groups
         return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs)
+
+    def _groups_moved_on(
+        self, pod_groups: list[PodGroup], dirty_jobs: set[str]
+    ) -> tuple[dict[str, PodGroup], set[str]] | None:
+        """The pod groups by job id, in ``pod_groups``' order, and those only regrouped
+        (their jobs' tasks stay); new and removed ones' jobs go to ``dirty_jobs``. None
+        on a job id listed twice. A session writes back a few pod groups in place and
+        the clock appends and removes some, so the changes are found by identity and
+        the last dict is patched, when that gives the list's order; else every pod
+        group is read."""
+        changes = list_changes(self.group_list, pod_groups, keep_order=True)
+        if changes is not None:
+            patched = self._groups_patched(*changes)
+            if patched is None:
+                return None
+            groups, regrouped, dirty = patched
+            if len(groups) == len(pod_groups) and all(map(is_, groups.values(), pod_groups)):
+                self.group_list = list(pod_groups)
+                dirty_jobs |= dirty
+                return groups, regrouped
+        regrouped = set()
+        groups = {}
+        for pg in pod_groups:
+            uid = _group_id(pg)
+            if uid in groups:
+                return None
+            groups[uid] = pg
+            before = self.groups.get(uid)
+            if before is None:
+                dirty_jobs.add(uid)
+            # A pod group written back is a copy; an equal one is no change.
+            elif before is not pg and before != pg:
+                regrouped.add(uid)
+        dirty_jobs.update(uid for uid in self.groups if uid not in groups)
+        self.group_list = list(pod_groups)
+        return groups, regrouped
+
+    def _groups_patched(
+        self, gone: list[PodGroup], added: list[PodGroup]
+    ) -> tuple[dict[str, PodGroup], set[str], set[str]] | None:
+        """The last pod groups by job id with ``gone`` taken out and ``added`` put in
+        (one replacing another of its job id takes its place), those regrouped, and the
+        jobs of those new or removed; None on a job id twice."""
+        groups = dict(self.groups)
+        removed = {_group_id(pg): pg for pg in gone}
+        regrouped: set[str] = set()
+        dirty_jobs: set[str] = set()
+        for pg in added:
+            uid = _group_id(pg)
+            before = groups.get(uid)
+            if before is None:
+                dirty_jobs.add(uid)
+            elif removed.get(uid) is before:
+                del removed[uid]
+                if before != pg:  # a pod group written back is a copy; equal is no change
+                    regrouped.add(uid)
+            else:
+                return None
+            groups[uid] = pg
+        for uid in removed:
+            del groups[uid]
+            dirty_jobs.add(uid)
+        return groups, regrouped, dirty_jobs
 
     def pods_of(self, jobs: set[str], nodes: set[str]) -> Iterator[Pod]:
         """The pods of ``jobs`` and on ``nodes``, in the cluster's order."""

@@ -292,7 +292,6 @@ class Clock:
             logs.clear()
         first_line = len(logs)
         before = self.cluster
-        phases = {pg.meta.key: pg.phase for pg in before.pod_groups}
         session = SimulationResult()
         after = self.scheduler.run_once(before, now, session, capture=self.on_session is not None)
         session.logs = logs[first_line:]
@@ -309,8 +308,7 @@ class Clock:
             self._bound(bind.task, bind.node, now)
         self._evicted([e.task for e in session.evictions], now)
         self._tick(now, session=True, binds=len(session.binds), evictions=len(session.evictions))
-        changed_phase = any(phases.get(pg.meta.key) != pg.phase for pg in after.pod_groups)
-        return bool(session.binds or session.evictions or changed_phase)
+        return bool(session.binds or session.evictions or _phase_moved(before, after))
 
     def _idle(self) -> bool:
         """Nothing pending: every pod bound and alive, every pod group Running."""
@@ -801,6 +799,18 @@ class _Places:
         then = self.at.pop(key, None)
         if then is not None:
             insort(self.out, then)
+
+
+def _phase_moved(before: Cluster, after: Cluster) -> bool:
+    """Whether a pod group's phase differs between the clusters, or one is new; only
+    the pod groups a session wrote back are other objects (found by identity)."""
+    changes = list_changes(before.pod_groups, after.pod_groups)
+    if changes is None:
+        was = {pg.meta.key: pg.phase for pg in before.pod_groups}
+        return any(was.get(pg.meta.key) != pg.phase for pg in after.pod_groups)
+    gone, added = changes
+    was = {pg.meta.key: pg.phase for pg in gone}
+    return any(was.get(pg.meta.key) != pg.phase for pg in added)
 
 
 def _succeeded(pod: Pod) -> Pod:

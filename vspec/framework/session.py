@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -50,6 +50,9 @@ ALLOCATE_FAILS = (
 _PREEMPT_FAILS = (Code.UnschedulableAndUnresolvable, Code.Error, Code.Skip, Code.Wait)
 
 
+_Memo = TypeVar("_Memo")
+
+
 @dataclass
 class SchedulerState:
     """What outlives a session in Volcano's process: global counters and action state."""
@@ -57,6 +60,19 @@ class SchedulerState:
     last_processed_node_index: int = 0
     # Plugins' Go package-level variables (tdm's lastEvictAt...), keyed "<plugin>.<name>".
     plugin_memory: dict[str, object] = field(default_factory=dict)
+    # Not Volcano's: what a plugin keeps between sessions only to work less, one object
+    # of each class asked for (:meth:`memo`), keyed by that class.
+    memos: dict[type, object] = field(default_factory=dict)
+
+    def memo(self, kind: type[_Memo]) -> _Memo:
+        """The scheduler's one ``kind()``, made when first asked. What it holds must be
+        checked against each session before use (by object identity, as the carried
+        jobs are), so that keeping it never changes what a session decides; a session
+        opened without the scheduler's state starts with an empty one."""
+        found = self.memos.get(kind)
+        if not isinstance(found, kind):
+            found = self.memos[kind] = kind()
+        return found
 
 
 class PodGroupStatus(NamedTuple):

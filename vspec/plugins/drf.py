@@ -10,6 +10,7 @@ and decides reclaims.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
@@ -106,6 +107,51 @@ class _KeptAttr(NamedTuple):
     attr: DrfAttr
 
 
+class JobAttrs:
+    """Drf's job attributes kept from session to session (in the scheduler's
+    :meth:`~vspec.framework.session.SchedulerState.memo`), so that a session works out
+    only those of the jobs that changed since the last one; used without hierarchy,
+    where each attribute is its job's alone and nothing is summed across jobs.
+
+    An attribute is kept with the clone it came from and the total its share was taken
+    of. The next session that holds the very same clone (a carried job,
+    vspec.framework.cache) at the same ``JobInfo.version`` over the same total has
+    the tasks in the statuses it was summed from, so it is what summing again gives.
+    A session changes an attribute only on an allocate or deallocate event, which
+    :meth:`forget` s it, as its task's status change ends the carrying anyway."""
+
+    __slots__ = ("_attrs", "_from", "_total")
+
+    def __init__(self) -> None:
+        self._total: ResourceValues | None = None
+        self._attrs: dict[str, DrfAttr] = {}
+        self._from: dict[str, tuple[JobInfo, int]] = {}  # uid -> (clone, version)
+
+    def update(
+        self,
+        jobs: dict[str, JobInfo],
+        total: ResourceValues,
+        work_out: Callable[[JobInfo, ResourceValues], DrfAttr],
+    ) -> dict[str, DrfAttr]:
+        """Every job's attribute over ``total``: a new dict, as the session keeps it."""
+        if total != self._total:
+            self._total, self._from = total, {}
+        attrs, worked_from = self._attrs, self._from
+        for uid, job in jobs.items():
+            kept = worked_from.get(uid)
+            if kept is None or kept[0] is not job or kept[1] != job.version:
+                attrs[uid] = work_out(job, total)
+                worked_from[uid] = (job, job.version)
+        if len(attrs) != len(jobs):
+            for uid in attrs.keys() - jobs.keys():
+                del attrs[uid]
+                worked_from.pop(uid, None)
+        return dict(attrs)
+
+    def forget(self, uid: str) -> None:
+        self._from.pop(uid, None)
+
+
 @register_plugin
 class DrfPlugin(Plugin):
     """Dominant resource fairness between jobs; flag enableHierarchy adds hierarchical DRF."""
@@ -125,6 +171,8 @@ class DrfPlugin(Plugin):
         # Whether its V(4) lines are kept, asked once per session: allocate's job heaps
         # call job_order about 20 times per job popped.
         self._verbose = False
+        # The attributes kept between sessions, when this session's came from them.
+        self._kept: JobAttrs | None = None
 
     @staticmethod
     def hierarchy_enabled(ssn: Session) -> bool:
@@ -258,14 +306,19 @@ class DrfPlugin(Plugin):
         hierarchy = self.hierarchy_enabled(ssn)
 
         total = self.total_resource.values()
-        for job in ssn.jobs.values():
-            attr = self._job_attr(job, total)
-            self.job_attrs[job.uid] = attr
-            if hierarchy:
-                self.total_allocated.add(attr.allocated)
-                self.update_hierarchical_share(
-                    self.root, self.total_allocated, job, attr, ssn.queues[job.queue]
-                )
+        if hierarchy or not ssn.cache.carries_jobs:
+            for job in ssn.jobs.values():
+                attr = self._job_attr(job, total)
+                self.job_attrs[job.uid] = attr
+                if hierarchy:
+                    self.total_allocated.add(attr.allocated)
+                    self.update_hierarchical_share(
+                        self.root, self.total_allocated, job, attr, ssn.queues[job.queue]
+                    )
+        else:
+            # Only the attributes matter, each job's its own: they are kept.
+            self._kept = ssn.state.memo(JobAttrs)
+            self.job_attrs = self._kept.update(ssn.jobs, total, self._job_attr)
 
         ssn.add_preemptable_fn(self.name, lambda p, cs: self.preemptable(ssn, p, cs))
         if hierarchy:
@@ -378,6 +431,8 @@ class DrfPlugin(Plugin):
         """Keep the job's allocation and share (and the hDRF tree) current."""
         task = event.task
         attr = self.job_attrs[task.job]
+        if self._kept is not None:
+            self._kept.forget(task.job)  # the attribute changes: worked out again next time
         if allocate:
             attr.allocated.add(task.resreq)
         else:

@@ -8,6 +8,7 @@ raised to its guarantee. A queue's ``spec.deserved`` is ignored (capacity reads 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
@@ -101,6 +102,7 @@ class _TaskSums(NamedTuple):
 # Whole numbers of float64 add exactly, in any order and grouping, while every partial
 # sum stays below this (2**53: from it on not every whole number is a float64).
 _EXACT_BOUND = float(2**53)
+_EXACT_SUM = 2**53  # the same bound on QueueSums' integer sums
 
 
 class _KeptElastic(NamedTuple):
@@ -130,9 +132,13 @@ class ProportionPlugin(Plugin):
             if queue.queue.guarantee:
                 self.total_guarantee.add(Resource.from_list(queue.queue.guarantee))
         log.infof(4, "The total guarantee resource is <{}>", self.total_guarantee.values())
-        by_job = self._exact_sums(ssn)
-        for job in ssn.jobs.values():
-            self._account_job(ssn, job, None if by_job is None else by_job[job.uid])
+        sums = self._kept_sums(ssn)
+        if sums is not None:
+            self._take_sums(ssn, sums)
+        else:
+            by_job = self._exact_sums(ssn)
+            for job in ssn.jobs.values():
+                self._account_job(ssn, job, None if by_job is None else by_job[job.uid])
         self._compute_deserved(log)
         self._register(ssn)
 
@@ -149,6 +155,36 @@ class ProportionPlugin(Plugin):
         return EnqueueRoom(where, attr.real_capability.clone(), held)
 
     # -- attributes --------------------------------------------------------------------------
+    @staticmethod
+    def _kept_sums(ssn: Session) -> QueueSums | None:
+        """The queue sums kept from the last session, brought up to this one, when they
+        are what the job-by-job accounting gives (:meth:`QueueSums.update`); None where
+        that accounting runs: jobs are not carried (a fresh clone of each, nothing to
+        keep), or its V(4) and V(5) lines are kept (they are logged job by job)."""
+        if not ssn.cache.carries_jobs or ssn.log.enabled(4):
+            return None
+        sums = ssn.state.memo(QueueSums)
+        return sums if sums.update(ssn.jobs, ssn.gates.elastic_exceeded_part) else None
+
+    def _take_sums(self, ssn: Session, sums: QueueSums) -> None:
+        """The attributes the job-by-job accounting makes, from the kept sums: one per
+        queue with a job in the session, made in the order of each queue's first job."""
+        wanted = {queue for queue, count in sums.jobs_in.items() if count}
+        for job in ssn.jobs.values():
+            if not wanted:
+                break
+            if job.queue not in wanted:
+                continue
+            wanted.discard(job.queue)
+            attr = QueueAttr(
+                ssn.queues[job.queue],
+                self.total_resource,
+                self.total_guarantee,
+                exceeded=ssn.gates.real_capability_exceeded_part,
+            )
+            sums.fill(job.queue, attr)
+            self.queue_opts[job.queue] = attr
+
     def _exact_sums(self, ssn: Session) -> dict[str, _TaskSums] | None:
         """Each job's task sums, when adding them to the queues job by job gives exactly
         what Volcano's task by task gives: every quantity a whole number (as Kubernetes
@@ -193,31 +229,16 @@ class ProportionPlugin(Plugin):
             attr.request.add(sums.request)
         else:
             _add_tasks(job, attr.allocated, attr.request)
-        assert job.pod_group is not None  # the snapshot drops jobs without one
-        if job.pod_group.phase == "Inqueue":
-            attr.inqueue.add(job.deduct_sch_gated_resources(job.min_resources()))
-        reserved = running_job_reservation(job)
-        if reserved is not None:
-            attr.inqueue.add(reserved)
-        attr.elastic.add(self._elastic(job, ssn.gates.elastic_exceeded_part))
+        held = _inqueue(job)
+        if held is not None:
+            attr.inqueue.add(held)
+        attr.elastic.add(_elastic(job, ssn.gates.elastic_exceeded_part))
         if log.enabled(5):
             log.v(
                 5,
                 f"Queue {attr.name} allocated <{attr.allocated}> request <{attr.request}> "
                 f"inqueue <{attr.inqueue}> elastic <{attr.elastic}>",
             )
-
-    def _elastic(self, job: JobInfo, exceeded: bool) -> Resource:
-        """``job.elastic_resources``, worked out from the job's allocation and its pod
-        group's minResources: a job carried from the last session (``JobInfo.derived``)
-        has both as they were, so what was worked out then is what it gives now. Only
-        read (added to the queue's elastic), never changed."""
-        kept = job.derived.get(self.name)
-        if isinstance(kept, _KeptElastic) and kept.exceeded is exceeded:
-            return kept.elastic
-        elastic = job.elastic_resources(exceeded=exceeded)
-        job.derived[self.name] = _KeptElastic(exceeded, elastic)
-        return elastic
 
     def _compute_deserved(self, log: Klog) -> None:
         """Weighted water-filling of the cluster total over the unmet queues."""
@@ -414,6 +435,229 @@ class ProportionPlugin(Plugin):
 
 
 _SUMS = "proportion task sums"  # the key of a job's _TaskSums in JobInfo.derived
+_ELASTIC = "proportion elastic"  # and of its _KeptElastic
+
+
+def _elastic(job: JobInfo, exceeded: bool) -> Resource:
+    """``job.elastic_resources``, worked out from the job's allocation and its pod
+    group's minResources: a job carried from the last session (``JobInfo.derived``)
+    has both as they were, so what was worked out then is what it gives now. Only
+    read (added to the queue's elastic), never changed."""
+    kept = job.derived.get(_ELASTIC)
+    if isinstance(kept, _KeptElastic) and kept.exceeded is exceeded:
+        return kept.elastic
+    elastic = job.elastic_resources(exceeded=exceeded)
+    job.derived[_ELASTIC] = _KeptElastic(exceeded, elastic)
+    return elastic
+
+
+def _inqueue(job: JobInfo) -> Resource | None:
+    """What the job adds to its queue's inqueue: minResources while its pod group is
+    Inqueue, or what a Running one still reserves (the phases exclude each other)."""
+    assert job.pod_group is not None  # the snapshot drops jobs without one
+    if job.pod_group.phase == "Inqueue":
+        return job.deduct_sch_gated_resources(job.min_resources())
+    return running_job_reservation(job)
+
+
+class _Part(NamedTuple):
+    """A resource as whole numbers, its scalars in their order."""
+
+    milli_cpu: int
+    memory: int
+    scalars: tuple[tuple[str, int], ...]
+
+
+_NOTHING = _Part(0, 0, ())
+
+
+def _part(res: Resource) -> _Part | None:
+    """None when a quantity is not a whole number >= 0 (nan and inf included)."""
+    values = (res.milli_cpu, res.memory, *res.scalars.values())
+    if not all(q >= 0 and q.is_integer() for q in values):
+        return None
+    scalars = tuple((name, int(q)) for name, q in res.scalars.items())
+    return _Part(int(res.milli_cpu), int(res.memory), scalars)
+
+
+class _Parts(NamedTuple):
+    """A job's part of each of its queue's sums."""
+
+    allocated: _Part
+    request: _Part
+    inqueue: _Part
+    elastic: _Part
+
+
+def _parts(job: JobInfo, exceeded: bool) -> _Parts | None:
+    """The job's parts, or None when a quantity in one is not a whole number >= 0
+    (then only the job-by-job accounting gives Volcano's sums)."""
+    sums = job.derived.get(_SUMS)
+    if not isinstance(sums, _TaskSums):
+        sums = job.derived[_SUMS] = _task_sums(job)
+    if not sums.whole:
+        return None
+    held = _inqueue(job)
+    parts = (
+        _part(sums.allocated),
+        _part(sums.request),
+        _NOTHING if held is None else _part(held),
+        _part(_elastic(job, exceeded)),
+    )
+    if None in parts:
+        return None
+    return _Parts(*parts)  # type: ignore[arg-type]
+
+
+class _Sum:
+    """One of a queue's sums, over the jobs' parts, with what says whether it is the
+    float64 sum Volcano's order gives and which scalars it holds in which order."""
+
+    __slots__ = ("memory", "milli_cpu", "named", "scalars", "shapes")
+
+    def __init__(self) -> None:
+        self.milli_cpu = 0
+        self.memory = 0
+        self.scalars: dict[str, int] = {}
+        self.named: dict[str, int] = {}  # scalar name -> parts that hold it
+        # The parts' scalar names (when any) -> parts with them: a sum holds a name from
+        # the first part that has it on, in that part's order.
+        self.shapes: dict[tuple[str, ...], int] = {}
+
+    def count(self, part: _Part, sign: int) -> None:
+        self.milli_cpu += sign * part.milli_cpu
+        self.memory += sign * part.memory
+        if not part.scalars:
+            return
+        scalars, named = self.scalars, self.named
+        for name, q in part.scalars:
+            scalars[name] = scalars.get(name, 0) + sign * q
+            named[name] = named.get(name, 0) + sign
+            if not named[name]:
+                del named[name], scalars[name]
+        shape = tuple(name for name, _ in part.scalars)
+        left = self.shapes[shape] = self.shapes.get(shape, 0) + sign
+        if not left:
+            del self.shapes[shape]
+
+    def names(self) -> tuple[str, ...] | None:
+        """The scalar names of the float64 sum in Volcano's order, whatever the jobs'
+        order: when every part's names begin the longest part's, the sum has that
+        one's. None when it depends on the order."""
+        longest = max(self.shapes, key=len, default=())
+        if all(longest[: len(shape)] == shape for shape in self.shapes):
+            return longest
+        return None
+
+    def exact(self) -> bool:
+        """No partial sum of Volcano's order rounds: all below 2**53 (the parts being
+        whole numbers >= 0, every partial sum is at most the whole)."""
+        values = (self.milli_cpu, self.memory, *self.scalars.values())
+        return all(q < _EXACT_SUM for q in values)
+
+    def resource(self) -> Resource:
+        names = self.names()
+        assert names is not None
+        scalars = {name: float(self.scalars[name]) for name in names}
+        return Resource(float(self.milli_cpu), float(self.memory), scalars)
+
+
+class _QueueSum(NamedTuple):
+    allocated: _Sum
+    request: _Sum
+    inqueue: _Sum
+    elastic: _Sum
+
+
+@dataclass(slots=True)
+class _Counted:
+    """A job's parts as the sums hold them, and what they were worked out from."""
+
+    job: JobInfo  # the session's clone (held, so no other object takes its id)
+    version: int  # its JobInfo.version then: its tasks and their statuses
+    phase: str  # its pod group's phase then (enqueue changes it and no task)
+    queue: str
+    parts: _Parts | None  # None: not summable here (_parts)
+
+
+class QueueSums:
+    """Proportion's per-queue sums kept from session to session (in the scheduler's
+    :meth:`~vspec.framework.session.SchedulerState.memo`), so that a session pays for
+    the jobs that changed since the last one instead of summing every job.
+
+    A job's parts are kept with the clone they came from; the next session that holds
+    the very same clone (a carried job, vspec.framework.cache) at the same
+    ``JobInfo.version`` and pod group phase has them unchanged: its tasks, their
+    statuses, its allocation and its pod group's spec are the same (the job contract).
+    Any other job's old parts are taken out and its new parts put in.
+
+    The sums are Python integers, exact in any order. Volcano adds float64s job by job
+    (task by task); with every quantity a whole number >= 0 and every sum below 2**53,
+    no partial sum of that order rounds, so its result is the integer sum. Otherwise
+    (or where the order of a sum's scalar names depends on the jobs' order)
+    :meth:`update` says no and the job-by-job accounting runs, the parts kept up to
+    date all the same.
+    """
+
+    __slots__ = ("_counted", "_exceeded", "_inexact", "_sums", "jobs_in")
+
+    def __init__(self) -> None:
+        self._exceeded: bool | None = None  # the elastic gate the parts were worked out under
+        self._counted: dict[str, _Counted] = {}
+        self._sums: dict[str, _QueueSum] = {}
+        self.jobs_in: dict[str, int] = {}  # queue -> its jobs in the sums
+        self._inexact = 0  # jobs whose parts are None
+
+    def update(self, jobs: dict[str, JobInfo], exceeded: bool) -> bool:
+        """Bring the sums to ``jobs``; whether they are the job-by-job accounting's."""
+        if exceeded is not self._exceeded:
+            self._counted, self._sums, self.jobs_in, self._inexact = {}, {}, {}, 0
+            self._exceeded = exceeded
+        counted = self._counted
+        for uid, job in jobs.items():
+            kept = counted.get(uid)
+            pg = job.pod_group
+            assert pg is not None  # the snapshot drops jobs without one
+            if (
+                kept is not None
+                and kept.job is job
+                and kept.version == job.version
+                and kept.phase == pg.phase
+            ):
+                continue
+            if kept is not None:
+                self._count(kept, -1)
+            kept = counted[uid] = _Counted(
+                job, job.version, pg.phase, job.queue, _parts(job, exceeded)
+            )
+            self._count(kept, 1)
+        if len(counted) != len(jobs):
+            for uid in counted.keys() - jobs.keys():
+                self._count(counted.pop(uid), -1)
+        return not self._inexact and all(
+            one.exact() and one.names() is not None
+            for queue in self._sums.values()
+            for one in queue
+        )
+
+    def _count(self, kept: _Counted, sign: int) -> None:
+        self.jobs_in[kept.queue] = self.jobs_in.get(kept.queue, 0) + sign
+        if kept.parts is None:
+            self._inexact += sign
+            return
+        sums = self._sums.get(kept.queue)
+        if sums is None:
+            sums = self._sums[kept.queue] = _QueueSum(_Sum(), _Sum(), _Sum(), _Sum())
+        for one, part in zip(sums, kept.parts, strict=True):
+            one.count(part, sign)
+
+    def fill(self, queue: str, attr: QueueAttr) -> None:
+        """Set the queue's allocated, request, inqueue and elastic from the sums."""
+        sums = self._sums[queue]
+        attr.allocated = sums.allocated.resource()
+        attr.request = sums.request.resource()
+        attr.inqueue = sums.inqueue.resource()
+        attr.elastic = sums.elastic.resource()
 
 
 def _add_tasks(job: JobInfo, allocated: Resource, request: Resource) -> None:

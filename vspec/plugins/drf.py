@@ -104,6 +104,7 @@ def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
 
 class _KeptAttr(NamedTuple):
     total: ResourceValues  # the total the share was taken of
+    version: int  # the job's JobInfo.version then
     attr: DrfAttr
 
 
@@ -306,7 +307,10 @@ class DrfPlugin(Plugin):
         hierarchy = self.hierarchy_enabled(ssn)
 
         total = self.total_resource.values()
-        if hierarchy or not ssn.cache.carries_jobs:
+        self._kept = None if hierarchy else self._kept_attrs(ssn)
+        if self._kept is not None:
+            self.job_attrs = self._kept.update(ssn.jobs, total, self._job_attr)
+        else:
             for job in ssn.jobs.values():
                 attr = self._job_attr(job, total)
                 self.job_attrs[job.uid] = attr
@@ -315,10 +319,6 @@ class DrfPlugin(Plugin):
                     self.update_hierarchical_share(
                         self.root, self.total_allocated, job, attr, ssn.queues[job.queue]
                     )
-        else:
-            # Only the attributes matter, each job's its own: they are kept.
-            self._kept = ssn.state.memo(JobAttrs)
-            self.job_attrs = self._kept.update(ssn.jobs, total, self._job_attr)
 
         ssn.add_preemptable_fn(self.name, lambda p, cs: self.preemptable(ssn, p, cs))
         if hierarchy:
@@ -332,6 +332,13 @@ class DrfPlugin(Plugin):
             )
         )
 
+    @staticmethod
+    def _kept_attrs(ssn: Session) -> JobAttrs | None:
+        """The attributes kept from the last session, when jobs are carried (else each
+        is a fresh clone and nothing is kept). Only without hierarchy: the hDRF tree
+        sums the jobs in order, and it is built job by job."""
+        return ssn.state.memo(JobAttrs) if ssn.cache.carries_jobs else None
+
     def _job_attr(self, job: JobInfo, total: ResourceValues) -> DrfAttr:
         """The job's allocation and share. A job carried from the last session
         (``JobInfo.derived``) has the tasks in the statuses its attribute was summed
@@ -339,7 +346,7 @@ class DrfPlugin(Plugin):
         handed on as it is, as it changes only on an allocate or deallocate event, which
         changes a task's status and so ends the carrying."""
         kept = job.derived.get(self.name)
-        if isinstance(kept, _KeptAttr) and kept.total == total:
+        if isinstance(kept, _KeptAttr) and kept.total == total and kept.version == job.version:
             return kept.attr
         attr = DrfAttr()
         for status, tasks in job.task_status_index.items():
@@ -347,7 +354,7 @@ class DrfPlugin(Plugin):
                 for task in tasks.values():
                     attr.allocated.add(task.resreq)
         self.update_share(attr)
-        job.derived[self.name] = _KeptAttr(total, attr)
+        job.derived[self.name] = _KeptAttr(total, job.version, attr)
         return attr
 
     def preemptable(

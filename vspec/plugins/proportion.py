@@ -97,6 +97,7 @@ class _TaskSums(NamedTuple):
     allocated: Resource
     request: Resource
     whole: bool  # every quantity summed a whole number (of bytes, millicores...)
+    version: int  # the job's JobInfo.version when summed
 
 
 # Whole numbers of float64 add exactly, in any order and grouping, while every partial
@@ -107,6 +108,7 @@ _EXACT_SUM = 2**53  # the same bound on QueueSums' integer sums
 
 class _KeptElastic(NamedTuple):
     exceeded: bool  # the gate it was worked out under
+    version: int  # the job's JobInfo.version then
     elastic: Resource
 
 
@@ -194,9 +196,7 @@ class ProportionPlugin(Plugin):
         by_job: dict[str, _TaskSums] = {}
         bound = Resource()
         for job in ssn.jobs.values():
-            sums = job.derived.get(_SUMS)
-            if not isinstance(sums, _TaskSums):
-                sums = job.derived[_SUMS] = _task_sums(job)
+            sums = _task_sums(job)
             if not sums.whole:
                 return None
             bound.add(sums.request)
@@ -444,10 +444,10 @@ def _elastic(job: JobInfo, exceeded: bool) -> Resource:
     has both as they were, so what was worked out then is what it gives now. Only
     read (added to the queue's elastic), never changed."""
     kept = job.derived.get(_ELASTIC)
-    if isinstance(kept, _KeptElastic) and kept.exceeded is exceeded:
+    if isinstance(kept, _KeptElastic) and (kept.exceeded, kept.version) == (exceeded, job.version):
         return kept.elastic
     elastic = job.elastic_resources(exceeded=exceeded)
-    job.derived[_ELASTIC] = _KeptElastic(exceeded, elastic)
+    job.derived[_ELASTIC] = _KeptElastic(exceeded, job.version, elastic)
     return elastic
 
 
@@ -492,9 +492,7 @@ class _Parts(NamedTuple):
 def _parts(job: JobInfo, exceeded: bool) -> _Parts | None:
     """The job's parts, or None when a quantity in one is not a whole number >= 0
     (then only the job-by-job accounting gives Volcano's sums)."""
-    sums = job.derived.get(_SUMS)
-    if not isinstance(sums, _TaskSums):
-        sums = job.derived[_SUMS] = _task_sums(job)
+    sums = _task_sums(job)
     if not sums.whole:
         return None
     held = _inqueue(job)
@@ -674,7 +672,11 @@ def _add_tasks(job: JobInfo, allocated: Resource, request: Resource) -> None:
 
 
 def _task_sums(job: JobInfo) -> _TaskSums:
-    """The sums, and whether every quantity added to them is a whole number."""
+    """The sums, and whether every quantity added to them is a whole number: kept in
+    ``JobInfo.derived`` while the job's tasks are as they were (a carried job's are)."""
+    kept = job.derived.get(_SUMS)
+    if isinstance(kept, _TaskSums) and kept.version == job.version:
+        return kept
     allocated, request = Resource(), Resource()
     _add_tasks(job, allocated, request)
     whole = all(
@@ -685,4 +687,5 @@ def _task_sums(job: JobInfo) -> _TaskSums:
         if allocated_status(status) or status is TaskStatus.Pending
         for task in bucket.values()
     )
-    return _TaskSums(allocated, request, whole)
+    sums = job.derived[_SUMS] = _TaskSums(allocated, request, whole, job.version)
+    return sums

@@ -511,7 +511,7 @@ class _Sum:
     """One of a queue's sums, over the jobs' parts, with what says whether it is the
     float64 sum Volcano's order gives and which scalars it holds in which order."""
 
-    __slots__ = ("memory", "milli_cpu", "named", "scalars", "shapes")
+    __slots__ = ("_names", "_reshaped", "memory", "milli_cpu", "named", "scalars", "shapes")
 
     def __init__(self) -> None:
         self.milli_cpu = 0
@@ -521,6 +521,8 @@ class _Sum:
         # The parts' scalar names (when any) -> parts with them: a sum holds a name from
         # the first part that has it on, in that part's order.
         self.shapes: dict[tuple[str, ...], int] = {}
+        self._names: tuple[str, ...] | None = ()  # names() while the shapes stay
+        self._reshaped = False  # a shape came or went since
 
     def count(self, part: _Part, sign: int) -> None:
         self.milli_cpu += sign * part.milli_cpu
@@ -537,15 +539,19 @@ class _Sum:
         left = self.shapes[shape] = self.shapes.get(shape, 0) + sign
         if not left:
             del self.shapes[shape]
+        if left in (0, 1):
+            self._reshaped = True
 
     def names(self) -> tuple[str, ...] | None:
         """The scalar names of the float64 sum in Volcano's order, whatever the jobs'
         order: when every part's names begin the longest part's, the sum has that
         one's. None when it depends on the order."""
-        longest = max(self.shapes, key=len, default=())
-        if all(longest[: len(shape)] == shape for shape in self.shapes):
-            return longest
-        return None
+        if self._reshaped:
+            longest = max(self.shapes, key=len, default=())
+            fits = all(longest[: len(shape)] == shape for shape in self.shapes)
+            self._names = longest if fits else None
+            self._reshaped = False
+        return self._names
 
     def exact(self) -> bool:
         """No partial sum of Volcano's order rounds: all below 2**53 (the parts being
@@ -597,7 +603,7 @@ class QueueSums:
     date all the same.
     """
 
-    __slots__ = ("_counted", "_exceeded", "_inexact", "_sums", "jobs_in")
+    __slots__ = ("_counted", "_exceeded", "_fine", "_inexact", "_sums", "_touched", "jobs_in")
 
     def __init__(self) -> None:
         self._exceeded: bool | None = None  # the elastic gate the parts were worked out under
@@ -605,11 +611,15 @@ class QueueSums:
         self._sums: dict[str, _QueueSum] = {}
         self.jobs_in: dict[str, int] = {}  # queue -> its jobs in the sums
         self._inexact = 0  # jobs whose parts are None
+        # Whether each queue's sums are Volcano's, checked again for those counted in.
+        self._fine: dict[str, bool] = {}
+        self._touched: set[str] = set()
 
     def update(self, jobs: dict[str, JobInfo], exceeded: bool) -> bool:
         """Bring the sums to ``jobs``; whether they are the job-by-job accounting's."""
         if exceeded is not self._exceeded:
             self._counted, self._sums, self.jobs_in, self._inexact = {}, {}, {}, 0
+            self._fine = {}
             self._exceeded = exceeded
         counted = self._counted
         for uid, job in jobs.items():
@@ -632,11 +642,12 @@ class QueueSums:
         if len(counted) != len(jobs):
             for uid in counted.keys() - jobs.keys():
                 self._count(counted.pop(uid), -1)
-        return not self._inexact and all(
-            one.exact() and one.names() is not None
-            for queue in self._sums.values()
-            for one in queue
-        )
+        for queue in self._touched:
+            self._fine[queue] = all(
+                one.exact() and one.names() is not None for one in self._sums[queue]
+            )
+        self._touched.clear()
+        return not self._inexact and all(self._fine.values())
 
     def _count(self, kept: _Counted, sign: int) -> None:
         self.jobs_in[kept.queue] = self.jobs_in.get(kept.queue, 0) + sign
@@ -646,6 +657,7 @@ class QueueSums:
         sums = self._sums.get(kept.queue)
         if sums is None:
             sums = self._sums[kept.queue] = _QueueSum(_Sum(), _Sum(), _Sum(), _Sum())
+        self._touched.add(kept.queue)
         for one, part in zip(sums, kept.parts, strict=True):
             one.count(part, sign)
 

@@ -119,7 +119,7 @@ class JobAttrs:
     vspec.framework.cache) at the same ``JobInfo.version`` over the same total has
     the tasks in the statuses it was summed from, so it is what summing again gives.
     A session changes an attribute only on an allocate or deallocate event, which
-    :meth:`forget` s it, as its task's status change ends the carrying anyway."""
+    forgets it (:meth:`forget`), as its task's status change ends the carrying anyway."""
 
     __slots__ = ("_attrs", "_from", "_total")
 

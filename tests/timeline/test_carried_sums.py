@@ -23,7 +23,7 @@ from vspec.framework.cache import SchedulerCache
 from vspec.framework.log import Klog
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
-from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.runner import SEED_CONF, load_space
 from vspec.fuzz.strategies import ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import SchedulerOptions
@@ -114,6 +114,16 @@ def _sessions(cluster: Cluster, cycles: int = 4) -> _Opened:
 def test_drawn_timelines_open_with_what_summing_afresh_gives(
     case: GeneratedTimelineSpec,
 ) -> None:
+    args = (case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
+    _same_both_ways(lambda: _outcome(_run(*args)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(timeline_specs(load_space("mixed").conf or ConfSpace(), BOUNDS))
+def test_any_conf_timelines_open_with_what_summing_afresh_gives(
+    case: GeneratedTimelineSpec,
+) -> None:
+    """Preempt and reclaim evict (drf's deallocate events); hDRF sums afresh."""
     args = (case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
     _same_both_ways(lambda: _outcome(_run(*args)))
 

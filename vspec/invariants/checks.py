@@ -21,7 +21,7 @@ from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     HOLDING,
     CycleView,
-    PodKeys,
+    PodIndex,
     allocatable,
     cycles,
     dims,
@@ -33,7 +33,7 @@ from vspec.invariants.history import (
     node_filters,
     node_rows,
     plugin_entries,
-    pod_keys,
+    pod_index,
     pods_by_job,
     requests,
     session_jobs,
@@ -875,24 +875,30 @@ def _conservation_check(inputs: InvariantInputs, result: SimulationResult) -> li
         if key not in held:
             messages.append(f"cycle {cycle}: {key} was created but was never a held pod")
     if result.cluster is not None and views:
-        messages.extend(_final_cluster(views[-1], result, pod_keys(inputs)))
+        messages.extend(_final_cluster(views[-1], result, pod_index(inputs)))
     return messages
 
 
 _KEY = operator.attrgetter("meta.key")
 
 
-def _final_cluster(last: CycleView, result: SimulationResult, keys: PodKeys) -> list[str]:
+def _final_cluster(last: CycleView, result: SimulationResult, index: PodIndex) -> list[str]:
     """The cluster after the last cycle: its pods minus the evicted, moved only by binds.
     A pod the session handed on as the very object it had is where it was, under its
     key: only the others (a timeline's session changes a few of its pods) are read."""
     assert result.cluster is not None
     pods = result.cluster.pods
-    before = dict(zip(map(id, last.pods.values()), last.pods, strict=True))  # id -> key
-    after = dict(zip(map(id, pods), pods, strict=True))
-    changed = sorted((after[i] for i in after.keys() - before.keys()), key=_KEY)
-    dropped = {before[i] for i in before.keys() - after.keys()}  # keys whose pod went
-    new_keys = set(keys.of(changed))
+    found = index.changed(pods) if last.pods is index.pods else None
+    if found is None:
+        before = dict(zip(map(id, last.pods.values()), last.pods.values(), strict=True))
+        after = dict(zip(map(id, pods), pods, strict=True))
+        found = (
+            [before[i] for i in before.keys() - after.keys()],
+            [after[i] for i in after.keys() - before.keys()],
+        )
+    changed = sorted(found[1], key=_KEY)
+    dropped = set(map(_KEY, found[0]))  # keys whose pod went
+    new_keys = set(map(_KEY, changed))
     gone = gone_after(last)
     created = {k for k, cycle in result.created.items() if cycle == last.cycle + 1}
 

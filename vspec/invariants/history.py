@@ -12,6 +12,8 @@ import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress, count, islice, repeat
+from operator import is_, is_not
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -109,48 +111,177 @@ def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView
 
 
 def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
-    views = tuple(replay(inputs.cluster, result, inputs.cycles, pod_keys(inputs)))
+    step = pod_index(inputs).update(inputs.cluster.pods)
+    views = tuple(replay(inputs.cluster, result, inputs.cycles, step.after))
     facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
     names = inputs.conf.options.scheduler_names
     for view in views:  # asked by most checks: worked out here, where their cost is shared
-        found = facts.of(view.pods, names)
+        found = facts.of(view.pods, names, step)
         view.statuses, view.job_ids = found.statuses, found.job_ids
         view.terminating = found.terminating
         view.members, view.on_node = found.members, found.on_node
     return views
 
 
-class PodKeys:
-    """Each pod's key (``ns/name``) by the pod's id, read from the pod once: reading the
-    key of each of thousands of pods, scattered in memory, costs ten times looking its id
-    up, and a timeline hands its unchanged pods on from session to session."""
+@dataclass(frozen=True)
+class PodStep:
+    """How one cluster's pods by key (``after``) differ from the last ones (``before``,
+    None at the first): the keys whose pod left or is another object (``gone``: with the
+    pod they had) and those whose pod came or is another object (``came``: with it). A
+    consumer that holds ``before``'s state patches it with these and nothing else."""
+
+    before: dict[str, Pod] | None
+    after: dict[str, Pod]
+    gone: list[tuple[str, Pod]]
+    came: list[tuple[str, Pod]]
+    # Each key's rank in ``after``'s order (the index's own, kept in place: valid for
+    # the latest step only), and whether they were numbered afresh (the pods moved in
+    # the list, or many changed): a rank kept from before is then no longer comparable.
+    rank: dict[str, int]
+    renumbered: bool
+
+
+class PodIndex:
+    """A cluster's pods by key (``ns/name``, in the list's order, a later pod of a key
+    winning), patched from one pod list to the next: a timeline hands its unchanged pods
+    from session to session (a changed pod is a new object in its place, new pods come
+    last, a finished job's pods are taken out), so the lists are compared by identity
+    in C loops (:func:`list_changes`) and only the pods that differ are read. The step
+    taken (:class:`PodStep`) lets the facts, the pods of each job and the node loads be
+    patched the same way. The patched dict equals the one built afresh
+    (tests/invariants/test_pod_facts.py)."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, str] = {}
-        self._held: dict[int, Pod] = {}  # holding the pods keeps their ids from reuse
+        self._pods: list[Pod] = []  # the last list
+        self._rank: dict[str, int] = {}
+        self._next = 0  # the rank the next new key gets
+        self.step: PodStep | None = None
 
-    def of(self, pods: Sequence[Pod]) -> list[str]:
-        """The keys of ``pods``, in their order."""
-        ids = list(map(id, pods))
-        keys = self._keys
-        new = set(ids) - keys.keys()
-        if new:
-            by_id = dict(zip(ids, pods, strict=True))
-            for i in new:
-                pod = by_id[i]
-                keys[i] = pod.meta.key
-                self._held[i] = pod
-        return list(map(keys.__getitem__, ids))
+    @property
+    def pods(self) -> dict[str, Pod] | None:
+        """The last pods by key: shared, so none may change them."""
+        return None if self.step is None else self.step.after
 
-    def by_key(self, pods: Sequence[Pod]) -> dict[str, Pod]:
-        """A cluster's ``pods`` by key, in their order (a later pod of a key wins); the
-        pods of earlier clusters no longer in it are forgotten, once they are many."""
-        out = dict(zip(self.of(pods), pods, strict=True))
-        if len(self._keys) > 2 * len(pods) + 64:
-            live = set(map(id, pods))
-            self._keys = {i: k for i, k in self._keys.items() if i in live}
-            self._held = {i: p for i, p in self._held.items() if i in live}
-        return out
+    def update(self, pods: list[Pod]) -> PodStep:
+        """The step to ``pods`` from the last list (the same step when it is the same)."""
+        step = self.step
+        if step is not None and len(pods) == len(self._pods) and all(map(is_, pods, self._pods)):
+            return step
+        before = None if step is None else step.after
+        found = self.changed(pods)
+        patched = None if found is None else self._patched(before, pods, *found)
+        if patched is None or found is None:
+            after = self._rebuilt(pods)
+            old = before or {}
+            touched: Iterable[str] = after.keys() | old.keys()
+            gone = [(k, old[k]) for k in touched if k in old and after.get(k) is not old[k]]
+            came = [(k, after[k]) for k in touched if k in after and old.get(k) is not after[k]]
+        else:
+            after = patched
+            gone = [(p.meta.key, p) for p in found[0]]
+            came = [(p.meta.key, p) for p in found[1]]
+        self._pods = list(pods)
+        self.step = PodStep(before, after, gone, came, self._rank, patched is None)
+        return self.step
+
+    def changed(self, pods: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
+        """Against the last list, by identity: its pods not in ``pods``, and the pods of
+        ``pods`` not in it; None when it had no list or a key twice, or they differ at
+        many places."""
+        if self.step is None or len(self._pods) != len(self.step.after):
+            return None
+        return list_changes(self._pods, pods)
+
+    def _patched(
+        self, before: dict[str, Pod] | None, pods: list[Pod], left: list[Pod], came: list[Pod]
+    ) -> dict[str, Pod] | None:
+        """``before`` with each pod that came in its key's place (a new key last, in the
+        list's order) and the keys whose pod left and none came taken out: None when
+        that is not ``pods``, in order (pods moved in it, or a key has two pods)."""
+        if before is None:
+            return None
+        after = dict(before)
+        fresh = []
+        for pod in came:
+            key = pod.meta.key
+            if key in before:
+                after[key] = pod
+            else:
+                fresh.append((key, pod))
+        for key, pod in fresh:
+            after[key] = pod
+        dropped = []
+        for pod in left:
+            key = pod.meta.key
+            if after.get(key) is pod:
+                del after[key]
+                dropped.append(key)
+        if len(after) != len(pods) or not all(map(is_, after.values(), pods)):
+            return None
+        rank = self._rank
+        for key in dropped:
+            del rank[key]
+        for key, _ in fresh:
+            rank[key] = self._next
+            self._next += 1
+        return after
+
+    def _rebuilt(self, pods: list[Pod]) -> dict[str, Pod]:
+        after = dict(zip(map(_KEY, pods), pods, strict=True))
+        self._rank = dict(zip(after, range(len(after)), strict=True))
+        self._next = len(after)
+        return after
+
+
+_LOOK_AHEAD = 16  # how far on a pod is looked for where two lists differ
+
+
+def list_changes(old: list[Pod], new: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
+    """The pods of ``old`` not in ``new`` and the reverse, by identity, for lists that
+    hold each pod once: both are walked side by side in C loops, a place where they
+    differ being a pod replaced there, or a run of pods taken out or put in (found
+    within :data:`_LOOK_AHEAD` places); None when they differ at more than an eighth of
+    their places (then reading every pod costs about as much)."""
+    gone: list[Pod] = []
+    came: list[Pod] = []
+    limit = 16 + len(new) // 8
+    a = b = 0
+    while True:
+        shift = b - a
+        for i in compress(count(a), map(is_not, islice(old, a, None), islice(new, b, None))):
+            j = i + shift
+            x, y = old[i], new[j]
+            taken = _first_is(old, i + 1, y)
+            put = None if taken is not None else _first_is(new, j + 1, x)
+            if taken is not None:
+                gone += old[i:taken]
+                a, b = taken, j
+            elif put is not None:
+                came += new[j:put]
+                a, b = i, put
+            else:  # replaced in place: the walk goes on
+                gone.append(x)
+                came.append(y)
+            if len(gone) + len(came) > limit:
+                return None
+            if taken is not None or put is not None:
+                break
+        else:
+            shared = min(len(old) - a, len(new) - b)
+            gone += old[a + shared :]
+            came += new[b + shared :]
+            break
+    both = set(map(id, gone)) & set(map(id, came))  # pods that moved in the list
+    if both:
+        gone = [p for p in gone if id(p) not in both]
+        came = [p for p in came if id(p) not in both]
+    return gone, came
+
+
+def _first_is(pods: list[Pod], start: int, pod: Pod) -> int | None:
+    """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``pod``."""
+    near = islice(pods, start, start + _LOOK_AHEAD)
+    return next(compress(count(start), map(is_, near, repeat(pod))), None)
 
 
 class NodeRows:
@@ -174,12 +305,12 @@ def node_rows(inputs: InvariantInputs) -> dict[str, int]:
     return inputs.derived("node rows", inputs, lambda: NodeRows().of(inputs.cluster.nodes))
 
 
-def pod_keys(inputs: InvariantInputs) -> PodKeys:
-    """The pods' keys, kept from result to result when the caller carries memos (a
+def pod_index(inputs: InvariantInputs) -> PodIndex:
+    """The pods by key, kept from result to result when the caller carries memos (a
     timeline's sessions), else for the invariants that check ``inputs``."""
     if inputs.carry is not None:
-        return inputs.carry.kept("pod keys", PodKeys)
-    return inputs.derived("pod keys", inputs, PodKeys)
+        return inputs.carry.kept("pod index", PodIndex)
+    return inputs.derived("pod index", inputs, PodIndex)
 
 
 @dataclass
@@ -216,33 +347,48 @@ class PodFacts:
         # id -> (the pod, its status, its job, whether it is terminating): holding the
         # pod keeps its id from being reused.
         self._of: dict[int, tuple[Pod, TaskStatus, str, bool]] = {}
-        # The last pods (holding them keeps their ids), their ids by key, their facts,
-        # and the scheduler names the membership was judged under.
-        self._last: tuple[dict[str, Pod], dict[str, int], Facts, tuple[str, ...]] | None = None
+        # The last pods (holding them keeps their ids), their facts, and the scheduler
+        # names the membership was judged under.
+        self._last: tuple[dict[str, Pod], Facts, tuple[str, ...]] | None = None
 
-    def of(self, pods: dict[str, Pod], names: tuple[str, ...] = ("volcano",)) -> Facts:
+    def of(
+        self,
+        pods: dict[str, Pod],
+        names: tuple[str, ...] = ("volcano",),
+        step: PodStep | None = None,
+    ) -> Facts:
         """The facts of ``pods``: statuses, jobs, the terminating ones, the job each pod
         counts in for :func:`pods_by_job` ("" for none: a pod of no job, or another
-        scheduler's not on a node), and the pods on each node (by ``node_name``)."""
-        ids = dict(zip(pods, map(id, pods.values()), strict=True))
+        scheduler's not on a node), and the pods on each node (by ``node_name``).
+        ``step``: how ``pods`` came from the last pods (:class:`PodIndex`), when it did;
+        else the last pods and these are compared."""
         last = self._last
-        if last is None or last[3] != names:
+        if last is None or last[2] != names:
             facts = Facts()
-            fresh: Iterable[str] = pods
+            fresh: Iterable[tuple[str, Pod]] = pods.items()
+        elif last[0] is pods:
+            return last[1]
+        elif step is not None and step.before is last[0] and step.after is pods:
+            facts = last[1].copy()
+            for key, pod in step.gone:
+                self._drop(facts, key, pod)
+            fresh = step.came
         else:
-            before_pods, before, facts = last[0], last[1], last[2].copy()
+            before_pods, facts = last[0], last[1].copy()
+            before = dict(zip(before_pods, map(id, before_pods.values()), strict=True))
+            ids = dict(zip(pods, map(id, pods.values()), strict=True))
             for key in before.keys() - ids.keys():
                 self._drop(facts, key, before_pods[key])
-            fresh = [key for key, _ in ids.items() - before.items()]
-            for key in fresh:
+            fresh = [(key, pods[key]) for key, _ in ids.items() - before.items()]
+            for key, _ in fresh:
                 if key in before_pods:
                     self._drop(facts, key, before_pods[key])
-        for key in fresh:
-            self._add(facts, key, pods[key], names)
-        self._last = (pods, ids, facts, names)
+        for key, pod in fresh:
+            self._add(facts, key, pod, names)
+        self._last = (pods, facts, names)
         memo = self._of
         if len(memo) > 2 * len(pods) + 64:  # drop the pods gone from the cluster
-            live = set(ids.values())
+            live = set(map(id, pods.values()))
             self._of = {k: v for k, v in memo.items() if k in live}
         return facts
 
@@ -274,12 +420,17 @@ class PodFacts:
 
 
 def replay(
-    cluster: Cluster, result: SimulationResult, count: int, keys: PodKeys | None = None
+    cluster: Cluster,
+    result: SimulationResult,
+    count: int,
+    by_key: dict[str, Pod] | None = None,
 ) -> Iterator[CycleView]:
     """Each cycle's view, in order; the pods move on as between two sessions: bound pods
     run on their node, evicted and terminating pods are gone, and the held pods a
-    controller created (``result.created``) are there from their cycle on."""
-    pods = (keys or PodKeys()).by_key(cluster.pods)
+    controller created (``result.created``) are there from their cycle on. ``by_key``:
+    the cluster's pods by key (:class:`PodIndex`), when found already; not changed."""
+    pods = PodIndex().update(cluster.pods).after if by_key is None else by_key
+    owned = False  # whether ``pods`` is this replay's own dict, which it may change
     held = {p.meta.key: p for p in cluster.held_pods}
     binds: dict[int, list[Bind]] = {}
     for bind in result.binds:
@@ -288,13 +439,17 @@ def replay(
     for eviction in result.evictions:
         evictions.setdefault(eviction.cycle, []).append(eviction)
     for c in range(count):
-        pods.update({k: p for k, p in held.items() if result.created.get(k) == c})
+        created = {k: p for k, p in held.items() if result.created.get(k) == c}
+        if created:
+            pods, owned = {**pods, **created}, True
         # The last view may have the dict itself: nothing moves after it.
         at_start = pods if c == count - 1 else dict(pods)
         view = CycleView(c, at_start, binds.get(c, []), evictions.get(c, []))
         yield view
         if c == count - 1:
             return  # nothing reads the cluster after the last cycle: move no pod
+        if not owned:
+            pods, owned = dict(pods), True
         for bind in view.binds:
             pod = pods.get(bind.task)
             if pod is not None:
@@ -348,7 +503,101 @@ def pods_by_job(inputs: InvariantInputs, view: CycleView) -> dict[str, list[Pod]
     """The pods of each job as the cache holds them (ours, or already on a node), in the
     view's order, found once per view for the invariants that ask: shared, so none may
     change them."""
-    return inputs.derived(f"pods_by_job {view.cycle}", view, lambda: _by_job(view))
+    return inputs.derived(f"pods_by_job {view.cycle}", view, lambda: _job_pods(inputs, view))
+
+
+def _job_pods(inputs: InvariantInputs, view: CycleView) -> dict[str, list[Pod]]:
+    step = inputs.carry.kept("pod index", PodIndex).step if inputs.carry is not None else None
+    if inputs.carry is None or step is None or view.pods is not step.after:
+        return _by_job(view)
+    names = inputs.conf.options.scheduler_names
+    return inputs.carry.kept("job pods", JobPods).of(step, view.members, names)
+
+
+class JobPods:
+    """The pods of each job (:func:`_by_job`) of the last pods, patched by a
+    :class:`PodStep`: only the jobs whose pods the step touched get new lists (in the
+    pods' order, by the index's ranks), the others keep the very lists they had. The
+    jobs stay in the order of their first pod; the patched lists equal the ones found
+    afresh (tests/invariants/test_pod_facts.py)."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, Pod] | None = None  # the pods the lists are of
+        self._names: tuple[str, ...] = ()
+        self._out: dict[str, list[Pod]] = {}
+        self._member: dict[str, str] = {}  # key -> the job it counts in (none: absent)
+        self._keys: dict[str, set[str]] = {}  # job -> the keys of its pods
+        self._first: dict[str, int] = {}  # job -> its first pod's rank
+        self._top = -1  # no job's first pod ranks above it
+
+    def of(
+        self, step: PodStep, members: dict[str, str], names: tuple[str, ...]
+    ) -> dict[str, list[Pod]]:
+        """The pods of each job of ``step.after``, whose pods count in ``members``."""
+        if self._pods is step.after and self._names == names:
+            return self._out
+        if (
+            self._pods is None
+            or self._pods is not step.before
+            or self._names != names
+            or step.renumbered
+        ):
+            self._rebuilt(step, members)
+        else:
+            self._patched(step, members)
+        self._pods, self._names = step.after, names
+        return self._out
+
+    def _rebuilt(self, step: PodStep, members: dict[str, str]) -> None:
+        out: dict[str, list[Pod]] = {}
+        self._member, self._keys, self._first = {}, {}, {}
+        for key, pod in step.after.items():
+            uid = members[key]
+            if not uid:
+                continue
+            self._member[key] = uid
+            if uid in out:
+                out[uid].append(pod)
+                self._keys[uid].add(key)
+            else:
+                out[uid], self._keys[uid], self._first[uid] = [pod], {key}, step.rank[key]
+        self._out = out
+        self._top = max(self._first.values(), default=-1)
+
+    def _patched(self, step: PodStep, members: dict[str, str]) -> None:
+        touched: set[str] = set()
+        for key, _ in step.gone:
+            uid = self._member.pop(key, "")
+            if uid:
+                self._keys[uid].discard(key)
+                touched.add(uid)
+        for key, _ in step.came:
+            uid = members[key]
+            if uid:
+                self._member[key] = uid
+                self._keys.setdefault(uid, set()).add(key)
+                touched.add(uid)
+        out, rank, pods = dict(self._out), step.rank, step.after
+        resort = False
+        arrived: list[tuple[int, str, list[Pod]]] = []
+        for uid in touched:
+            keys = sorted(self._keys[uid], key=rank.__getitem__)
+            if not keys:
+                del self._keys[uid], self._first[uid], out[uid]
+                continue
+            first, was = rank[keys[0]], self._first.get(uid)
+            if was is None:
+                arrived.append((first, uid, [pods[k] for k in keys]))
+                continue
+            out[uid] = [pods[k] for k in keys]
+            resort |= first != was
+            self._first[uid] = first
+        for first, uid, listed in sorted(arrived):  # a new job goes last, if its pods do
+            resort |= first < self._top
+            out[uid], self._first[uid], self._top = listed, first, max(self._top, first)
+        if resort:
+            out = dict(sorted(out.items(), key=lambda item: self._first[item[0]]))
+        self._out = out
 
 
 def _by_job(view: CycleView) -> dict[str, list[Pod]]:

@@ -34,6 +34,7 @@ from vspec.invariants.history import (
     exceeds,
     node_filters,
     plugin_entries,
+    pod_index,
     pod_slots,
     pods_by_job,
     requests,
@@ -105,6 +106,7 @@ class FirstCycle:
                 self.request,
                 columns,
                 node_loads(inputs),
+                pod_index(inputs).step,
             )
 
         return inputs.derived("node table", view, build)

@@ -12,7 +12,7 @@ Kubernetes and Volcano documentation in :mod:`vspec.invariants.outside` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +24,7 @@ from vspec.invariants.base import InvariantInputs
 from vspec.invariants.history import (
     HOLDING,
     NodeFilter,
+    PodStep,
     Requests,
     allocatables,
     dims,
@@ -107,6 +108,7 @@ class NodeLoads:
         self._of: dict[int, tuple[Pod, int, int, Resource | None]] = {}
         self._slots: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._held: dict[str, Column] = {}
+        self._pods: dict[str, Pod] | None = None  # the pods counted (they keep their ids)
 
     def of(
         self,
@@ -115,25 +117,35 @@ class NodeLoads:
         pods: dict[str, Pod],
         statuses: dict[str, TaskStatus],
         request: Requests,
+        step: PodStep | None = None,
     ) -> tuple[dict[str, Column], npt.NDArray[np.int64]]:
         """The held columns (the dimensions some node's pods hold) and the pod slots
-        taken, per row: copies, which the caller may keep."""
+        taken, per row: copies, which the caller may keep. ``step``: how ``pods`` came
+        from the last pods (:class:`PodIndex`), when it did; else the last pods and
+        these are compared."""
         if columns is not self._columns:
-            self._columns, self._of = columns, {}
+            self._columns, self._of, self._pods = columns, {}, None
             self._slots, self._held = np.zeros(count, dtype=np.int64), {}
-        now = dict(zip(map(id, pods.values()), pods.items(), strict=True))
         counted = self._of
-        for gone in counted.keys() - now.keys():
-            _, row, slots, held = counted.pop(gone)
-            self._count(row, slots, held, -1)
+        if step is not None and step.after is pods and step.before is self._pods is not None:
+            for _, pod in step.gone:
+                self._count(*counted.pop(id(pod))[1:], -1)
+            came: Iterable[tuple[str, Pod]] = step.came
+        elif self._pods is not pods:
+            now = dict(zip(map(id, pods.values()), pods.items(), strict=True))
+            for gone in counted.keys() - now.keys():
+                self._count(*counted.pop(gone)[1:], -1)
+            came = [now[new] for new in now.keys() - counted.keys()]
+        else:
+            came = ()
         index = columns.index
-        for new in now.keys() - counted.keys():
-            key, pod = now[new]
+        for key, pod in came:
             row = index.get(pod.node_name, -1) if pod.node_name else -1
             slots = request.slots(pod) if row >= 0 else 0
             held = request(pod) if row >= 0 and statuses[key] in HOLDING else None
-            counted[new] = (pod, row, slots, held)
+            counted[id(pod)] = (pod, row, slots, held)
             self._count(row, slots, held, 1)
+        self._pods = pods
         held_columns = {name: c.copy() for name, c in self._held.items() if c.any()}
         return held_columns, self._slots.copy()
 
@@ -179,10 +191,11 @@ class NodeTable:
         request: Requests,
         columns: NodeColumns,
         loads: NodeLoads | None = None,
+        step: PodStep | None = None,
     ) -> NodeTable:
         """``columns``: the nodes' own (:func:`node_columns`); ``loads``: what their
         pods took in the last table built, updated here (a fresh one when None)."""
-        held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request)
+        held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request, step)
         return cls(nodes, request, columns, held, slots)
 
     def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:

@@ -1,21 +1,28 @@
-"""What a timeline's checks carry from session to session and patch with the pods a
-session changed (PodIndex's pods by key and its step, PodFacts, JobPods, NodeLoads)
-equals what is worked out afresh from every pod, whatever comes, goes, moves in the
-list, changes status or shares a key between sessions."""
+"""What a timeline's checks carry from session to session and patch with the pods and
+pod groups a session changed (PodIndex's pods by key and its step, PodFacts, JobPods,
+NodeLoads, JobsMemo) equals what is worked out afresh from every pod, whatever comes,
+goes, moves in the list, changes status or shares a key between sessions."""
 
 from __future__ import annotations
 
 import copy
+import operator
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.builders import node, pod
+from tests.builders import node, pod, pod_group, queue
+from vspec.invariants import history
 from vspec.invariants.history import (
     CycleView,
     Facts,
     JobPods,
+    Jobs,
+    JobsMemo,
     PodFacts,
     PodIndex,
     Requests,
@@ -23,7 +30,7 @@ from vspec.invariants.history import (
     pods_by_job,
 )
 from vspec.invariants.nodetable import NodeColumns, NodeLoads
-from vspec.model.objects import Pod
+from vspec.model.objects import Cluster, Pod, PodGroup
 
 NAMES = ("volcano",)
 NODES = [node(f"n{i}", {"cpu": 4, "pods": 8}) for i in range(4)]
@@ -128,13 +135,19 @@ def _loads(loads: NodeLoads, pods: dict[str, Pod], facts: Facts, step: object) -
 def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
     index, facts, jobs, loads = PodIndex(), PodFacts(), JobPods(), NodeLoads()
     pods: list[Pod] = []
+    earlier_list: list[Pod] = []
     earlier: list[tuple[dict[str, Pod], Facts]] = []
     for session in sessions:
         pods = list(pods)
         for change in session:
             _apply(pods, change)
-        step = index.update(pods)
+        last, step = index.step, index.update(pods)
         want = _by_key(pods)
+        moved = any(what in ("move", "twice") for what, _, _ in session)
+        unique = len(want) == len(pods) and len(step.before or {}) == len(earlier_list)
+        if step is not last and step.before is not None and unique and not moved:
+            assert not step.renumbered  # patched, not built afresh
+        earlier_list = pods
         assert list(step.after.items()) == list(want.items())
         assert [k for k, _ in sorted(step.rank.items(), key=lambda kv: kv[1])] == list(want)
         got = facts.of(step.after, NAMES, step)
@@ -179,6 +192,32 @@ def test_unchanged_jobs_keep_their_lists() -> None:
     assert after["ns/j0"][0] is second[0]
 
 
+def _job_order(index: PodIndex, jobs: JobPods, facts: PodFacts, pods: list[Pod]) -> list[str]:
+    step = index.update(pods)
+    return list(jobs.of(step, facts.of(step.after, NAMES, step).members, NAMES))
+
+
+def test_a_job_whose_first_pod_goes_follows_the_others() -> None:
+    """The jobs are in the order of their first pod, as found afresh."""
+    index, facts, jobs = PodIndex(), PodFacts(), JobPods()
+    pods = [pod("ns", "p0", "j1"), pod("ns", "p1", "j2"), pod("ns", "p2", "j1")]
+    assert _job_order(index, jobs, facts, pods) == ["ns/j1", "ns/j2"]
+    assert _job_order(index, jobs, facts, pods[1:]) == ["ns/j2", "ns/j1"]
+
+
+def test_a_job_counted_from_an_earlier_pod_goes_before_the_others() -> None:
+    """Another scheduler's pod counts in its job once on a node: a job new to the lists
+    whose pod is earlier than the other jobs' goes first."""
+    index, facts, jobs = PodIndex(), PodFacts(), JobPods()
+    foreign = pod("ns", "p0", "j1")
+    foreign.scheduler_name = "other"
+    pods = [foreign, pod("ns", "p1", "j2")]
+    assert _job_order(index, jobs, facts, pods) == ["ns/j2"]
+    placed = copy.copy(foreign)
+    placed.node_name, placed.phase = "n0", "Running"
+    assert _job_order(index, jobs, facts, [placed, pods[1]]) == ["ns/j1", "ns/j2"]
+
+
 def test_the_index_reads_only_the_changed_pods_keys() -> None:
     """An unchanged pod's key is not read again: the step is found by identity."""
     index = PodIndex()
@@ -189,3 +228,66 @@ def test_the_index_reads_only_the_changed_pods_keys() -> None:
     assert list(step.after) == ["ns/p0", "ns/p1", "ns/p2", "ns/p3"]
     assert [k for k, _ in step.came] == ["ns/p3"] and not step.gone
     assert np.array_equal(list(step.rank.values()), [0, 1, 2, 3])
+
+
+def _changed_groups(groups: list[PodGroup], change: Change) -> None:
+    """A pod group changed as a timeline changes one (a new object in its place), come,
+    gone, moved, twice, or of a queue the cluster does not have."""
+    what, i, n = change
+    at = next((k for k, g in enumerate(groups) if g.meta.name == f"j{i}"), None)
+    if what == "add" and at is None:
+        groups.append(pod_group("ns", f"j{i}", f"q{n % 2}", min_member=n))
+    elif at is None:
+        return
+    elif what == "remove":
+        del groups[at]
+    elif what == "move":
+        groups.insert(n % (len(groups) + 1), groups.pop(at))
+    elif what in ("bind", "finish", "twice", "foreign"):
+        new = copy.copy(groups[at])
+        new.phase = "Running" if what == "bind" else "Completed"
+        new.queue = "elsewhere" if what == "foreign" else new.queue
+        if what == "twice":
+            groups.insert(n % (len(groups) + 1), new)
+        else:
+            groups[at] = new
+
+
+def _plain(groups: list[PodGroup]) -> bool:
+    """Every pod group of a known queue, each name once: what a patch keeps."""
+    names = {g.meta.name for g in groups}
+    return len(names) == len(groups) and all(g.queue in ("q0", "q1") for g in groups)
+
+
+def _recorded(found: list[Jobs | None]) -> Callable[..., Jobs | None]:
+    real = history._patched
+
+    def patched(*args: Any) -> Jobs | None:
+        found.append(real(*args))
+        return found[-1]
+
+    return patched
+
+
+@settings(max_examples=200, deadline=None)
+@given(changes)
+def test_patched_jobs_equal_fresh(sessions: list[list[Change]]) -> None:
+    memo = JobsMemo()
+    queues = [queue("q0"), queue("q1")]
+    groups: list[PodGroup] = []
+    before: list[PodGroup] = []
+    for session in sessions:
+        groups = list(groups)
+        for change in session:
+            _changed_groups(groups, change)
+        cluster = Cluster(pod_groups=groups, queues=queues)
+        found: list[Jobs | None] = []
+        with mock.patch.object(history, "_patched", _recorded(found)):
+            got, want = memo.of(cluster), Jobs.of(cluster)
+        timeline_like = not any(what in ("move", "twice") for what, _, _ in session)
+        if found and timeline_like and _plain(before) and _plain(groups):
+            assert found[0] is not None  # patched, not found afresh
+        before = groups
+        assert list(got.pod_groups.items()) == list(want.pod_groups.items())
+        assert all(map(operator.is_, got.pod_groups.values(), want.pod_groups.values()))
+        assert got.priority == want.priority

@@ -394,6 +394,7 @@ class _PrintedMemo:
         self._now: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
         # job key -> (the job, its ready line's task list, what is wrong with them or None)
         self.verdicts: Verdicts = {}
+        self.said: Said = {}  # each line's verdict (:func:`_print_point_messages`)
 
     def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
         kept = self._before.get(uid)
@@ -484,34 +485,78 @@ def _ready_verdict(
     return kept[2]
 
 
+# (job key, kind) -> the line's text, the job it was judged against, what is wrong with it
+Said = dict[tuple[str, str], tuple[str, _PrintedJob, str | None]]
+
+
 def _print_point_messages(
     cycle: int,
     jobs: list[_PrintedJob],
     lines: list[str],
     listed_tasks: Callable[[str], dict[str, str]],
-    verdicts: Verdicts,
+    memo: _PrintedMemo,
 ) -> list[str]:
-    """Exactly one pending line per IsPending job, one ready line per IsReady job."""
+    """Exactly one pending line per IsPending job, one ready line per IsReady job. A
+    line of the very text judged last session against the very job (a memo's object,
+    :class:`_PrintedMemo`) is what it was: most of a timeline's jobs print the same
+    lines session after session, and comparing two texts costs less than reading one."""
     by_key = {job.key: job for job in jobs}
-    seen: Counter[tuple[str, str]] = Counter()
+    seen: dict[tuple[str, str], int] = {}
+    said = memo.said
     messages = []
     for text in lines:
         match = _LOGPRINT.match(text)
         if match is None:
             continue
-        key, kind = f"{match[1]}/{match[2]}", match[3]
-        seen[(key, kind)] += 1
+        key = f"{match[1]}/{match[2]}"
+        line = (key, match[3])
+        seen[line] = seen.get(line, 0) + 1
         job = by_key.get(key)
         if job is None:
             messages.append(f"cycle {cycle}: logprint names unknown job {key}")
-        elif kind == "pending" and text != _PENDING_TEXT.format(key):
-            messages.append(f"cycle {cycle}: pending line of {key} is not the plugin's: {text!r}")
-        elif kind == "ready" and (why := _ready_verdict(job, text, listed_tasks, verdicts)):
-            messages.append(f"cycle {cycle}: ready line of {key}: {why}")
-    want: Counter[tuple[str, str]] = Counter()
+            continue
+        kept = said.get(line)
+        if kept is None or kept[1] is not job or kept[0] != text:
+            fault = _line_fault(job, line[1], text, listed_tasks, memo.verdicts)
+            kept = said[line] = (text, job, fault)
+        if kept[2] is not None:
+            messages.append(f"cycle {cycle}: {kept[2]}")
+    want = {}
     for job in jobs:
-        want[(job.key, "pending")] += job.pending
-        want[(job.key, "ready")] += job.ready
+        if job.pending:
+            want[(job.key, "pending")] = 1
+        if job.ready:
+            want[(job.key, "ready")] = 1
+    if seen != want:
+        messages += _count_messages(cycle, Counter(want), Counter(seen), by_key)
+    if len(said) > 2 * len(by_key) + 64:  # the ended jobs' lines
+        memo.said = {line: kept for line, kept in said.items() if line[0] in by_key}
+    return messages
+
+
+def _line_fault(
+    job: _PrintedJob,
+    kind: str,
+    text: str,
+    listed_tasks: Callable[[str], dict[str, str]],
+    verdicts: Verdicts,
+) -> str | None:
+    """What is wrong with a line of ``job``, as its message says it after the cycle."""
+    if kind == "pending":
+        if text != _PENDING_TEXT.format(job.key):
+            return f"pending line of {job.key} is not the plugin's: {text!r}"
+        return None
+    why = _ready_verdict(job, text, listed_tasks, verdicts)
+    return None if why is None else f"ready line of {job.key}: {why}"
+
+
+def _count_messages(
+    cycle: int,
+    want: Counter[tuple[str, str]],
+    seen: Counter[tuple[str, str]],
+    by_key: dict[str, _PrintedJob],
+) -> list[str]:
+    messages = []
     for (key, kind), n in sorted((want - seen).items()):
         messages.append(f"cycle {cycle}: missing {n} 'Job {key} is {kind}' line(s)")
     for (key, kind), n in sorted((seen - want).items()):
@@ -566,12 +611,12 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         points.append((views[-1], statuses, phases))
     listed_tasks = _listed_tasks(inputs)
     listed_tasks.next_session()
-    verdicts = _printed_memo(inputs).verdicts
+    memo = _printed_memo(inputs)
     messages = []
     for view, statuses, phases in points:
         jobs = _printed_jobs(inputs, view, statuses, phases)
         lines = lines_by_cycle.get(view.cycle, [])
-        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks, verdicts)
+        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks, memo)
     return messages
 
 

@@ -35,7 +35,7 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import PLACED, best_effort, preemptable, task_role
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup
-from vspec.model.result import SimulationResult
+from vspec.model.result import SimulationResult, TaskResult
 
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 SYSTEM_NAMESPACE = "kube-system"
@@ -340,16 +340,16 @@ def _expected_phase(counted: Mapping[TaskStatus, int], min_member: int, session_
 
 
 def _counted(
-    keys: Collection[str], job_ids: Mapping[str, str], statuses: Mapping[str, TaskStatus]
+    keys: Collection[str], job_ids: Mapping[str, str], tasks: Mapping[str, TaskResult]
 ) -> dict[str, dict[TaskStatus, int]]:
-    """Each job's tasks among ``keys`` counted by status: the (job, status) pairs
-    counted in one pass in C, then grouped (a job has a status or two, not a pod each)."""
-    pairs = Counter(
-        zip(map(job_ids.__getitem__, keys), map(statuses.__getitem__, keys), strict=True)
-    )
+    """Each job's tasks among ``keys`` counted by in-session status: the (job, status
+    name) pairs counted in one pass in C, then grouped and named (a job has a status or
+    two, not a task each)."""
+    statuses = map(_STATUS, map(tasks.__getitem__, keys))
+    pairs = Counter(zip(map(job_ids.__getitem__, keys), statuses, strict=True))
     out: dict[str, dict[TaskStatus, int]] = {}
     for (uid, status), n in pairs.items():
-        out.setdefault(uid, {})[status] = n
+        out.setdefault(uid, {})[_BY_NAME[status]] = n
     return out
 
 
@@ -358,9 +358,8 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
-    statuses = _session_statuses(inputs, result)
     # Each job's tasks of the session (every one has an in-session status), counted.
-    counts = _counted(last.pods.keys() & result.tasks.keys(), last.job_ids, statuses)
+    counts = _counted(last.pods.keys() & result.tasks.keys(), last.job_ids, result.tasks)
     bound = {last.job_ids[b.task] for b in last.binds if b.task in last.pods}
     # The expected phase by what decides it: most jobs share a few shapes.
     wanted: dict[tuple[object, ...], str] = {}

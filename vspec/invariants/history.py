@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, count, islice, repeat
 from operator import is_, is_not
+from typing import TypeVar
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -27,7 +28,7 @@ from vspec.invariants.outside import (
 )
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
-from vspec.model.objects import Cluster, Node, Pod, PodGroup
+from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, Queue
 from vspec.model.result import Bind, Eviction, SimulationResult
 
 # Statuses whose pods hold node resources (NodeInfo.add_task: all but Pipelined and the
@@ -233,17 +234,18 @@ class PodIndex:
         return after
 
 
+Obj = TypeVar("Obj")
 _LOOK_AHEAD = 16  # how far on a pod is looked for where two lists differ
 
 
-def list_changes(old: list[Pod], new: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
-    """The pods of ``old`` not in ``new`` and the reverse, by identity, for lists that
-    hold each pod once: both are walked side by side in C loops, a place where they
-    differ being a pod replaced there, or a run of pods taken out or put in (found
-    within :data:`_LOOK_AHEAD` places); None when they differ at more than an eighth of
-    their places (then reading every pod costs about as much)."""
-    gone: list[Pod] = []
-    came: list[Pod] = []
+def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] | None:
+    """The objects (pods, pod groups) of ``old`` not in ``new`` and the reverse, by
+    identity, for lists that hold each once: both are walked side by side in C loops, a
+    place where they differ being an object replaced there, or a run of them taken out
+    or put in (found within :data:`_LOOK_AHEAD` places); None when they differ at more
+    than an eighth of their places (then reading every object costs about as much)."""
+    gone: list[Obj] = []
+    came: list[Obj] = []
     limit = 16 + len(new) // 8
     a = b = 0
     while True:
@@ -278,10 +280,10 @@ def list_changes(old: list[Pod], new: list[Pod]) -> tuple[list[Pod], list[Pod]] 
     return gone, came
 
 
-def _first_is(pods: list[Pod], start: int, pod: Pod) -> int | None:
-    """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``pod``."""
-    near = islice(pods, start, start + _LOOK_AHEAD)
-    return next(compress(count(start), map(is_, near, repeat(pod))), None)
+def _first_is(objects: list[Obj], start: int, obj: Obj) -> int | None:
+    """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``obj``."""
+    near = islice(objects, start, start + _LOOK_AHEAD)
+    return next(compress(count(start), map(is_, near, repeat(obj))), None)
 
 
 class NodeRows:
@@ -489,9 +491,67 @@ class Jobs:
         return self.pod_groups[uid].queue or "default"
 
 
+class JobsMemo:
+    """The last cluster's :class:`Jobs`, patched for the next from the pod groups that
+    differ (:func:`list_changes`) while its queues and priority classes are the very
+    objects they were: a timeline's session changes a few pod groups of hundreds."""
+
+    def __init__(self) -> None:
+        # The cluster's pod groups, queues and priority classes, and its jobs.
+        self._last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs] | None = None
+
+    def of(self, cluster: Cluster) -> Jobs:
+        last, groups = self._last, cluster.pod_groups
+        jobs = None if last is None or not _same(last[1:3], cluster) else _patched(last, groups)
+        if jobs is None:
+            jobs = Jobs.of(cluster)
+        self._last = (list(groups), list(cluster.queues), list(cluster.priority_classes), jobs)
+        return jobs
+
+
+def _same(kept: tuple[list[Queue], list[PriorityClass]], cluster: Cluster) -> bool:
+    queues, classes = kept
+    return (
+        len(queues) == len(cluster.queues)
+        and all(map(is_, queues, cluster.queues))
+        and len(classes) == len(cluster.priority_classes)
+        and all(map(is_, classes, cluster.priority_classes))
+    )
+
+
+def _patched(
+    last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs], groups: list[PodGroup]
+) -> Jobs | None:
+    """The last jobs with the pod groups that came (a new one last) and without those
+    that went; None unless every pod group is a job's, in the list's order."""
+    found = list_changes(last[0], groups)
+    if found is None:
+        return None
+    before = last[3]
+    if len(before.pod_groups) != len(last[0]):
+        return None  # some pod group is of no known queue: found afresh
+    fresh = Jobs.of(Cluster(queues=last[1], priority_classes=last[2], pod_groups=found[1]))
+    if len(fresh.pod_groups) != len(found[1]):
+        return None
+    out = Jobs(dict(before.pod_groups), dict(before.priority))
+    out.pod_groups.update(fresh.pod_groups)
+    out.priority.update(fresh.priority)
+    for pg in found[0]:
+        uid = f"{pg.meta.namespace}/{pg.meta.name}"
+        if out.pod_groups.get(uid) is pg:
+            del out.pod_groups[uid], out.priority[uid]
+    if len(out.pod_groups) != len(groups) or not all(map(is_, out.pod_groups.values(), groups)):
+        return None
+    return out
+
+
 def session_jobs(inputs: InvariantInputs) -> Jobs:
     """The jobs of the cluster before the first session, found once for all the
-    invariants that check a run: shared, so none may change them."""
+    invariants that check a run (patched from the last result's when the caller carries
+    memos): shared, so none may change them."""
+    if inputs.carry is not None:
+        memo = inputs.carry.kept("jobs", JobsMemo)
+        return inputs.derived("jobs", inputs, lambda: memo.of(inputs.cluster))
     return inputs.derived("jobs", inputs, lambda: Jobs.of(inputs.cluster))
 
 

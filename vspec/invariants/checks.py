@@ -398,7 +398,11 @@ class _PrintedMemo:
 
     def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
         kept = self._before.get(uid)
-        if kept is None or kept[0] is not pg or len(kept[1]) != len(pods):
+        if kept is None or kept[0] is not pg:
+            return None
+        if kept[1] is pods:  # the very list (an unchanged job's, JobPods)
+            return kept[2]
+        if len(kept[1]) != len(pods):
             return None
         return kept[2] if all(map(operator.is_, kept[1], pods)) else None
 

@@ -235,7 +235,7 @@ class PodIndex:
 
 
 Obj = TypeVar("Obj")
-_LOOK_AHEAD = 16  # how far on a pod is looked for where two lists differ
+_LOOK_AHEAD = 16  # how far on an object is looked for where two lists differ
 
 
 def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] | None:

@@ -194,7 +194,8 @@ class NodeTable:
         step: PodStep | None = None,
     ) -> NodeTable:
         """``columns``: the nodes' own (:func:`node_columns`); ``loads``: what their
-        pods took in the last table built, updated here (a fresh one when None)."""
+        pods took in the last table built, updated here (a fresh one when None), by
+        ``step`` when it says how ``pods`` came from those (:class:`PodIndex`)."""
         held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request, step)
         return cls(nodes, request, columns, held, slots)
 

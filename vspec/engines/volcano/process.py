@@ -9,6 +9,7 @@ one starts a new process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import tempfile
@@ -64,7 +65,9 @@ class EngineProcess:
         return answer
 
     def _started(self) -> subprocess.Popen[bytes]:
-        if self._proc is None or self._proc.poll() is not None:
+        if self._proc is not None and self._proc.poll() is not None:
+            self.close()  # ended since its last answer: its pipes and file go with it
+        if self._proc is None:
             # Standard error goes to a file: a pipe nobody reads would fill and block
             # the program, and a dead program's panic is read back from it.
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close and _died)
@@ -79,7 +82,10 @@ class EngineProcess:
     def _died(self) -> str:
         proc, stderr = self._proc, self._stderr
         self._proc = None
-        code = proc.wait() if proc is not None else None
+        code = None
+        if proc is not None:
+            code = proc.wait()
+            _close_pipes(proc)
         text = ""
         if stderr is not None:
             stderr.seek(0)
@@ -95,15 +101,26 @@ class EngineProcess:
     def kill(self) -> None:
         if self._proc is not None:
             self._proc.kill()
-            self._proc.wait()
-        self._proc = None
+        self.close()
 
     def close(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            assert self._proc.stdin is not None
-            self._proc.stdin.close()
-            self._proc.wait()
-        self._proc = None
+        """End the program (its standard input closed, it exits) and let go of its
+        pipes and standard error's file, which Popen leaves open."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                assert proc.stdin is not None
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+                proc.wait()
+            _close_pipes(proc)
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+
+
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):  # a dead reader's unflushed input
+                pipe.close()

@@ -530,8 +530,11 @@ class _Seen:
         job = self.job_of.pop(ident)
         if self.keys.get(pod.meta.key) is pod:
             del self.keys[pod.meta.key]
-        del self.by_job[job][ident]
-        del self.by_node[pod.node_name][ident]
+        for index, at in ((self.by_job, job), (self.by_node, pod.node_name)):
+            held = index[at]
+            del held[ident]
+            if not held:
+                del index[at]  # a finished job's entry goes with its last pod
         self.terminating.discard(ident)
         return job
 

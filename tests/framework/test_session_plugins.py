@@ -116,3 +116,25 @@ def test_job_starving_is_the_and_of_the_first_tier_with_any_function() -> None:
     assert ssn.job_starving(starving) is False
     ssn.add_job_starving_fns("binpack", lambda j: True)
     assert ssn.job_starving(starving) is True
+
+
+def test_own_state_holds_only_while_every_registered_function_declares_it() -> None:
+    """One function of a kind registered without ``own_state`` (a user's, say) turns the
+    leave-out off for the kinds asked; registering again under the same name decides."""
+    ssn = open_([[{"name": "priority"}, {"name": "gang"}, {"name": "proportion"}]])
+    kinds: tuple[Kind, ...] = ("job_order", "queue_order", "job_valid", "overused")
+    assert ssn.reads_own_state(*kinds)
+    ssn.add_job_order_fn("mine", lambda left, right: 0)
+    assert not ssn.reads_own_state(*kinds) and ssn.reads_own_state("queue_order")
+    ssn.add_job_order_fn("mine", lambda left, right: 0, own_state=True)
+    assert ssn.reads_own_state(*kinds)
+    ssn.add_overused_fn("gang", lambda queue: False)
+    assert not ssn.reads_own_state("overused")
+    ssn.clear()
+    assert ssn.reads_own_state(*kinds)
+
+
+def test_hierarchical_drf_orders_queues_by_a_shared_tree() -> None:
+    ssn = open_([[{"name": "drf", "enableHierarchy": True}]])
+    assert ssn.reads_own_state("job_order") and not ssn.reads_own_state("queue_order")
+    assert open_([[{"name": "drf"}]]).reads_own_state("job_order", "queue_order")

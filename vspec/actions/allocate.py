@@ -22,6 +22,7 @@ from vspec.framework import columnar
 from vspec.framework.interface import Trace
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
+from vspec.framework.session_plugins import Kind
 from vspec.framework.statement import Statement
 from vspec.util.node_memo import NodeMemo, NodeTable
 from vspec.util.predicate_helper import PredicateFn, PredicateHelper, Verdict
@@ -30,6 +31,12 @@ from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
     from vspec.framework.columns import Column, FitFirst, NodeColumns
+
+
+_PENDING = TaskStatus.Pending
+# What a job left out of allocate's heaps would have met: the heaps' orders, JobValid,
+# and the queue's Overused test at each pop.
+_HEAP_KINDS: tuple[Kind, ...] = ("job_order", "queue_order", "job_valid", "overused")
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -98,7 +105,20 @@ class Allocate(ErrorCacheAction):
         jobs_map: dict[str, PriorityQueue[JobInfo]],
     ) -> None:
         log = ssn.log
+        queued = ssn.queues
+        # A job with no Pending task would only be popped and put back: its queue's next
+        # pop is the same queue again and its own place holds (``reads_own_state``), so
+        # leaving it out changes nothing but V(3)-V(4) lines ("Try to allocate resource
+        # to Jobs in Queue", a skipped job's JobValid line), kept only when they print.
+        leave_out_idle = not log.enabled(3) and ssn.reads_own_state(*_HEAP_KINDS)
         for job in ssn.jobs.values():
+            if (
+                leave_out_idle
+                and _PENDING not in job.task_status_index
+                and job.queue in queued
+                and not job.is_pending()
+            ):
+                continue
             if job.is_pending():
                 if "enqueue" in ssn.enabled_actions:
                     log.v(

@@ -21,6 +21,10 @@ from vspec.util.predicate_helper import PredicateHelper
 from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
+# The statuses of the tasks backfill takes: best-effort Pending ones, and Pipelined
+# best-effort ones it unpipelines first.
+_PENDING, _PIPELINED = TaskStatus.Pending, TaskStatus.Pipelined
+
 
 @register_action
 class Backfill(ErrorCacheAction):
@@ -75,7 +79,13 @@ class Backfill(ErrorCacheAction):
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
+        # A job with no Pending nor Pipelined task adds nothing; when its JobValid has
+        # no effect (``reads_own_state``) and its V(4) line does not print, it is not asked.
+        leave_out_idle = not ssn.log.enabled(4) and ssn.reads_own_state("job_valid")
         for job in ssn.jobs.values():
+            index = job.task_status_index
+            if leave_out_idle and _PENDING not in index and _PIPELINED not in index:
+                continue
             if job.is_pending():
                 continue
             if not job_valid_for(ssn, job, "backfill"):

@@ -91,11 +91,16 @@ class ExtensionPoint:
     rule: str
     node_local: bool = False  # its functions may declare themselves node-local
     columnar: bool = False  # its functions may offer a columnar variant
+    own_state: bool = False  # its functions may declare they read their own object alone
 
 
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
-    ExtensionPoint("job_order", "job_order", "first non-zero; else creation time, then UID"),
-    ExtensionPoint("queue_order", "queue_order", "first non-zero; else creation time, then UID"),
+    ExtensionPoint(
+        "job_order", "job_order", "first non-zero; else creation time, then UID", own_state=True
+    ),
+    ExtensionPoint(
+        "queue_order", "queue_order", "first non-zero; else creation time, then UID", own_state=True
+    ),
     ExtensionPoint("victim_queue_order", None, "first non-zero; else the negated QueueOrder"),
     ExtensionPoint("cluster_order", "cluster_order", "registered only (Volcano calls none)"),
     ExtensionPoint("task_order", "task_order", "first non-zero; else priority, then name"),
@@ -110,12 +115,12 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("node_reduce", "node_order", "registered only (Volcano v1.11 calls none)"),
     ExtensionPoint("preemptable", "preemptable", "intersection per tier; first deciding tier"),
     ExtensionPoint("reclaimable", "reclaimable", "intersection per tier; first deciding tier"),
-    ExtensionPoint("overused", "overused", "OR; none registered: not overused"),
+    ExtensionPoint("overused", "overused", "OR; none registered: not overused", own_state=True),
     ExtensionPoint("preemptive", "preemptive", "AND; none registered: true"),
     ExtensionPoint("allocatable", "allocatable", "AND; none registered: true"),
     ExtensionPoint("job_ready", "job_ready", "AND; none registered: true"),
     ExtensionPoint("job_pipelined", "job_pipelined", "votes: Reject ends; a Permit tier wins"),
-    ExtensionPoint("job_valid", None, "the first failed result"),
+    ExtensionPoint("job_valid", None, "the first failed result", own_state=True),
     ExtensionPoint("job_enqueueable", "job_enqueued", "votes: Reject ends; a Permit tier wins"),
     ExtensionPoint("job_enqueued", "job_enqueued", "every function is called"),
     ExtensionPoint("target_job", "target_job", "the first function's answer"),
@@ -131,6 +136,8 @@ GATES: dict[Kind, str | None] = {point.kind: point.gate for point in EXTENSION_P
 NODE_LOCAL_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.node_local)
 # The kinds whose functions may offer a columnar variant.
 COLUMNAR_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.columnar)
+# The kinds whose functions may declare they read their own queue or job alone.
+OWN_STATE_KINDS: tuple[Kind, ...] = tuple(p.kind for p in EXTENSION_POINTS if p.own_state)
 
 
 class SessionPlugins:
@@ -158,6 +165,8 @@ class SessionPlugins:
         self._lasting: dict[Kind, set[str]] = {k: set() for k in NODE_LOCAL_KINDS}
         self._columnar: dict[Kind, dict[str, Any]] = {k: {} for k in COLUMNAR_KINDS}
         self._columnar_flats: dict[Kind, list[Any] | None] = {}
+        # Per kind, the functions registered with ``own_state`` (see reads_own_state).
+        self._own_state: dict[Kind, set[str]] = {k: set() for k in OWN_STATE_KINDS}
         # The pod-name index of each task name compared (TaskOrder asks it per comparison).
         self._task_indexes: dict[str, int | None] = {}
 
@@ -170,10 +179,16 @@ class SessionPlugins:
         node_local: NodeLocalKeyFn | None = None,
         columnar: Any | None = None,
         lasting: bool = False,
+        own_state: bool = False,
     ) -> None:
         self._fns.setdefault(kind, {})[name] = fn
         self._chains.pop(kind, None)
         self._flats.pop(kind, None)
+        if kind in self._own_state:
+            if own_state:
+                self._own_state[kind].add(name)
+            else:
+                self._own_state[kind].discard(name)
         if kind in self._columnar:
             self._columnar_flats.pop(kind, None)
             if columnar is None:
@@ -191,11 +206,13 @@ class SessionPlugins:
             else:
                 self._lasting[kind].discard(name)
 
-    def add_job_order_fn(self, name: str, fn: CompareFn) -> None:
-        self._add("job_order", name, fn)
+    def add_job_order_fn(self, name: str, fn: CompareFn, *, own_state: bool = False) -> None:
+        """``own_state``: see :meth:`reads_own_state`."""
+        self._add("job_order", name, fn, own_state=own_state)
 
-    def add_queue_order_fn(self, name: str, fn: CompareFn) -> None:
-        self._add("queue_order", name, fn)
+    def add_queue_order_fn(self, name: str, fn: CompareFn, *, own_state: bool = False) -> None:
+        """``own_state``: see :meth:`reads_own_state`."""
+        self._add("queue_order", name, fn, own_state=own_state)
 
     def add_victim_queue_order_fn(self, name: str, fn: VictimCompareFn) -> None:
         self._add("victim_queue_order", name, fn)
@@ -269,8 +286,9 @@ class SessionPlugins:
     def add_reclaimable_fn(self, name: str, fn: EvictableFn) -> None:
         self._add("reclaimable", name, fn)
 
-    def add_overused_fn(self, name: str, fn: ValidateFn) -> None:
-        self._add("overused", name, fn)
+    def add_overused_fn(self, name: str, fn: ValidateFn, *, own_state: bool = False) -> None:
+        """``own_state``: see :meth:`reads_own_state`."""
+        self._add("overused", name, fn, own_state=own_state)
 
     def add_preemptive_fn(self, name: str, fn: QueueTaskFn) -> None:
         self._add("preemptive", name, fn)
@@ -284,8 +302,9 @@ class SessionPlugins:
     def add_job_pipelined_fn(self, name: str, fn: VoteFn) -> None:
         self._add("job_pipelined", name, fn)
 
-    def add_job_valid_fn(self, name: str, fn: ValidateExFn) -> None:
-        self._add("job_valid", name, fn)
+    def add_job_valid_fn(self, name: str, fn: ValidateExFn, *, own_state: bool = False) -> None:
+        """``own_state``: see :meth:`reads_own_state`."""
+        self._add("job_valid", name, fn, own_state=own_state)
 
     def add_job_enqueueable_fn(self, name: str, fn: VoteFn) -> None:
         self._add("job_enqueueable", name, fn)
@@ -373,6 +392,19 @@ class SessionPlugins:
         if flat is None:
             flat = self._flats[kind] = [fn for tier in self.chain(kind) for _, fn in tier]
         return flat
+
+    def reads_own_state(self, *kinds: Kind) -> bool:
+        """Every function of ``kinds`` registered so far was registered with
+        ``own_state=True``: it reads only the queue or job it is given, whose state
+        changes within a session only through events on that queue's or job's own
+        tasks; an order function is a consistent order; and it has no effect but log
+        lines at V(3) or above. Then, with the session's fallback to creation time and
+        UID, queues and jobs are totally ordered, and an element keeps its place in
+        its heap while an action works on another it took off: each pop yields the
+        least element whatever the heap's shape, so an action may leave out of its
+        heaps what it would pop and put back unchanged (allocate's jobs with nothing
+        pending, when nothing logs at V(3))."""
+        return all(self._fns.get(kind, {}).keys() <= self._own_state[kind] for kind in kinds)
 
     def node_local_key(self, kind: Kind, task: TaskInfo) -> tuple[Hashable, ...] | None:
         """The key under which every enabled ``kind`` function ("predicate" or

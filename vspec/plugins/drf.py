@@ -324,7 +324,9 @@ class DrfPlugin(Plugin):
         if hierarchy:
             ssn.add_queue_order_fn(self.name, self.queue_order)
             ssn.add_reclaimable_fn(self.name, lambda r, cs: self.reclaimable(ssn, r, cs))
-        ssn.add_job_order_fn(self.name, self.job_order)
+        # A job's share moves only by its own tasks' events; the hDRF queue order reads
+        # the tree its siblings' events move too, so it is not declared own-state.
+        ssn.add_job_order_fn(self.name, self.job_order, own_state=True)
         ssn.add_event_handler(
             EventHandler(
                 allocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=True),

@@ -123,10 +123,10 @@ class GangPlugin(Plugin):
                 return 0
             return 1 if l_ready else -1
 
-        ssn.add_job_valid_fn(self.name, valid_job)
+        ssn.add_job_valid_fn(self.name, valid_job, own_state=True)
         ssn.add_reclaimable_fn(self.name, evictable)
         ssn.add_preemptable_fn(self.name, evictable)
-        ssn.add_job_order_fn(self.name, job_order)
+        ssn.add_job_order_fn(self.name, job_order, own_state=True)
         ssn.add_job_ready_fn(self.name, job_ready)
         ssn.add_job_pipelined_fn(self.name, job_pipelined)
         ssn.add_job_starving_fns(self.name, job_starving)

@@ -307,9 +307,9 @@ class ProportionPlugin(Plugin):
 
     # -- session functions --------------------------------------------------------------------
     def _register(self, ssn: Session) -> None:
-        ssn.add_queue_order_fn(self.name, self.queue_order)
+        ssn.add_queue_order_fn(self.name, self.queue_order, own_state=True)
         ssn.add_reclaimable_fn(self.name, lambda r, cs: self.reclaimable(ssn, r, cs))
-        ssn.add_overused_fn(self.name, lambda q: self.overused(ssn, q))
+        ssn.add_overused_fn(self.name, lambda q: self.overused(ssn, q), own_state=True)
         ssn.add_allocatable_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
         if ssn.gates.reclaim_preemptive_only:  # v1.10.0 had none (upstream 61f9c9d62)
             ssn.add_preemptive_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))

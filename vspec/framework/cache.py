@@ -176,7 +176,7 @@ class SchedulerCache:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
         for name in dirty_nodes:
             self.nodes[name].report_changes(None)
-            rebuilt = self.nodes[name] = NodeInfo(self.nodes[name].node)
+            rebuilt = self.nodes[name] = self.nodes[name].emptied()
             rebuilt.report_changes(self._stale)
         self._stale |= dirty_nodes
         for uid in dirty.regrouped:

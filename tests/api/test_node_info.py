@@ -1,0 +1,47 @@
+"""``NodeInfo.emptied``: the cache rebuilds a node whose pods changed from the node it
+held, and must get what ``NewNodeInfo`` of the same Node gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.builders import node, pod
+from tests.property.test_cache import state
+from vspec.api.node_info import (
+    OVERSUBSCRIPTION_CPU,
+    OVERSUBSCRIPTION_MEMORY,
+    OVERSUBSCRIPTION_NODE,
+    NodeInfo,
+)
+from vspec.api.task_info import REVOCABLE_ZONE_KEY, TaskInfo
+from vspec.model.objects import Node
+
+OVERSUBSCRIBED = {
+    OVERSUBSCRIPTION_NODE: "true",
+    OVERSUBSCRIPTION_CPU: "1500",
+    OVERSUBSCRIPTION_MEMORY: "1024",
+}
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        node("plain"),
+        node("oversubscribed", annotations=OVERSUBSCRIBED),
+        node("revocable", {"cpu": "3500m", "nvidia.com/gpu": 2}, labels={REVOCABLE_ZONE_KEY: "z"}),
+    ],
+    ids=lambda n: n.meta.name,
+)
+def test_an_emptied_node_is_a_new_node_info_of_its_node(shape: Node) -> None:
+    held = NodeInfo(shape)
+    for i in range(3):
+        running = pod("ns", f"p{i}", "j", {"cpu": 1}, node_name=shape.meta.name, phase="Running")
+        held.add_task(TaskInfo(running))
+    emptied = held.emptied()
+    assert state(emptied) == state(NodeInfo(shape))
+    assert emptied.node is shape and not emptied.tasks and emptied.ready
+    assert emptied.idle is not emptied.allocatable is not held.allocatable
+
+
+def test_a_placeholder_is_emptied_as_a_fresh_cache_would_make_it_again() -> None:
+    assert state(NodeInfo(None, "gone").emptied()) == state(NodeInfo(None))

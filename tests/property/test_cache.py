@@ -36,7 +36,9 @@ BOUNDS = ClusterBounds(max_nodes=4, max_jobs=4)
 REPO = Path(__file__).resolve().parents[2]
 # Memos (a node's future idle, what plugins derived from a carried job's tasks, a job's
 # status counts), where changes are reported, and a count of a job's task changes.
-_SKIPPED = frozenset({"_future_idle", "_reports", "derived", "_counts", "version"})
+_SKIPPED = frozenset(
+    {"_future_idle", "_reports", "_others_reports", "derived", "_counts", "version"}
+)
 
 
 # Compared as they are; tuples, not unions, for isinstance: this walk is most of the
@@ -234,6 +236,30 @@ def test_sessions_share_the_clones_of_nodes_nothing_changed() -> None:
     third_views = build_node_map(third.node_list, cache.k8s)
     assert third_views["n0"] is views["n0"] and third_views["n2"] is not views["n2"]
     assert state(third_views) == state(build_node_map(fresh.node_list))
+
+
+def test_what_a_session_kept_on_a_node_is_gone_from_the_next_sessions_copy() -> None:
+    """``others`` (deviceshare's pools) is a session's own: a clone handed out again holds
+    a fresh copy of the cache node's, whichever side was written, and only the nodes
+    whose ``others`` was touched are copied again."""
+    nodes = [node(f"n{i}", {"cpu": 2, "pods": 110}) for i in range(3)]
+    cluster = Cluster(nodes=nodes, queues=[queue("default")])
+    cache = SchedulerCache(cluster, conf_from_document(SEED_CONF).options, Klog(0))
+    first = cache.snapshot()
+    first.nodes["n1"].others["pool"] = object()  # a plugin's state, this session only
+    assert first.nodes["n0"].others == {}  # read: reported as touched too
+    cache.nodes["n2"].others["cached"] = "kept"  # the cache's own node holds one
+    untouched = first.nodes["n2"].others
+    second = cache.snapshot()
+    assert all(second.nodes[n] is first.nodes[n] for n in first.nodes)
+    assert second.nodes["n1"].others == {} and second.nodes["n2"].others == {"cached": "kept"}
+    assert second.nodes["n2"].others is not untouched
+    fresh = SchedulerCache(cluster, cache.options, Klog(0))
+    fresh.nodes["n2"].others["cached"] = "kept"
+    assert snapshot_state(second) == snapshot_state(fresh.snapshot())
+    quiet = second.nodes["n0"]._others
+    third = cache.snapshot()
+    assert third.nodes["n0"]._others is quiet  # nothing touched it: not copied again
 
 
 @pytest.mark.parametrize("shifted", [False, True], ids=["in-place", "after-a-removal"])

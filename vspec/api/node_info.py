@@ -25,6 +25,8 @@ class NodeInfo:
 
     __slots__ = (
         "_future_idle",
+        "_others",
+        "_others_reports",
         "_reports",
         "_sink",
         "_sink_row",
@@ -33,7 +35,6 @@ class NodeInfo:
         "idle",
         "name",
         "node",
-        "others",
         "oversubscription",
         "pipelined",
         "ready",
@@ -52,7 +53,9 @@ class NodeInfo:
         self.oversubscription = Resource()
         self.revocable_zone = ""
         self.tasks: dict[str, TaskInfo] = {}
-        self.others: dict[str, object] = {}
+        self._others: dict[str, object] = {}
+        # Where an access to ``others`` reports this node's name (see report_others).
+        self._others_reports: set[str] | None = None
         # Bumped by every task change: callers memoise per-node results against it.
         self.version = 0
         self._future_idle: tuple[int, Resource] | None = None
@@ -100,7 +103,7 @@ class NodeInfo:
         info.used = self.used.clone()
         info.releasing = self.releasing.clone()
         info.pipelined = self.pipelined.clone()
-        info.others = dict(self.others)
+        info._others = dict(self._others)
         info.tasks = {key: task.clone() for key, task in self.tasks.items()}
         info.version = len(info.tasks)
         return info
@@ -121,6 +124,25 @@ class NodeInfo:
         info.capacity = self.capacity.clone()
         info.idle = self.allocatable.clone()
         return info
+
+    @property
+    def others(self) -> dict[str, object]:
+        """What plugins keep per node for their session (deviceshare's pools). Each
+        access is reported (:meth:`report_others`), as the dict may change through it:
+        the cache then copies afresh the ones a session touched, not every node's."""
+        reports = self._others_reports
+        if reports is not None:
+            reports.add(self.name)
+        return self._others
+
+    def report_others(self, names: set[str] | None) -> None:
+        """Add this node's name to ``names`` on every access to ``others`` from now on
+        (None: stop)."""
+        self._others_reports = names
+
+    def take_others(self, source: NodeInfo) -> None:
+        """``others`` as a clone of ``source`` would hold it; no access reported."""
+        self._others = dict(source._others)
 
     def watch(self, sink: list[int] | None, row: int = 0) -> None:
         """Append ``row`` to ``sink`` on every task change from now on (None: stop), so a

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import attrgetter, is_
+from operator import is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo, same_spec
@@ -126,8 +126,11 @@ class SchedulerCache:
         self._handed: _Handed | None = None
         # The cache's nodes changed (their tasks, or built again) since the last snapshot.
         self._stale: set[str] = set()
+        # The cache's nodes whose ``others`` was accessed since the last snapshot.
+        self._others_touched: set[str] = set()
         for ni in self.nodes.values():
             ni.report_changes(self._stale)
+            ni.report_others(self._others_touched)
 
     def _prepare(self, cluster: Cluster) -> None:
         """What every session rebuilds whole: it is small, and the snapshot shares the
@@ -176,8 +179,10 @@ class SchedulerCache:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
         for name in dirty_nodes:
             self.nodes[name].report_changes(None)
+            self.nodes[name].report_others(None)
             rebuilt = self.nodes[name] = self.nodes[name].emptied()
             rebuilt.report_changes(self._stale)
+            rebuilt.report_others(self._others_touched)
         self._stale |= dirty_nodes
         for uid in dirty.regrouped:
             # The cache's job takes the new pod group (``UpdatePodGroup``): what
@@ -312,6 +317,11 @@ class SchedulerCache:
         stale = {*self._stale, *last.changed}
         self._stale.clear()
         last.changed.clear()
+        # ``others`` is copied afresh, as a clone's is: plugins put per-session state there
+        # (deviceshare's pools). Only where it was accessed may it differ from a copy.
+        touched = {*self._others_touched, *last.others_touched}
+        self._others_touched.clear()
+        last.others_touched.clear()
         clones = last.clones
         same_total = same_revocable = True
         for name in stale:
@@ -321,17 +331,18 @@ class SchedulerCache:
                 return self._hand_out()
             old = clones[row]
             old.report_changes(None)
+            old.report_others(None)
             clone = clones[row] = node.clone()
             clone.report_changes(last.changed)
+            clone.report_others(last.others_touched)
             same_total = same_total and clone.allocatable.values() == old.allocatable.values()
             same_revocable = same_revocable and not (clone.revocable_zone or old.revocable_zone)
-        # ``others`` is copied afresh, as a clone's is: plugins put per-session state there
-        # (deviceshare's pools). Only the non-empty on either side differ from a copy.
-        holders = list(compress(clones, map(_OTHERS, clones)))
-        holders += compress(self.nodes.values(), map(_OTHERS, self.nodes.values()))
-        for holder in holders:
-            if holder.name not in stale:
-                clones[last.rows[holder.name]].others = dict(self.nodes[holder.name].others)
+        for name in touched - stale:
+            row = last.rows.get(name)
+            node = self.nodes.get(name)
+            if row is None or node is None:
+                return self._hand_out()
+            clones[row].take_others(node)
         nodes = dict(zip(last.names, clones, strict=True))
         if not same_revocable:
             last.revocable = _revocable(nodes)
@@ -348,6 +359,7 @@ class SchedulerCache:
         if self._handed is not None:
             for clone in self._handed.clones:
                 clone.report_changes(None)
+                clone.report_others(None)
         nodes = {name: ni.clone() for name, ni in self.nodes.items() if ni.ready}
         node_list = [nodes[name] for name in self.node_list if name in nodes]
         revocable = _revocable(nodes)
@@ -357,6 +369,7 @@ class SchedulerCache:
         if len(names) == len(self.nodes) and names == [ni.name for ni in node_list]:
             self._handed = _Handed(list(node_list), names, revocable, total)
         self._stale.clear()
+        self._others_touched.clear()
         self.k8s.nodes_replaced(None)
         return nodes, node_list, revocable, total.clone()
 
@@ -419,9 +432,6 @@ def _group_id(pg: PodGroup) -> str:
     return f"{pg.meta.namespace}/{pg.meta.name}"
 
 
-_OTHERS = attrgetter("others")
-
-
 @dataclass(slots=True)
 class _Carried:
     """A job clone a snapshot handed out, and what tells whether the next may hand it
@@ -437,7 +447,7 @@ class _Handed:
     """The session nodes the last snapshot handed out, in the cache's node order, and
     the names of those a task change touched since (each reports to ``changed``)."""
 
-    __slots__ = ("changed", "clones", "names", "revocable", "rows", "total")
+    __slots__ = ("changed", "clones", "names", "others_touched", "revocable", "rows", "total")
 
     def __init__(
         self,
@@ -452,8 +462,10 @@ class _Handed:
         self.revocable = revocable
         self.total = total  # the sum of the nodes' allocatable, in order
         self.changed: set[str] = set()
+        self.others_touched: set[str] = set()  # the clones whose ``others`` was accessed
         for clone in clones:
             clone.report_changes(self.changed)
+            clone.report_others(self.others_touched)
 
 
 def _revocable(nodes: dict[str, NodeInfo]) -> dict[str, NodeInfo]:

@@ -47,17 +47,17 @@ import math
 import time
 from bisect import bisect_left, insort
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import count
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import TypeVar
 
 from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine, SchedulerProcess
-from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup
+from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup, Queue
 from vspec.model.resources import ResourceVector, pod_request
 from vspec.model.result import SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
@@ -215,6 +215,9 @@ class Clock:
         self.requests: dict[str, ResourceVector] = {}
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)
+        # What the last tick's fair shares were worked out from, and them (_deserved).
+        self.deserved_of: tuple[Hashable, tuple[Queue, ...], dict[str, dict[str, float]]] | None
+        self.deserved_of = None
         self.places = _Places()  # where each pod is in cluster.pods (_complete)
         self.tags = timeline.tags_of()
         self._record_objects(
@@ -439,7 +442,11 @@ class Clock:
             records.jobs[pg.meta.key] = JobRecord(
                 pg.meta.key, pg.queue, self.tags.get(pg.meta.key, ()), pg.min_member, 0, submitted
             )
-        queue_of = {pg.meta.key: pg.queue for pg in self.cluster.pod_groups}
+        # A pod's queue is its pod group's, the last of that key in the cluster. ``groups``
+        # end the cluster's list, so they are looked at first; the rest only for pods of
+        # an earlier group (reading every pod group per arrival cost a day a CPU-second).
+        queue_of = {pg.meta.key: pg.queue for pg in groups}
+        earlier: dict[str, str] | None = None
         for pod in pods:
             key = pod.meta.key
             job = pod.job_id or key
@@ -448,7 +455,12 @@ class Clock:
             records.jobs[job].pods += 1
             self.alive_of[job].add(key)
             self.members[job].append(key)
-            records.pods[key] = PodRecord(key, job, queue_of.get(job, ""), submitted)
+            queue = queue_of.get(job)
+            if queue is None:
+                if earlier is None:
+                    earlier = {pg.meta.key: pg.queue for pg in self.cluster.pod_groups}
+                queue = earlier.get(job, "")
+            records.pods[key] = PodRecord(key, job, queue, submitted)
             self.originals[key] = pod
             self.requests[key] = pod_request(pod, ResourceVector)
             self.loads[key] = self._load(pod)
@@ -509,8 +521,7 @@ class Clock:
         tally = self._tally()
         used, sums, pending, running = tally.used, tally.sums, tally.pending, tally.running
         names = _resource_names(capacity)
-        demand = {name: queue.demand for name, queue in sums.items()}
-        deserved = fair_shares(self.cluster.queues, capacity, demand, names)
+        deserved = self._deserved(capacity, sums, names)
         none = _Sums(ResourceVector(), ResourceVector())
         self.result.ticks.append(
             Tick(
@@ -529,6 +540,32 @@ class Clock:
                 evictions=evictions,
             )
         )
+
+    def _deserved(
+        self, capacity: ResourceVector, sums: dict[str, _Sums], names: list[str]
+    ) -> dict[str, dict[str, float]]:
+        """:func:`fair_shares` of the cluster's queues, worked out again only when what
+        it reads moved (the queues, the capacity, a queue's demand): the tick that
+        follows a session often sees the demand that session saw."""
+        queues = self.cluster.queues
+        key = (
+            tuple(names),
+            tuple([capacity.get(n) for n in names]),
+            tuple([(q, tuple([s.demand.get(n) for n in names])) for q, s in sums.items()]),
+        )
+        last = self.deserved_of
+        if (
+            last is not None
+            and last[0] == key
+            and len(last[1]) == len(queues)
+            and all(map(is_, last[1], queues))
+        ):
+            return {queue: dict(shares) for queue, shares in last[2].items()}
+        demand = {name: queue.demand for name, queue in sums.items()}
+        deserved = fair_shares(queues, capacity, demand, names)
+        kept = {queue: dict(shares) for queue, shares in deserved.items()}
+        self.deserved_of = (key, tuple(queues), kept)
+        return deserved
 
     def _tally(self) -> _Tally:
         """What the cluster's pods not finished request, per queue and bound or not. Kept

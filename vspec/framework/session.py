@@ -28,6 +28,7 @@ from vspec.framework.recorder import NO_RECORDER, Recorder
 from vspec.framework.session_plugins import SessionPlugins
 from vspec.framework.statement import Statement
 from vspec.k8s.nodeinfo import K8sNodeInfo, build_node_map
+from vspec.k8s.nodeinfo import Snapshot as K8sSnapshot
 from vspec.k8s.podinfo import PodInfo
 from vspec.model.conf import Configuration, SchedulerOptions, Tier
 from vspec.model.corev1 import Condition
@@ -172,6 +173,11 @@ class Session(SessionPlugins):
         if found is None:
             found = self._closing_fit_errors[job.uid] = job.fit_error()
         return found
+
+    def k8s_snapshot(self) -> K8sSnapshot:
+        """The Kubernetes plugins' ``Snapshot`` of this session's node map, as each makes
+        it at its open (shared while no node changed since: see K8sMemo.snapshot)."""
+        return self.cache.k8s.snapshot(self.node_map, self.cluster)
 
     def pod_info(self, pod: Pod) -> PodInfo:
         """What Kubernetes derives from ``pod`` alone, derived once for every plugin (and

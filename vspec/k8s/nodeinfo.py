@@ -8,8 +8,9 @@ ports) and the pods with (anti-)affinity, so filters and scores never rescan all
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from operator import is_not
+from typing import TypeVar, cast
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.task_info import TaskInfo
@@ -24,6 +25,8 @@ from vspec.k8s.podinfo import (
 from vspec.model.corev1 import Container
 from vspec.model.objects import Cluster, Node, Pod
 from vspec.model.quantity import milli_value, value
+
+_Derived = TypeVar("_Derived")
 
 
 class ImageStateSummary:
@@ -189,6 +192,9 @@ class K8sMemo:
         self._last: _Views | None = None  # the views the last node map was made of
         self._replaced: set[str] | None = None  # the nodes handed out anew since (None: all)
         self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
+        # The last Snapshot, and what node_derived kept for the views it was made of.
+        self._snapshot: tuple[_Views, Cluster, Snapshot] | None = None
+        self._derived: tuple[_Views | None, dict[Hashable, object]] = (None, {})
 
     def allocatable(self, node: Node) -> dict[str, int]:
         found = self._nodes.get(id(node))
@@ -219,6 +225,41 @@ class K8sMemo:
         if plain:
             self._by_list[id(containers)] = (containers, facts)
         return facts
+
+    def snapshot(self, node_map: dict[str, K8sNodeInfo], cluster: Cluster) -> Snapshot:
+        """``Snapshot.of_session`` of the last node map, made once for every plugin that
+        builds its handle at a session's open: the same as each would make while no
+        view changed since (none does before the actions run)."""
+        last, kept = self._last, self._snapshot
+        if (
+            kept is not None
+            and kept[0] is last
+            and kept[1] is cluster
+            and kept[2].node_map is node_map
+            and last is not None
+            and not last.changed
+        ):
+            return kept[2]
+        snapshot = Snapshot.of_session(node_map, cluster)
+        fresh = last is not None and not last.changed and len(node_map) == len(last.views)
+        self._snapshot = (last, cluster, snapshot) if fresh and last is not None else None
+        return snapshot
+
+    def node_derived(self, key: Hashable, derive: Callable[[], _Derived]) -> _Derived:
+        """What ``derive`` works out from the Node objects of the last node map alone
+        (taints, labels), kept while its views stand for the same Node objects: the
+        views a node map hands on, or builds again for a node's tasks, keep their Node
+        (another Node makes the map afresh)."""
+        last = self._last
+        if last is None:
+            return derive()
+        owner, values = self._derived
+        if owner is not last:
+            values = {}
+            self._derived = (last, values)
+        if key not in values:
+            values[key] = derive()
+        return cast(_Derived, values[key])
 
     def nodes_replaced(self, names: set[str] | None) -> None:
         """The cache handed out new session nodes under ``names`` (None: every node, or

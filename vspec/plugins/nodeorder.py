@@ -246,11 +246,15 @@ class NodeOrderPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
         self._ssn = ssn
-        self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
-        self._prefer_no_schedule_nodes = frozenset(
-            ni.name
-            for ni in self._snapshot.node_list
-            if ni.node.taints and any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
+        self._snapshot = snapshot = ssn.k8s_snapshot()
+        # Read from the Node objects alone: kept while the node map's Nodes stand.
+        self._prefer_no_schedule_nodes = ssn.cache.k8s.node_derived(
+            ("nodeorder", PREFER_NO_SCHEDULE),
+            lambda: frozenset(
+                ni.name
+                for ni in snapshot.node_list
+                if ni.node.taints and any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
+            ),
         )
         self._node_scorers = self._scorers()
         self._labels = frozenset(label for _, label, _, _ in self._node_scorers)

@@ -302,7 +302,7 @@ class PredicatesPlugin(Plugin):
         self._collect = ssn.gates.predicate_statuses
         # v1.10.0 kept InterPodAffinity's own code (gate pod_affinity_unresolvable).
         self._affinity_unresolvable = ssn.gates.pod_affinity_unresolvable
-        self._snapshot = Snapshot.of_session(ssn.node_map, ssn.cluster)
+        self._snapshot = ssn.k8s_snapshot()
         e = self.enable
         self._skippable = sum((e.node_ports, e.pod_affinity, e.pod_topology_spread))
         ssn.add_event_handler(

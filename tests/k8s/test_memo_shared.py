@@ -4,13 +4,15 @@ while the node map holds the same Nodes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.builders import node, pod, queue
 from vspec.api.task_info import TaskInfo
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import Snapshot, build_node_map
 from vspec.model.conf import SchedulerOptions
-from vspec.model.objects import Cluster
+from vspec.model.objects import Cluster, Pod
 
 
 def _lists(snapshot: Snapshot) -> tuple[list[str], ...]:
@@ -54,3 +56,47 @@ def test_node_derived_values_last_while_the_nodes_do() -> None:
     cache.update(renamed)  # another Node object: derived again
     build_node_map(cache.snapshot().node_list, cache.k8s)
     assert cache.k8s.node_derived("k", derive) == 2
+
+
+def _term(labels: dict[str, str]) -> dict[str, Any]:
+    return {"labelSelector": {"matchLabels": labels}, "topologyKey": "kubernetes.io/hostname"}
+
+
+def _placed(name: str, host: str, kind: str, *, preferred: bool = False) -> Pod:
+    rule = "preferredDuringSchedulingIgnoredDuringExecution"
+    terms: list[dict[str, Any]] = [{"weight": 1, "podAffinityTerm": _term({"a": "b"})}]
+    if not preferred:
+        rule, terms = "requiredDuringSchedulingIgnoredDuringExecution", [_term({"a": "b"})]
+    return pod(
+        "ns", name, "j", {"cpu": 1}, node_name=host, phase="Running", affinity={kind: {rule: terms}}
+    )
+
+
+def test_the_kept_affinity_lists_follow_the_nodes_pods() -> None:
+    """Pods with affinity and with required anti-affinity come and go between sessions:
+    each session's shared Snapshot lists the nodes a fresh one lists, in order."""
+    nodes = [node(f"n{i}") for i in range(5)]
+    anti = _placed("anti", "n3", "podAntiAffinity")
+    near = _placed("near", "n1", "podAffinity", preferred=True)
+    later = _placed("later", "n0", "podAntiAffinity")
+    clusters = [
+        Cluster(nodes=nodes, pods=[anti, near], queues=[queue("default")]),
+        Cluster(nodes=nodes, pods=[near, later], queues=[queue("default")]),
+        Cluster(nodes=nodes, pods=[near, later, anti], queues=[queue("default")]),
+        Cluster(nodes=nodes, pods=[], queues=[queue("default")]),
+    ]
+    cache = SchedulerCache(clusters[0], SchedulerOptions(), Klog(0))
+    seen = []
+    for i, cluster in enumerate(clusters):
+        if i:
+            cache.update(cluster)
+        node_map = build_node_map(cache.snapshot().node_list, cache.k8s)
+        shared = cache.k8s.snapshot(node_map, cluster)
+        assert _lists(shared) == _lists(Snapshot.of_session(node_map, cluster))
+        seen.append(_lists(shared)[1:])
+    assert seen == [
+        (["n1", "n3"], ["n3"]),
+        (["n0", "n1"], ["n0"]),
+        (["n0", "n1", "n3"], ["n0", "n3"]),
+        ([], []),
+    ]

@@ -27,6 +27,7 @@ from vspec.model.objects import Cluster, Node, Pod
 from vspec.model.quantity import milli_value, value
 
 _Derived = TypeVar("_Derived")
+Labels = Mapping[str, Mapping[str, str]]  # namespace -> its labels
 
 
 class ImageStateSummary:
@@ -240,9 +241,11 @@ class K8sMemo:
             and not last.changed
         ):
             return kept[2]
-        snapshot = Snapshot.of_session(node_map, cluster)
-        fresh = last is not None and not last.changed and len(node_map) == len(last.views)
-        self._snapshot = (last, cluster, snapshot) if fresh and last is not None else None
+        if last is None or last.changed or len(node_map) != len(last.views):
+            self._snapshot = None
+            return Snapshot.of_session(node_map, cluster)
+        snapshot = last.snapshot(node_map, namespace_labels(cluster))
+        self._snapshot = (last, cluster, snapshot)
         return snapshot
 
     def node_derived(self, key: Hashable, derive: Callable[[], _Derived]) -> _Derived:
@@ -290,6 +293,7 @@ class K8sMemo:
             info = views[row] = self.view(ni, ni.node)
             info.image_states = old.image_states
             info.set_reports(last.changed)
+            last.note(row)
         last.changed.clear()
         return dict(zip(last.names, views, strict=True))
 
@@ -357,17 +361,46 @@ def _fresh_node_map(nodes: Iterable[NodeInfo], memo: K8sMemo | None) -> dict[str
 
 class _Views:
     """The views the last node map was made of, row by row as the session's node list,
-    and the names of those changed since (each reports to ``changed``)."""
+    the names of those changed since (each reports to ``changed``), and the rows whose
+    view holds pods with affinity and with required anti-affinity (a Snapshot's lists:
+    kept up to date as views are built again, rather than read from every view)."""
 
-    __slots__ = ("changed", "names", "rows", "views")
+    __slots__ = ("affinity", "anti_affinity", "changed", "names", "rows", "views")
 
     def __init__(self, views: list[K8sNodeInfo]) -> None:
         self.views = views
         self.names = [view.name for view in views]
         self.rows = {name: row for row, name in enumerate(self.names)}
         self.changed: set[str] = set()
-        for view in views:
+        self.affinity: set[int] = set()
+        self.anti_affinity: set[int] = set()
+        for row, view in enumerate(views):
             view.set_reports(self.changed)
+            self.note(row)
+
+    def note(self, row: int) -> None:
+        """Bring the affinity rows up to date with the view at ``row``."""
+        view = self.views[row]
+        for rows, holds in (
+            (self.affinity, view.pods_with_affinity),
+            (self.anti_affinity, view.pods_with_required_anti_affinity),
+        ):
+            if holds:
+                rows.add(row)
+            else:
+                rows.discard(row)
+
+    def snapshot(self, node_map: dict[str, K8sNodeInfo], labels: Labels) -> Snapshot:
+        """The Snapshot of these views, as ``Snapshot.of_session`` makes it, while none
+        changed since they were noted."""
+        views = self.views
+        return Snapshot(
+            node_map,
+            labels,
+            node_list=list(views),
+            affinity=[views[row] for row in sorted(self.affinity)],
+            anti_affinity=[views[row] for row in sorted(self.anti_affinity)],
+        )
 
 
 class Snapshot:
@@ -387,18 +420,33 @@ class Snapshot:
     )
 
     def __init__(
-        self, node_map: Mapping[str, K8sNodeInfo], namespace_labels: Mapping[str, Mapping[str, str]]
+        self,
+        node_map: Mapping[str, K8sNodeInfo],
+        namespace_labels: Labels,
+        *,
+        node_list: list[K8sNodeInfo] | None = None,
+        affinity: list[K8sNodeInfo] | None = None,
+        anti_affinity: list[K8sNodeInfo] | None = None,
     ) -> None:
+        """The lists, when not given, are read from ``node_map`` (the K8s memo keeps
+        them up to date instead)."""
         self.node_map = node_map
-        self.node_list = list(node_map.values())
-        self.have_pods_with_affinity = [n for n in self.node_list if n.pods_with_affinity]
-        self.have_pods_with_required_anti_affinity = [
-            n for n in self.node_list if n.pods_with_required_anti_affinity
-        ]
+        self.node_list = list(node_map.values()) if node_list is None else node_list
+        self.have_pods_with_affinity = (
+            [n for n in self.node_list if n.pods_with_affinity] if affinity is None else affinity
+        )
+        self.have_pods_with_required_anti_affinity = (
+            [n for n in self.node_list if n.pods_with_required_anti_affinity]
+            if anti_affinity is None
+            else anti_affinity
+        )
         self.namespace_labels = namespace_labels
 
     @classmethod
     def of_session(cls, node_map: Mapping[str, K8sNodeInfo], cluster: Cluster) -> Snapshot:
-        """Namespace labels come from ``Namespace`` objects of the cluster, if any."""
-        labels = {ns.meta.name: ns.meta.labels for ns in cluster.objects_of_kind("Namespace")}
-        return cls(node_map, labels)
+        return cls(node_map, namespace_labels(cluster))
+
+
+def namespace_labels(cluster: Cluster) -> Labels:
+    """Namespace labels come from ``Namespace`` objects of the cluster, if any."""
+    return {ns.meta.name: ns.meta.labels for ns in cluster.objects_of_kind("Namespace")}

@@ -194,11 +194,12 @@ class SchedulerCache:
             pg = seen.groups.get(uid)
             if pg is not None:
                 self.jobs[uid] = JobInfo(uid, pg)
+        request = PodRequests()  # a job's pods share their containers: parsed once
         for pod in seen.pods_of(dirty_jobs, dirty_nodes):  # the cluster's order
             host, job = pod.node_name, seen.job_of[id(pod)]
             if not (host or pod.scheduled_by(self.names)):
                 continue
-            task = TaskInfo(pod)
+            task = TaskInfo(pod, request(pod))
             if host in dirty_nodes and task.status not in _OFF_NODE:
                 self.nodes[host].add_task(task)
             if job in dirty_jobs:

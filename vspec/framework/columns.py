@@ -107,13 +107,15 @@ class NodeColumns:
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
 
-    def renew(self, nodes: Sequence[NodeInfo], companions: Sequence[object]) -> bool:
+    def renew(self, nodes: list[NodeInfo], companions: list[object]) -> bool:
         """Carry the columns into the next session, on ``nodes`` with ``companions``
         (per row, another object the values read: the node-map entry); False when
         these are other nodes, by name or order (then build new columns). Rows are
         compared by identity, by C loops (a row still holding the same node holds its
         name): a session's nodes are mostly the last one's, and cold, so reading each
-        one's name cost more than the rest of the renewal."""
+        one's name cost more than the rest of the renewal. Both lists are kept as
+        they are, not copied (a copy touches every cold node too): the caller hands
+        over lists nobody changes (the session's node list, a list made for this)."""
         if len(nodes) != self.size:
             return False
         moved = list(compress(count(), map(is_not, self.nodes, nodes)))
@@ -135,8 +137,8 @@ class NodeColumns:
         moved_rows = set(moved)
         regarded = map(is_not, self._companions, companions)
         dirty.extend(row for row in compress(count(), regarded) if row not in moved_rows)
-        self.nodes = list(nodes)
-        self._companions = list(companions)
+        self.nodes = nodes
+        self._companions = companions
         return True
 
     def _carry_answers(self) -> None:

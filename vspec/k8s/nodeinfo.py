@@ -28,6 +28,8 @@ from vspec.model.quantity import milli_value, value
 
 _Derived = TypeVar("_Derived")
 Labels = Mapping[str, Mapping[str, str]]  # namespace -> its labels
+# How many values K8sMemo.node_derived keeps (per pod spec, some): then it starts over.
+_DERIVED_KEPT = 256
 
 
 class ImageStateSummary:
@@ -257,7 +259,7 @@ class K8sMemo:
         if last is None:
             return derive()
         owner, values = self._derived
-        if owner is not last:
+        if owner is not last or len(values) >= _DERIVED_KEPT:
             values = {}
             self._derived = (last, values)
         if key not in values:
@@ -337,7 +339,8 @@ def build_node_map(
     included; ``memo`` holds the values and views already derived
     (:meth:`K8sMemo.node_map`)."""
     if memo is not None:
-        return memo.node_map(list(nodes))
+        # A session's node list is a list already: copying it touched every cold node.
+        return memo.node_map(nodes if isinstance(nodes, list) else list(nodes))
     return _fresh_node_map(nodes, None)
 
 
@@ -397,7 +400,9 @@ class _Views:
         return Snapshot(
             node_map,
             labels,
-            node_list=list(views),
+            # Not copied (a copy touches every cold view): the list changes only at the
+            # next session's node map, when this session and its Snapshot are done.
+            node_list=views,
             affinity=[views[row] for row in sorted(self.affinity)],
             anti_affinity=[views[row] for row in sorted(self.anti_affinity)],
         )

@@ -4,15 +4,23 @@ while the node map holds the same Nodes."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from tests.builders import node, pod, queue
+import pytest
+
+from tests.builders import node, pod, pod_group, queue
 from vspec.api.task_info import TaskInfo
+from vspec.engines import get_engine
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.log import Klog
-from vspec.k8s.nodeinfo import Snapshot, build_node_map
+from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.strategies import conf_from_document
+from vspec.k8s.nodeinfo import K8sMemo, Snapshot, build_node_map
 from vspec.model.conf import SchedulerOptions
 from vspec.model.objects import Cluster, Pod
+from vspec.model.timeline import Arrival, NodeEvent, Timeline
+from vspec.timeline.clock import run_timeline
 
 
 def _lists(snapshot: Snapshot) -> tuple[list[str], ...]:
@@ -100,3 +108,31 @@ def test_the_kept_affinity_lists_follow_the_nodes_pods() -> None:
         (["n0", "n1", "n3"], ["n0", "n3"]),
         ([], []),
     ]
+
+
+def test_kept_node_answers_follow_cordons_over_a_timeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On 160 nodes (the columnar path), some tainted, jobs arrive while nodes are
+    cordoned and uncordoned: the run that keeps values derived from the Nodes (the
+    predicates' stable filters, nodeorder's PreferNoSchedule nodes) binds and records
+    exactly what a run deriving them every session does."""
+    taint = {"key": "k", "value": "v", "effect": "PreferNoSchedule"}
+    nodes = [
+        node(f"n{i:03}", {"cpu": 2, "pods": 110}, taints=[taint] * (i % 7 == 0)) for i in range(160)
+    ]
+    timeline = Timeline()
+    for j in range(30):
+        group = pod_group("ns", f"j{j}", "default", min_member=2)
+        pods = [pod("ns", f"j{j}-{i}", f"j{j}", {"cpu": 1}) for i in range(2)]
+        run = {p.meta.key: timedelta(seconds=40 + 13 * (j % 5)) for p in pods}
+        timeline.arrivals.append(Arrival(timedelta(seconds=5 * j), [group], pods, run))
+    for k in range(6):
+        kind = "cordon" if k % 2 == 0 else "uncordon"
+        for name in (f"n{3 * k:03}", f"n{3 * k + 1:03}"):
+            timeline.node_events.append(NodeEvent(timedelta(seconds=20 * k + 7), kind, name))
+    cluster = Cluster(nodes=nodes, queues=[queue("default")])
+    conf = conf_from_document(SEED_CONF)
+    kept = run_timeline(conf, cluster, timeline, engine=get_engine())
+    monkeypatch.setattr(K8sMemo, "node_derived", lambda self, key, derive: derive())
+    fresh = run_timeline(conf, cluster, timeline, engine=get_engine())
+    assert kept.simulation.binds == fresh.simulation.binds and len(kept.simulation.binds) >= 60
+    assert kept.pods == fresh.pods and kept.ticks == fresh.ticks

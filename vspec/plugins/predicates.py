@@ -466,6 +466,19 @@ class PredicatesPlugin(Plugin):
         known = self._stable_columns.get(facts.stable_key)
         if known is not None:
             return known
+        # Read from the Node objects alone: kept for later sessions while they stand.
+        memo, e = self._ssn.cache.k8s, self.enable
+        key = ("predicates", facts.stable_key, e.node_affinity, e.taint_toleration, cols.size)
+        known = memo.node_derived(key, lambda: self._stable_table(facts, cols))
+        if not self._stable_rows:
+            self._stable_rows = memo.node_derived(
+                ("predicates rows", cols.size),
+                lambda: {name: row for row, name in enumerate(cols.names)},
+            )
+        self._stable_columns[facts.stable_key] = known
+        return known
+
+    def _stable_table(self, facts: TaskFacts, cols: NodeColumns) -> tuple[Column, list[Status]]:
         import numpy as np
 
         codes = np.zeros(cols.size, dtype=np.int32)
@@ -476,10 +489,7 @@ class PredicatesPlugin(Plugin):
             status = None if k8s_node is None else self._stable_filters(facts, k8s_node)
             if status is not None:
                 codes[row] = table.setdefault(status, len(table) + 1)
-        if not self._stable_rows:
-            self._stable_rows = {name: row for row, name in enumerate(cols.names)}
-        known = self._stable_columns[facts.stable_key] = (codes, list(table))
-        return known
+        return codes, list(table)
 
     def _stable_filters(self, facts: TaskFacts, k8s_node: K8sNodeInfo) -> Status | None:
         """NodeUnschedulable, NodeAffinity, TaintToleration: all fail unresolvably. Read

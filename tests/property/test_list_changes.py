@@ -10,11 +10,11 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vspec.model.changes import FEW_MOVED, list_changes
+from vspec.model.changes import FEW_MOVED, MOST_RUNS, list_changes
 from vspec.model.objects import ObjectMeta, Pod
 
-_POOL = [Pod(ObjectMeta(f"p{i}", "ns")) for i in range(200)]
-_lists = st.lists(st.integers(0, len(_POOL) - 1), max_size=150)
+_POOL = [Pod(ObjectMeta(f"p{i}", "ns")) for i in range(600)]
+_lists = st.lists(st.integers(0, 199), max_size=150)
 
 
 def _edited(before: list[int], data: st.DataObject) -> list[int]:
@@ -25,11 +25,11 @@ def _edited(before: list[int], data: st.DataObject) -> list[int]:
         st.lists(st.sampled_from(["replace", "append", "drop", "swap", "twice"]))
     ):
         if edit == "append" or not after:
-            after.append(data.draw(st.integers(0, len(_POOL) - 1)))
+            after.append(data.draw(st.integers(0, 199)))
             continue
         i = data.draw(st.integers(0, len(after) - 1))
         if edit == "replace":
-            after[i] = data.draw(st.integers(0, len(_POOL) - 1))
+            after[i] = data.draw(st.integers(0, 199))
         elif edit == "drop":
             del after[i]
         elif edit == "swap":
@@ -92,3 +92,86 @@ def test_objects_that_stayed_but_moved_among_themselves_are_no_change_in_order()
     new[0], new[-1] = new[-1], new[0]
     assert list_changes(old, new) == ([old[0]], [])
     assert list_changes(old, new, keep_order=True) is None
+
+
+def _reference(
+    before: list[Pod], after: list[Pod], keep_order: bool
+) -> tuple[list[Pod], list[Pod]] | None:
+    """What list_changes gives, by its definition, one element at a time."""
+    shared = min(len(before), len(after))
+    moved = [i for i in range(shared) if before[i] is not after[i]]
+    if len(moved) <= FEW_MOVED + shared // 8:
+        return [before[i] for i in moved] + before[shared:], [after[i] for i in moved] + after[
+            shared:
+        ]
+    old, new = {id(p) for p in before}, {id(p) for p in after}
+    if len(old) < len(before) or len(new) < len(after):
+        return None
+    was = [p for p in before if id(p) in new]
+    now = [p for p in after if id(p) in old]
+    if keep_order and any(a is not b for a, b in zip(was, now, strict=True)):
+        return None
+    return [p for p in before if id(p) not in new], [p for p in after if id(p) not in old]
+
+
+_EDITS = ["take run"] * 4 + ["replace"] * 2 + ["put run", "append", "move", "twice"]
+
+
+@st.composite
+def _steps(draw: st.DrawFn) -> tuple[list[int], list[int]]:
+    """A list of distinct pods (one now and then listed twice) and what a clock step and
+    a session make of it: runs of pods taken out of the middle (which moves every later
+    place), pods replaced in place, new pods put in or appended, now and then a pod
+    moved or listed twice."""
+    size = draw(st.integers(0, 300))
+    before = list(range(size))
+    if size and draw(st.integers(0, 9)) == 0:
+        before.insert(draw(st.integers(0, size)), draw(st.integers(0, size - 1)))
+    fresh = iter(range(size, len(_POOL)))
+    after = list(before)
+    for edit in draw(st.lists(st.sampled_from(_EDITS), max_size=12)):
+        if edit == "append" or not after:
+            after += [next(fresh) for _ in range(draw(st.integers(1, 8)))]
+            continue
+        i = draw(st.integers(0, len(after) - 1))
+        if edit == "take run":
+            del after[i : i + draw(st.integers(1, 16))]
+        elif edit == "replace":
+            after[i] = next(fresh)
+        elif edit == "put run":
+            after[i:i] = [next(fresh) for _ in range(draw(st.integers(1, 8)))]
+        elif edit == "move":
+            after.insert(draw(st.integers(0, len(after) - 1)), after.pop(i))
+        else:
+            after.insert(draw(st.integers(0, len(after))), after[i])
+    return before, after
+
+
+def _as_ids(changes: tuple[list[Pod], list[Pod]] | None) -> tuple[list[int], ...] | None:
+    return None if changes is None else tuple(list(map(id, part)) for part in changes)
+
+
+@given(step=_steps(), keep_order=st.booleans())
+def test_runs_taken_out_of_the_middle_give_what_the_definition_gives(
+    step: tuple[list[int], list[int]], keep_order: bool
+) -> None:
+    """Whichever way the lists are compared (by place, walked run by run, or object by
+    object), the changes and the None cases are the definition's, each list's elements
+    in its order."""
+    old, new = ([_POOL[i] for i in part] for part in step)
+    expected = _reference(old, new, keep_order)
+    assert _as_ids(list_changes(old, new, keep_order=keep_order)) == _as_ids(expected)
+
+
+def test_runs_taken_out_replaced_and_appended_are_found_in_list_order() -> None:
+    old = _POOL[:300]
+    new = [*old[:10], *old[15:100], _POOL[400], *old[101:200], *old[203:], *_POOL[401:403]]
+    gone = [*old[10:15], old[100], *old[200:203]]
+    assert list_changes(old, new, keep_order=True) == (gone, _POOL[400:403])
+
+
+def test_more_runs_than_are_walked_are_compared_object_by_object() -> None:
+    old = _POOL[:300]
+    new = old[::2]
+    assert len(old) - len(new) > MOST_RUNS
+    assert list_changes(old, new, keep_order=True) == (old[1::2], [])

@@ -5,21 +5,31 @@ loader) copies it, so an object that is still the same object holds what it held
 consumers keep state from one session's cluster to the next and bring it up to date
 with the objects that are not the same: the clock's tally of requests and the
 scheduler cache. Between two sessions a few of thousands of pods change, so the
-changes are found by C loops alone (``map``, ``compress``, set and dict building), where
-a Python pass over every pod cost a day several CPU-seconds per consumer.
+changes are found by C loops alone (``map``, ``compress``, set building), where a
+Python pass over every pod cost a day several CPU-seconds per consumer.
+
+The clock takes a finished job's pods and pod group out of the middle of the lists,
+which moves every later place: compared by place, hundreds differ. Then the lists are
+walked side by side in C loops, each taken-out run skipped where the other list picks
+up again, so that the Python work is per run (a few) rather than per element; only an
+object that moved among the others or is listed twice sends them to the comparison of
+every object by identity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
-from operator import is_, is_not
+from itertools import compress, count, islice, repeat
+from operator import is_, is_not, not_
 from typing import TypeVar
 
 T = TypeVar("T")
 
 # Below this many places moved (plus an eighth of the list), changes are found by place.
 FEW_MOVED = 64
+# At most this many runs taken out or put in are walked past; more is no session's step
+# (each costs a few C loops) and the lists are compared object by object instead.
+MOST_RUNS = 32
 
 
 def list_changes(
@@ -34,26 +44,74 @@ def list_changes(
     Found by place when the lists hold the same objects at nearly every shared place (a
     session replaces pods in place and arrivals append): an object at a place that
     moved counts as gone and added, which keeps the order of the rest. Else by identity,
-    when each list holds each object once."""
+    when each list holds each object once, each list's elements in its order."""
     shared = min(len(before), len(after))
-    moved = list(compress(range(shared), map(is_not, before, after)))
-    if len(moved) <= FEW_MOVED + shared // 8:
+    few = FEW_MOVED + shared // 8
+    moved = list(islice(compress(range(shared), map(is_not, before, after)), few + 1))
+    if len(moved) <= few:
         gone = [before[i] for i in moved]
         gone += before[shared:]
         added = [after[i] for i in moved]
         added += after[shared:]
         return gone, added
-    old_ids = dict(zip(map(id, before), before, strict=True))
-    new_ids = dict(zip(map(id, after), after, strict=True))
-    if len(old_ids) != len(before) or len(new_ids) != len(after):
+    return _walked(before, after, moved[0]) or _by_identity(before, after, keep_order)
+
+
+def _walked(before: Sequence[T], after: Sequence[T], first: int) -> tuple[list[T], list[T]] | None:
+    """The changes by identity when ``after`` is ``before`` from place ``first`` on with
+    runs taken out and runs of new objects put in (replacing in place is one of each),
+    each list holding each object once; None when it is not (or has too many runs): an
+    object of ``before`` found behind the walk in ``after`` moved or is listed twice."""
+    held = set(map(id, before))
+    if len(held) != len(before):
         return None
-    if keep_order:
-        stayed = old_ids.keys() & new_ids.keys()
-        was = list(compress(before, map(stayed.__contains__, map(id, before))))
-        now = list(compress(after, map(stayed.__contains__, map(id, after))))
-        if not all(map(is_, was, now)):
+    gone: list[T] = []
+    added: list[T] = []
+    a = b = first  # before[a] is not after[b]
+    for _ in range(MOST_RUNS):
+        obj = after[b]
+        if id(obj) in held:  # before[a:] holds it further on: a run was taken out
+            found = compress(count(a + 1), map(is_, islice(before, a + 1, None), repeat(obj)))
+            taken = next(found, None)
+            if taken is None:
+                return None
+            gone += before[a:taken]
+            a = taken
+        else:  # new objects up to the next that ``before`` holds
+            held_after = map(held.__contains__, map(id, islice(after, b + 1, None)))
+            end = next(compress(count(b + 1), held_after), len(after))
+            added += after[b:end]
+            b = end
+        differ = next(
+            compress(count(), map(is_not, islice(before, a, None), islice(after, b, None))), None
+        )
+        if differ is not None:
+            a += differ
+            b += differ
+            continue
+        same = min(len(before) - a, len(after) - b)
+        rest = after[b + same :]
+        if any(map(held.__contains__, map(id, rest))):
             return None
-    return (
-        [old_ids[k] for k in old_ids.keys() - new_ids.keys()],
-        [new_ids[k] for k in new_ids.keys() - old_ids.keys()],
-    )
+        gone += before[a + same :]
+        added += rest
+        break
+    else:
+        return None
+    if len(set(map(id, added))) != len(added):
+        return None
+    return gone, added
+
+
+def _by_identity(
+    before: Sequence[T], after: Sequence[T], keep_order: bool
+) -> tuple[list[T], list[T]] | None:
+    old = set(map(id, before))
+    new = set(map(id, after))
+    if len(old) != len(before) or len(new) != len(after):
+        return None
+    stays = list(map(new.__contains__, map(id, before)))
+    stayed = list(map(old.__contains__, map(id, after)))
+    if keep_order and not all(map(is_, compress(before, stays), compress(after, stayed))):
+        return None
+    return list(compress(before, map(not_, stays))), list(compress(after, map(not_, stayed)))

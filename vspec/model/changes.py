@@ -106,6 +106,8 @@ def _walked(before: Sequence[T], after: Sequence[T], first: int) -> tuple[list[T
 def _by_identity(
     before: Sequence[T], after: Sequence[T], keep_order: bool
 ) -> tuple[list[T], list[T]] | None:
+    """The changes when the walk cannot follow the lists (an object moved among the
+    others, one listed twice, many runs): each object looked up among the other list's."""
     old = set(map(id, before))
     new = set(map(id, after))
     if len(old) != len(before) or len(new) != len(after):

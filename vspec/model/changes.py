@@ -11,9 +11,10 @@ Python pass over every pod cost a day several CPU-seconds per consumer.
 The clock takes a finished job's pods and pod group out of the middle of the lists,
 which moves every later place: compared by place, hundreds differ. Then the lists are
 walked side by side in C loops, each taken-out run skipped where the other list picks
-up again, so that the Python work is per run (a few) rather than per element; only an
-object that moved among the others or is listed twice sends them to the comparison of
-every object by identity.
+up again, so that the Python work is per run (a few) rather than per element. A set of
+the last list's ids is still built, as a list holding an object twice must give None
+wherever the twice-held object is; only an object that moved among the others (or
+listed twice) sends the lists to the comparison of every object by identity.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vspec.model.cycles import KnownPods, next_cluster
-from vspec.model.objects import Cluster, ObjectMeta, Pod
+from vspec.model.objects import Cluster, ObjectMeta, Pod, PodGroup
 
 _STAMP = datetime(2026, 1, 1)
 
@@ -70,3 +70,37 @@ def test_the_next_pods_are_the_rule_applied_pod_by_pod(
     unbound = [p for p in after.pods if p.meta.key not in binds]
     assert all(any(p is q for q in pods) for p in unbound)  # the same objects, not copies
     assert all(p.phase == "Pending" for p in pods)  # the input untouched
+
+
+@given(
+    names=st.lists(st.integers(0, 20), max_size=30, unique=True),
+    written=st.sets(st.integers(0, 25), max_size=8),
+    told=st.booleans(),
+)
+def test_the_written_pod_groups_replace_theirs_in_place(
+    names: list[int], written: set[int], told: bool
+) -> None:
+    """Found by identity when the caller knows the pod groups by job id (the scheduler
+    cache), else by name: the same list either way, the written ones copied."""
+    groups = [PodGroup(ObjectMeta(f"g{n}", "ns")) for n in names]
+    wrote = {f"ns/g{n}": PodGroup(ObjectMeta(f"g{n}", "ns"), phase="Running") for n in written}
+    wrote = {uid: pg for uid, pg in wrote.items() if any(uid == g.meta.key for g in groups)}
+    known = KnownPods({}, False, {g.meta.key: g for g in groups}) if told else None
+    after = next_cluster(
+        Cluster(pod_groups=groups),
+        binds={},
+        evicted=set(),
+        patched={},
+        pod_groups=wrote,
+        known=known,
+    )
+    assert [g.meta.key for g in after.pod_groups] == [g.meta.key for g in groups]
+    for old, new in zip(groups, after.pod_groups, strict=True):
+        source = wrote.get(old.meta.key)
+        if source is None:
+            assert new is old
+        else:
+            assert new == source
+            assert new is not source
+            assert new.conditions is not source.conditions
+    assert all(g.phase == "Pending" for g in groups)  # the input untouched

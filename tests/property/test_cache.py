@@ -111,6 +111,10 @@ def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list
                 p.meta.key: id(p) for p in cluster.pods
             }
             assert known.terminating == any(p.meta.deletion_timestamp for p in cluster.pods)
+            assert known.groups is not None  # and each pod group by job id
+            assert {k: id(g) for k, g in known.groups.items()} == {
+                g.meta.key: id(g) for g in cluster.pod_groups
+            }
         assert state(self.nodes) == state(fresh.nodes)
         assert state(self.jobs) == state(fresh.jobs)
         assert self.node_list == fresh.node_list

@@ -4,15 +4,19 @@ does; and the carrying is off where a plugin or action does not keep the job con
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
 
+from vspec.api.job_info import JobInfo
 from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework import registry
-from vspec.framework.cache import SchedulerCache
+from vspec.framework.cache import PodGroupStatus, SchedulerCache, Snapshot, pod_group_status
 from vspec.framework.interface import Plugin
 from vspec.framework.recorder import Recorder
 from vspec.framework.scheduler import Scheduler
@@ -97,17 +101,12 @@ def test_the_day_benchmark_shape_records_what_the_plain_path_records() -> None:
     conf = conf_from_document(SEED_CONF)
     cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
     carried = 0
-    snapshot = SchedulerCache.snapshot
 
-    def counted(self: SchedulerCache) -> Any:
+    def counted(cache: SchedulerCache, kept: dict[str, _Kept], taken: Snapshot) -> None:
         nonlocal carried
-        kept = {uid: k.clone for uid, k in self._carried.items()}
-        taken = snapshot(self)
-        carried += sum(kept.get(uid) is job for uid, job in taken.jobs.items())
-        return taken
+        carried += sum(uid in kept and kept[uid].clone is job for uid, job in taken.jobs.items())
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(SchedulerCache, "snapshot", counted)
+    with _snapshots_seen(counted):
         result = _run(conf, cluster, timeline, 4, 3)
     assert carried > result.sessions  # most sessions hand jobs on
     assert _outcome(result) == _outcome(_plain(conf, cluster, timeline, 4, 3))
@@ -143,3 +142,69 @@ def test_carrying_needs_every_class_to_declare_the_contract() -> None:
         for name, carries in (("touching", False), ("inheriting", True), ("subclass", False)):
             document: dict[str, Any] = {**SEED_CONF, "tiers": [{"plugins": [{"name": name}]}]}
             assert Scheduler(conf_from_document(document)).carries_jobs is carries, name
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What the cache carried for a job into a snapshot, as it was before it."""
+
+    clone: JobInfo
+    status: PodGroupStatus
+
+
+@contextmanager
+def _snapshots_seen(
+    seen: Callable[[SchedulerCache, dict[str, _Kept], Snapshot], None],
+) -> Iterator[None]:
+    """Each snapshot shown to ``seen``, with what the cache carried into it."""
+    snapshot = SchedulerCache.snapshot
+
+    def shown(self: SchedulerCache) -> Snapshot:
+        kept = {uid: _Kept(k.clone, k.status) for uid, k in self._carried.items()}
+        taken = snapshot(self)
+        seen(self, kept, taken)
+        return taken
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SchedulerCache, "snapshot", shown)
+        yield
+
+
+def _opened_as_fresh(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int) -> int:
+    """Run with every snapshot checked: each job's clone holds the pod group a fresh
+    clone copies (a carried one's restored at hand-back), and the kept pod group
+    statuses are those read afresh from the clones; returns how many statuses were
+    kept from an earlier session."""
+    kept_statuses = 0
+
+    def checked(cache: SchedulerCache, kept: dict[str, _Kept], taken: Snapshot) -> None:
+        nonlocal kept_statuses
+        assert taken.pod_group_status.keys() == taken.jobs.keys()
+        for uid, clone in taken.jobs.items():
+            pg = clone.pod_group
+            assert pg is not None
+            assert pg == cache.jobs[uid].pod_group
+            assert pg is not cache.jobs[uid].pod_group
+            status = taken.pod_group_status[uid]
+            assert status == pod_group_status(pg)
+            kept_statuses += uid in kept and status is kept[uid].status
+
+    with _snapshots_seen(checked):
+        _run(conf, cluster, timeline, seed, 0)
+    return kept_statuses
+
+
+def test_carried_jobs_open_with_the_pod_groups_and_statuses_of_fresh_clones() -> None:
+    from benchmarks.timeline_day import workload
+
+    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    assert _opened_as_fresh(conf_from_document(SEED_CONF), cluster, timeline, 4) > 100
+
+
+@settings(max_examples=20, deadline=None)
+@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+def test_any_timeline_opens_with_the_pod_groups_and_statuses_of_fresh_clones(
+    case: GeneratedTimelineSpec,
+) -> None:
+    with suppress(VspecError):  # a conf Volcano rejects: no session to check
+        _opened_as_fresh(case.conf, case.cluster, case.timeline, case.seed)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from vspec.api.job_info import JobInfo, same_spec
 from vspec.api.node_info import NodeInfo
@@ -25,17 +25,35 @@ from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
 from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerOptions
+from vspec.model.corev1 import Condition
 from vspec.model.cycles import KnownPods
-from vspec.model.objects import Cluster, Pod, PodGroup, PriorityClass, shallow_copy
+from vspec.model.objects import Cluster, Pod, PodGroup, PriorityClass
 
 if TYPE_CHECKING:
     from vspec.framework.columns import NodeColumns
 
 
+class PodGroupStatus(NamedTuple):
+    """What the job updater compares to decide whether a PodGroup is written (a tuple:
+    made for every new job clone, where a frozen dataclass is five times slower to
+    build)."""
+
+    phase: str
+    conditions: tuple[Condition, ...]
+    running: int
+    succeeded: int
+    failed: int
+
+
+def pod_group_status(pg: PodGroup) -> PodGroupStatus:
+    return PodGroupStatus(pg.phase, tuple(pg.conditions), pg.running, pg.succeeded, pg.failed)
+
+
 @dataclass
 class Snapshot:
     """The cache's copy of the cluster that one session works on (the ``ClusterInfo``
-    of Go's ``SchedulerCache.Snapshot``)."""
+    of Go's ``SchedulerCache.Snapshot``), and each job's pod group status as it opens
+    (the session's ``podGroupStatus``)."""
 
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
@@ -43,6 +61,7 @@ class Snapshot:
     queues: dict[str, QueueInfo]
     revocable_nodes: dict[str, NodeInfo]
     total_allocatable: Resource  # the nodes' allocatable summed, in order
+    pod_group_status: dict[str, PodGroupStatus]
 
 
 @dataclass
@@ -229,13 +248,20 @@ class SchedulerCache:
         job.add_task_info(task)
 
     def snapshot(self) -> Snapshot:
+        """Every job with a pod group and a known queue cloned (or its clone carried, the
+        class docstring), with its pod group status: that of the cache's job's pod group,
+        which every clone copies (a carried one's the hand-back restored), and which no
+        session changes. It is worked out once per pod group object: a carried job keeps
+        it while the cache's job keeps its pod group."""
         nodes, node_list, revocable, total = self._session_nodes()
         queues = dict(self.queues)
         jobs: dict[str, JobInfo] = {}
+        statuses: dict[str, PodGroupStatus] = {}
         carried, self._carried = self._carried, {}
         handed: dict[str, _Carried] = {}
         for uid, job in self.jobs.items():
-            if job.pod_group is None:
+            group = job.pod_group
+            if group is None:
                 if self.log.enabled(4):
                     self.log.v(
                         4,
@@ -257,12 +283,18 @@ class SchedulerCache:
                 clone = jobs[uid] = kept.clone
                 clone.nodes_fit_errors = {}
                 clone.schedule_start_timestamp = job.schedule_start_timestamp
+                kept.version, kept.written = clone.version, None
+                if kept.group is not group:
+                    kept.took(group)
             else:
                 clone = jobs[uid] = job.clone()
+                kept = _Carried(job, clone, clone.version)
+                kept.took(group)
             if self.carries_jobs:
-                handed[uid] = _Carried(job, clone, clone.version)
+                handed[uid] = kept
+            statuses[uid] = kept.status
             clone.priority = self.default_priority
-            pc = self.priority_classes.get(job.pod_group.priority_class_name)
+            pc = self.priority_classes.get(kept.priority_class)
             if pc is not None:
                 clone.priority = pc.value
         self.log.v(
@@ -271,7 +303,7 @@ class SchedulerCache:
             "in total for scheduling.",
         )
         self._handed_jobs = handed
-        return Snapshot(jobs, nodes, node_list, queues, revocable, total)
+        return Snapshot(jobs, nodes, node_list, queues, revocable, total, statuses)
 
     def hand_back(self, cluster: Cluster) -> None:
         """Keep the last snapshot's clones that the next may hand again (class
@@ -297,9 +329,11 @@ class SchedulerCache:
                 continue
             if pg is last.get(uid):
                 # Not written back: the cache's job keeps its pod group, and a new clone
-                # would copy that, with the conditions its last writer stamped.
-                clone.pod_group = shallow_copy(source.pod_group)
-                clone.pod_group.conditions = list(clone.pod_group.conditions)
+                # would copy that, with the conditions its last writer stamped. Of the
+                # clone's, only the conditions may differ: the phase and counts are the
+                # status the session opened with, or the updater had written them, and
+                # the rest is the spec (same_spec above and the job contract).
+                clone.pod_group.conditions = list(source.pod_group.conditions)
             kept.written = pg
             self._carried[uid] = kept
 
@@ -375,12 +409,12 @@ class SchedulerCache:
         return nodes, node_list, revocable, total.clone()
 
     def known_pods(self) -> KnownPods | None:
-        """What the cache knows of its cluster's pods, for ``advance``; None when their
-        keys are not unique."""
+        """What the cache knows of its cluster's pods and pod groups, for ``advance``;
+        None when their keys are not unique."""
         seen = self._seen
         if not seen.incremental:
             return None
-        return KnownPods(seen.keys, bool(seen.terminating))
+        return KnownPods(seen.keys, bool(seen.terminating), seen.groups)
 
     # -- effects of committed operations ------------------------------------------------------
     def _find(self, task: TaskInfo) -> tuple[JobInfo, TaskInfo]:
@@ -433,15 +467,29 @@ def _group_id(pg: PodGroup) -> str:
     return f"{pg.meta.namespace}/{pg.meta.name}"
 
 
-@dataclass(slots=True)
 class _Carried:
     """A job clone a snapshot handed out, and what tells whether the next may hand it
-    again (SchedulerCache's "Carried jobs")."""
+    again (SchedulerCache's "Carried jobs"); with what the snapshot reads of the cache's
+    job's pod group, kept while that job keeps the same pod group object (the cache
+    never changes one in place), so that a carried job's is not read every session."""
 
-    source: JobInfo  # the cache's job it was cloned from
-    clone: JobInfo
-    version: int  # the clone's JobInfo.version when handed out
-    written: PodGroup | None = None  # the pod group advance wrote from it
+    __slots__ = ("clone", "group", "priority_class", "source", "status", "version", "written")
+    group: PodGroup  # the cache's job's pod group, as last read
+    status: PodGroupStatus  # its status: the clone's as the session opens
+    priority_class: str  # its priority class name
+
+    def __init__(self, source: JobInfo, clone: JobInfo, version: int) -> None:
+        self.source = source  # the cache's job it was cloned from
+        self.clone = clone
+        self.version = version  # the clone's JobInfo.version when handed out
+        self.written: PodGroup | None = None  # the pod group advance wrote from it
+
+    def took(self, group: PodGroup) -> None:
+        """Read what the snapshot needs of ``group``, the cache's job's pod group (the
+        clone's is a copy of it)."""
+        self.group = group
+        self.status = pod_group_status(group)
+        self.priority_class = group.priority_class_name
 
 
 class _Handed:

@@ -7,7 +7,8 @@ from operator import attrgetter
 
 from vspec.api.job_info import JobInfo
 from vspec.api.types import TaskStatus
-from vspec.framework.session import PodGroupStatus, Session
+from vspec.framework.cache import PodGroupStatus
+from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
 from vspec.model.objects import PodGroup
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -384,16 +385,23 @@ def _run_session(
         result.evictions.append(Eviction(task, reason, log.cycle))
     for obj, type_, reason, message in cache.effects.events:
         result.events.append(RecordedEvent(obj, type_, reason, message, log.cycle))
+    _record_pod_groups(ssn, result.pod_groups)
+    return advance(cluster, ssn, written)
+
+
+def _record_pod_groups(ssn: Session, results: dict[str, PodGroupResult]) -> None:
+    """Each job's pod group as the session closed it: a new result for a job the run had
+    none for (every job of a timeline's session), else the last one moved on."""
     for uid, job in ssn.jobs.items():
         pg = job.pod_group
         if pg is None:
             continue
-        entry = result.pod_groups.get(uid)
+        entry = results.get(uid)
         if entry is None:
-            entry = result.pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
-        entry.phase = pg.phase
-        entry.conditions = list(pg.conditions)
-    return advance(cluster, ssn, written)
+            results[uid] = PodGroupResult(pg.phase, pg.phase, list(pg.conditions))
+        else:
+            entry.phase = pg.phase
+            entry.conditions = list(pg.conditions)
 
 
 def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
@@ -467,16 +475,18 @@ def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Clus
     others stay as the API server holds them, their conditions stamped by the session
     that last wrote them, which is what the next session's clones (and logprint's
     lines) show in Volcano."""
-    effects = ssn.cache.effects
+    effects, jobs = ssn.cache.effects, ssn.jobs
     return next_cluster(
         cluster,
         binds=dict(effects.binds),
         evicted={task for task, _ in effects.evictions},
         patched=effects.annotations,
+        # Found by the updater's answers alone (every job with a pod group has one),
+        # not by reading every job.
         pod_groups={
-            uid: job.pod_group
-            for uid, job in ssn.jobs.items()
-            if job.pod_group is not None and written.get(uid)
+            uid: pg
+            for uid in compress(written, written.values())
+            if (pg := jobs[uid].pod_group) is not None
         },
         known=ssn.cache.known_pods(),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.node_info import NodeInfo
@@ -21,7 +21,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
 from vspec.errors import EngineError, GoError
-from vspec.framework.cache import SchedulerCache
+from vspec.framework.cache import PodGroupStatus, SchedulerCache
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
@@ -76,25 +76,6 @@ class SchedulerState:
         return found
 
 
-class PodGroupStatus(NamedTuple):
-    """What the job updater compares to decide whether a PodGroup is written (a tuple:
-    made for every job twice a session, where a frozen dataclass is five times slower
-    to build)."""
-
-    phase: str
-    conditions: tuple[Condition, ...]
-    running: int
-    succeeded: int
-    failed: int
-
-
-def pod_group_status(job: JobInfo) -> PodGroupStatus | None:
-    pg = job.pod_group
-    if pg is None:
-        return None
-    return PodGroupStatus(pg.phase, tuple(pg.conditions), pg.running, pg.succeeded, pg.failed)
-
-
 class Session(SessionPlugins):
     def __init__(
         self,
@@ -135,9 +116,8 @@ class Session(SessionPlugins):
         self.node_list: list[NodeInfo] = snapshot.node_list
         self.revocable_nodes: dict[str, NodeInfo] = snapshot.revocable_nodes
         self.queues: dict[str, QueueInfo] = snapshot.queues
-        self.pod_group_status: dict[str, PodGroupStatus | None] = {
-            uid: pod_group_status(job) for uid, job in self.jobs.items()
-        }
+        # Each job's pod group status as the session opened (``podGroupStatus``).
+        self.pod_group_status: dict[str, PodGroupStatus] = snapshot.pod_group_status
         self.total_resource = snapshot.total_allocatable
         self.total_guarantee = Resource()
         self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list, cache.k8s)

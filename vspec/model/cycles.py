@@ -47,10 +47,11 @@ def next_cluster(
     On a real cluster a victim stays Releasing for its grace period, so a preemptor is
     only pipelined until the victim is gone; here that takes one period.
 
-    ``known``: what the caller knows of ``cluster``'s pods (the scheduler cache keeps
-    it), so that a period with nothing to take out finds the bound pods by identity
-    alone: reading every pod's fields cost about a microsecond a pod, a session's pods
-    being cold by then, where a pass over their identities costs a fifth of that.
+    ``known``: what the caller knows of ``cluster``'s pods and pod groups (the scheduler
+    cache keeps it), so that a period with nothing to take out finds the bound pods, and
+    the written pod groups, by identity alone: reading every pod's fields cost about a
+    microsecond a pod, a session's pods being cold by then, where a pass over their
+    identities costs a fifth of that.
     """
     if known is not None and not (evicted or known.terminating):
         pods = _bound_in_place(cluster.pods, binds, patched, known.by_key)
@@ -60,13 +61,7 @@ def next_cluster(
             for pod in cluster.pods
             if (key := pod.meta.key) not in evicted and pod.meta.deletion_timestamp is None
         ]
-    groups: list[PodGroup] = []
-    for pg in cluster.pod_groups:
-        written = pod_groups.get(f"{pg.meta.namespace}/{pg.meta.name}")
-        if written is not None:
-            pg = shallow_copy(written)
-            pg.conditions = list(pg.conditions)
-        groups.append(pg)
+    groups = _written_back(cluster.pod_groups, pod_groups, None if known is None else known.groups)
     held: list[Pod] = []
     if cluster.held_pods:
         out_of_pending = {pg.meta.key for pg in groups if pg.phase not in ("", "Pending")}
@@ -91,6 +86,39 @@ class KnownPods:
 
     by_key: Mapping[str, Pod]
     terminating: bool
+    # Each pod group by job id (``namespace/name``, ids unique); None: not known.
+    groups: Mapping[str, PodGroup] | None = None
+
+
+def _written_back(
+    pod_groups: list[PodGroup],
+    written: Mapping[str, PodGroup],
+    known: Mapping[str, PodGroup] | None,
+) -> list[PodGroup]:
+    """``pod_groups`` with those of the jobs in ``written`` replaced by copies of the
+    written ones, in place; the others are the same objects. ``known``: ``pod_groups``
+    by job id, to find the written ones by identity instead of reading every one's name
+    (a session writes back a few of its live jobs' pod groups)."""
+    if not written:
+        return list(pod_groups)
+    if known is not None and written.keys() <= known.keys():
+        at = {id(known[uid]): pg for uid, pg in written.items()}
+        groups = list(pod_groups)
+        for i in compress(count(), map(at.__contains__, map(id, pod_groups))):
+            groups[i] = _copied(at[id(pod_groups[i])])
+        return groups
+    groups = []
+    for pg in pod_groups:
+        found = written.get(f"{pg.meta.namespace}/{pg.meta.name}")
+        groups.append(pg if found is None else _copied(found))
+    return groups
+
+
+def _copied(pg: PodGroup) -> PodGroup:
+    """The API server's copy of a written pod group: nothing the session holds is shared."""
+    pg = shallow_copy(pg)
+    pg.conditions = list(pg.conditions)
+    return pg
 
 
 def _bound_in_place(

@@ -468,7 +468,7 @@ def test_phase_consistent(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.pod_groups["ns/g"].phase == "Running"
     assert violations("phase-consistent", inputs, result) == []
 
-    monkeypatch.setattr(job_updater, "job_phase", lambda ssn, job: "Inqueue")
+    monkeypatch.setattr(job_updater, "job_phase", lambda *_: "Inqueue")
     inputs, result = run(settings, gang())
     [message] = violations("phase-consistent", inputs, result)
     assert "job ns/g: pod group phase Inqueue after the last cycle" in message

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import given, settings
 
+from tests.builders import cluster, node, pod, pod_group
 from vspec.api.job_info import JobInfo
 from vspec.engines import get_engine
 from vspec.errors import VspecError
@@ -25,7 +26,8 @@ from vspec.fuzz.runner import SEED_CONF, load_space
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
+from vspec.model.objects import DEFAULT_NOW, Cluster, PodGroup
+from vspec.model.result import SimulationResult
 from vspec.model.timeline import Timeline
 from vspec.timeline.clock import run_timeline
 from vspec.timeline.records import TimelineResult
@@ -170,15 +172,21 @@ def _snapshots_seen(
         yield
 
 
-def _opened_as_fresh(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int) -> int:
+@dataclass
+class _Checked:
+    kept_statuses: int = 0  # statuses a snapshot kept from an earlier session
+    patched: int = 0  # updates that kept the carried clones without a pass over them
+
+
+def _checked_run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int) -> _Checked:
     """Run with every snapshot checked: each job's clone holds the pod group a fresh
     clone copies (a carried one's restored at hand-back), and the kept pod group
-    statuses are those read afresh from the clones; returns how many statuses were
-    kept from an earlier session."""
-    kept_statuses = 0
+    statuses are those read afresh from the clones; and with every update's carried
+    clones checked against a pass over all of them."""
+    checked = _Checked()
+    drop = SchedulerCache._drop_carried
 
-    def checked(cache: SchedulerCache, kept: dict[str, _Kept], taken: Snapshot) -> None:
-        nonlocal kept_statuses
+    def opened(cache: SchedulerCache, kept: dict[str, _Kept], taken: Snapshot) -> None:
         assert taken.pod_group_status.keys() == taken.jobs.keys()
         for uid, clone in taken.jobs.items():
             pg = clone.pod_group
@@ -187,24 +195,62 @@ def _opened_as_fresh(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, 
             assert pg is not cache.jobs[uid].pod_group
             status = taken.pod_group_status[uid]
             assert status == pod_group_status(pg)
-            kept_statuses += uid in kept and status is kept[uid].status
+            checked.kept_statuses += uid in kept and status is kept[uid].status
 
-    with _snapshots_seen(checked):
+    def dropped(self: SchedulerCache, diff: Any, groups: dict[str, PodGroup]) -> None:
+        every = {
+            uid: kept
+            for uid, kept in self._carried.items()
+            if uid not in diff.jobs and groups.get(uid) is kept.written
+        }
+        checked.patched += diff.moved is not None
+        drop(self, diff, groups)
+        assert self._carried == every
+
+    with _snapshots_seen(opened), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SchedulerCache, "_drop_carried", dropped)
         _run(conf, cluster, timeline, seed, 0)
-    return kept_statuses
+    return checked
 
 
-def test_carried_jobs_open_with_the_pod_groups_and_statuses_of_fresh_clones() -> None:
+def test_carried_jobs_open_as_fresh_clones_and_are_kept_as_a_pass_keeps_them() -> None:
     from benchmarks.timeline_day import workload
 
     cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
-    assert _opened_as_fresh(conf_from_document(SEED_CONF), cluster, timeline, 4) > 100
+    checked = _checked_run(conf_from_document(SEED_CONF), cluster, timeline, 4)
+    assert checked.kept_statuses > 100
+    assert checked.patched > 10
 
 
 @settings(max_examples=20, deadline=None)
 @given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
-def test_any_timeline_opens_with_the_pod_groups_and_statuses_of_fresh_clones(
+def test_any_timeline_opens_as_fresh_clones_and_keeps_them_as_a_pass_does(
     case: GeneratedTimelineSpec,
 ) -> None:
     with suppress(VspecError):  # a conf Volcano rejects: no session to check
-        _opened_as_fresh(case.conf, case.cluster, case.timeline, case.seed)
+        _checked_run(case.conf, case.cluster, case.timeline, case.seed)
+
+
+def test_a_clone_written_back_is_not_carried_onto_a_cluster_without_that_write() -> None:
+    """Sessions run twice on the very same cluster: the first wrote a pod group (a job
+    too big to enqueue takes gang's Unschedulable condition) that the second cluster
+    does not hold, so the second session gets a fresh clone, not the written one."""
+    world = cluster(
+        [node("n0")],
+        [pod("ns", "p0", "j", {"cpu": 8})],
+        [pod_group("ns", "j", "q", min_member=1, min_resources={"cpu": 8})],
+    )
+    scheduler = Scheduler(conf_from_document(SEED_CONF))
+    clones: list[JobInfo] = []
+
+    def opened(cache: SchedulerCache, kept: dict[str, _Kept], taken: Snapshot) -> None:
+        job = taken.jobs["ns/j"]
+        assert job.pod_group == cache.jobs["ns/j"].pod_group
+        clones.append(job)
+
+    with _snapshots_seen(opened):
+        moved_on = scheduler.run_once(world, DEFAULT_NOW, SimulationResult(), capture=False)
+        scheduler.run_once(world, DEFAULT_NOW, SimulationResult(), capture=False)
+    assert moved_on.pod_groups[0] is not world.pod_groups[0]  # written back
+    first, second = clones
+    assert second is not first

@@ -113,12 +113,14 @@ class SchedulerCache:
         self.carries_jobs = False
         self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
         self._carried: dict[str, _Carried] = {}  # those the next snapshot may hand again
+        self._rewritten: set[str] = set()  # those of them whose pod group was written back
         self._build(cluster)
 
     def _build(self, cluster: Cluster) -> None:
         """The cache built afresh (``newSchedulerCache`` fed every object in order)."""
         self._prepare(cluster)
         self._carried = {}
+        self._rewritten = set()
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
         for node in cluster.nodes:
@@ -187,12 +189,27 @@ class SchedulerCache:
             self._build(cluster)
             return
         self._rebuild(cluster, diff, seen)
-        groups = seen.groups
-        self._carried = {
-            uid: kept
-            for uid, kept in self._carried.items()
-            if uid not in diff.jobs and groups.get(uid) is kept.written
-        }
+        self._drop_carried(diff, seen.groups)
+
+    def _drop_carried(self, diff: _Dirty, groups: dict[str, PodGroup]) -> None:
+        """Keep the carried clones whose jobs were not built again and whose pod group is
+        still the one written from them. A pod group the cluster did not replace since
+        the last session is the one that session opened with, the very one ``advance``
+        left in place when it wrote none: only the jobs built again, those whose pod
+        group was replaced (``diff.moved``) and those written back are looked at, when
+        the diff knows which were replaced."""
+        carried, rewritten = self._carried, self._rewritten
+        self._rewritten = set()
+        if diff.moved is None:
+            self._carried = {
+                uid: kept
+                for uid, kept in carried.items()
+                if uid not in diff.jobs and groups.get(uid) is kept.written
+            }
+            return
+        for uid in (diff.jobs | diff.moved | rewritten) & carried.keys():
+            if uid in diff.jobs or groups.get(uid) is not carried[uid].written:
+                del carried[uid]
 
     def _rebuild(self, cluster: Cluster, dirty: _Dirty, seen: _Seen) -> None:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
@@ -258,6 +275,7 @@ class SchedulerCache:
         jobs: dict[str, JobInfo] = {}
         statuses: dict[str, PodGroupStatus] = {}
         carried, self._carried = self._carried, {}
+        self._rewritten = set()
         handed: dict[str, _Carried] = {}
         for uid, job in self.jobs.items():
             group = job.pod_group
@@ -334,6 +352,8 @@ class SchedulerCache:
                 # status the session opened with, or the updater had written them, and
                 # the rest is the spec (same_spec above and the job contract).
                 clone.pod_group.conditions = list(source.pod_group.conditions)
+            else:
+                self._rewritten.add(uid)
             kept.written = pg
             self._carried[uid] = kept
 
@@ -535,6 +555,9 @@ class _Dirty:
     jobs: set[str]  # a pod of theirs changed: built again from their pods
     nodes: set[str]  # a pod on them changed: built again from their pods
     regrouped: set[str]  # only the pod group changed: built again with the same tasks
+    # The jobs whose pod group object was put in, replaced or taken out; None: not known
+    # (every pod group was read).
+    moved: set[str] | None = None
 
 
 class _Seen:
@@ -631,31 +654,32 @@ class _Seen:
         found = self._groups_moved_on(cluster.pod_groups, dirty_jobs)
         if found is None:
             return None
-        groups, regrouped = found
+        groups, regrouped, moved = found
         dirty_jobs.discard("")
         dirty_nodes.discard("")
         self.pods, self.groups = list(cluster.pods), groups
-        return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs)
+        return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs, moved)
 
     def _groups_moved_on(
         self, pod_groups: list[PodGroup], dirty_jobs: set[str]
-    ) -> tuple[dict[str, PodGroup], set[str]] | None:
-        """The pod groups by job id, in ``pod_groups``' order, and those only regrouped
-        (their jobs' tasks stay); new and removed ones' jobs go to ``dirty_jobs``. None
-        on a job id listed twice. A session writes back a few pod groups in place and
-        the clock appends and removes some, so the changes are found by identity and
-        the last dict is patched, when that gives the list's order; else every pod
-        group is read."""
+    ) -> tuple[dict[str, PodGroup], set[str], set[str] | None] | None:
+        """The pod groups by job id, in ``pod_groups``' order, those only regrouped
+        (their jobs' tasks stay), and the jobs whose pod group object changed (None when
+        not known); new and removed ones' jobs go to ``dirty_jobs``. None on a job id
+        listed twice. A session writes back a few pod groups in place and the clock
+        appends and removes some, so the changes are found by identity and the last
+        dict is patched, when that gives the list's order; else every pod group is
+        read."""
         changes = list_changes(self.group_list, pod_groups, keep_order=True)
         if changes is not None:
             patched = self._groups_patched(*changes)
             if patched is None:
                 return None
-            groups, regrouped, dirty = patched
+            groups, regrouped, dirty, moved = patched
             if len(groups) == len(pod_groups) and all(map(is_, groups.values(), pod_groups)):
                 self.group_list = list(pod_groups)
                 dirty_jobs |= dirty
-                return groups, regrouped
+                return groups, regrouped, moved
         regrouped = set()
         groups = {}
         for pg in pod_groups:
@@ -671,20 +695,23 @@ class _Seen:
                 regrouped.add(uid)
         dirty_jobs.update(uid for uid in self.groups if uid not in groups)
         self.group_list = list(pod_groups)
-        return groups, regrouped
+        return groups, regrouped, None
 
     def _groups_patched(
         self, gone: list[PodGroup], added: list[PodGroup]
-    ) -> tuple[dict[str, PodGroup], set[str], set[str]] | None:
+    ) -> tuple[dict[str, PodGroup], set[str], set[str], set[str]] | None:
         """The last pod groups by job id with ``gone`` taken out and ``added`` put in
-        (one replacing another of its job id takes its place), those regrouped, and the
-        jobs of those new or removed; None on a job id twice."""
+        (one replacing another of its job id takes its place), those regrouped, the
+        jobs of those new or removed, and the jobs of all in ``gone`` and ``added``;
+        None on a job id twice."""
         groups = dict(self.groups)
         removed = {_group_id(pg): pg for pg in gone}
+        moved = set(removed)
         regrouped: set[str] = set()
         dirty_jobs: set[str] = set()
         for pg in added:
             uid = _group_id(pg)
+            moved.add(uid)
             before = groups.get(uid)
             if before is None:
                 dirty_jobs.add(uid)
@@ -698,7 +725,7 @@ class _Seen:
         for uid in removed:
             del groups[uid]
             dirty_jobs.add(uid)
-        return groups, regrouped, dirty_jobs
+        return groups, regrouped, dirty_jobs, moved
 
     def pods_of(self, jobs: set[str], nodes: set[str]) -> Iterator[Pod]:
         """The pods of ``jobs`` and on ``nodes``, in the cluster's order."""

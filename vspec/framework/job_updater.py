@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from operator import attrgetter
 
-from vspec.api.job_info import JobInfo
+from vspec.api.job_info import JobInfo, StatusCounts
 from vspec.api.types import TaskStatus
 from vspec.framework.cache import PodGroupStatus
 from vspec.framework.session import Session
@@ -22,20 +22,20 @@ _unstamped = attrgetter(
 _UNSCHEDULABLE_PHASES = frozenset({"Unknown", "Pending", "Inqueue"})
 
 
-def job_phase(ssn: Session, job: JobInfo) -> str:
+def job_phase(
+    pg: PodGroup, counts: StatusCounts, session: str, completed_counts_failed: bool
+) -> str:
     """The PodGroup phase rule of ``jobStatus``, from the job's counts
-    (:meth:`JobInfo.status_counts`: the updater asks for every live job at every close)."""
-    pg = job.pod_group
-    assert pg is not None
-    counts = job.status_counts()
+    (:meth:`JobInfo.status_counts`: the updater asks for every live job at every close),
+    in the session of uid ``session``."""
     if counts.running:
         for c in pg.conditions:
-            if c.transition_id == ssn.uid and c.type == "Unschedulable" and c.status == "True":
+            if c.transition_id == session and c.type == "Unschedulable" and c.status == "True":
                 return "Unknown"
     # v1.10.0 counted Succeeded tasks only, so a job with a Failed task never completed
     # (gate completed_counts_failed, upstream 9ac1c8c4f).
     done = counts.succeeded
-    if ssn.gates.completed_counts_failed:
+    if completed_counts_failed:
         done += counts.failed
     allocated = counts.allocated + done
     if allocated >= pg.min_member:
@@ -71,12 +71,14 @@ def update_all(ssn: Session) -> dict[str, bool]:
     """Write every job's status into its session PodGroup; returns job -> written."""
     written = {}
     before = ssn.pod_group_status
+    # Read once: the same for every job.
+    session, completed_counts_failed = ssn.uid, ssn.gates.completed_counts_failed
     for job in ssn.jobs.values():
         pg = job.pod_group
         if pg is None:
             continue
         counts = job.status_counts()
-        phase = pg.phase = job_phase(ssn, job)
+        phase = pg.phase = job_phase(pg, counts, session, completed_counts_failed)
         pg.running = counts.running
         pg.failed = counts.failed
         pg.succeeded = counts.succeeded

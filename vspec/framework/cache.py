@@ -46,6 +46,7 @@ class PodGroupStatus(NamedTuple):
 
 
 def pod_group_status(pg: PodGroup) -> PodGroupStatus:
+    """``pg``'s status, as ``OpenSession`` copies each job's into ``podGroupStatus``."""
     return PodGroupStatus(pg.phase, tuple(pg.conditions), pg.running, pg.succeeded, pg.failed)
 
 

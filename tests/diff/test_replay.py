@@ -3,9 +3,13 @@ that follows a tie a disagreement (no Go here: a stand-in for Volcano draws othe
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.builders import node
 from vspec.diff.judge import Case, Judge
 from vspec.diff.outcome import Outcome, compare
 from vspec.framework.engine import PythonEngine
@@ -53,15 +57,16 @@ class RarelyVspecs(PythonEngine):
     """Volcano whose outcome varies from run to run and is vspec's own only in its 12th
     run (past the 8 runs a disagreement gets first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, nodes: tuple[str, ...] = ("n0", "n1")) -> None:
         super().__init__()
         object.__setattr__(self, "calls", 0)
+        object.__setattr__(self, "nodes", nodes)
 
     def simulate(self, conf: SchedulerConf, cluster: Cluster, **run: Any) -> SimulationResult:
         object.__setattr__(self, "calls", self.calls + 1)
         if self.calls == 12:
             return super().simulate(conf, cluster, **run)
-        node = ("n0", "n1")[self.calls % 2]  # two outcomes of its own, neither vspec's
+        node = self.nodes[self.calls % len(self.nodes)]  # outcomes of its own, not vspec's
         return SimulationResult(binds=[Bind("ns0/elsewhere", node, 0)])
 
 
@@ -70,3 +75,15 @@ def test_volcano_is_run_longer_when_its_runs_vary_and_none_agrees() -> None:
     verdict = judge.judge(_case())
     assert not verdict.disagrees
     assert verdict.agreeing_run == 12
+
+
+@pytest.mark.parametrize("extra", [0, 140], ids=["every-node-looked-at", "nodes-sampled"])
+def test_volcano_is_run_longer_where_it_samples_the_nodes(extra: int) -> None:
+    case = _case()
+    more = [node(f"extra{i:03}", {"cpu": 1, "pods": 110}) for i in range(extra)]
+    case = replace(case, cluster=replace(case.cluster, nodes=[*case.cluster.nodes, *more]))
+    # Runs that all agree until the 12th, vspec's: as Volcano's feasible-node search on
+    # a big cluster mostly finds the same nodes first.
+    verdict = Judge(RarelyVspecs(nodes=("n0",)), seeds=0, reruns=7).judge(case)
+    assert verdict.disagrees is (extra == 0)
+    assert len(verdict.reruns) == (7 if extra == 0 else 11)

@@ -234,18 +234,16 @@ class K8sMemo:
         builds its handle at a session's open: the same as each would make while no
         view changed since (none does before the actions run)."""
         last, kept = self._last, self._snapshot
+        if last is None or last.changed or len(node_map) != len(last.views):
+            self._snapshot = None
+            return Snapshot.of_session(node_map, cluster)
         if (
             kept is not None
             and kept[0] is last
             and kept[1] is cluster
             and kept[2].node_map is node_map
-            and last is not None
-            and not last.changed
         ):
             return kept[2]
-        if last is None or last.changed or len(node_map) != len(last.views):
-            self._snapshot = None
-            return Snapshot.of_session(node_map, cluster)
         snapshot = last.snapshot(node_map, namespace_labels(cluster))
         self._snapshot = (last, cluster, snapshot)
         return snapshot

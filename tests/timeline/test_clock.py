@@ -9,6 +9,7 @@ import pytest
 
 from tests.timeline.conftest import Loader
 from vspec.engines import get_engine
+from vspec.model.timeline import Arrival
 from vspec.timeline.clock import run_timeline
 from vspec.timeline.expr import evaluate
 
@@ -171,6 +172,39 @@ def test_copies_and_drawn_run_times_follow_the_seed(loader: Loader) -> None:
     for arrival in first.timeline.arrivals:
         (run,) = arrival.run_for.values()
         assert timedelta(minutes=1) <= run <= timedelta(minutes=10)
+
+
+def test_run_for_each_job_draws_once_per_job_and_task(loader: Loader) -> None:
+    text = """
+        name: t
+        cluster:
+          nodes: [{{name: n1, allocatable: {{cpu: 64}}}}]
+        timeline:
+          arrivals:
+          - at: 0s
+            count: 3
+            runFor: {{exponential: 30m}}
+            runForTask: {{ps: {{uniform: [1m, 2m]}}}}
+            {each}
+            jobs:
+            - name: j
+              tasks: [{{name: w, replicas: 4}}, {{name: ps, replicas: 2}}, {{name: x}}]
+        """
+
+    def runs(arrival: Arrival, task: str) -> set[timedelta]:
+        return {d for key, d in arrival.run_for.items() if f"-{task}-" in key}
+
+    per_job = loader.spec(text.format(each="runForEach: job")).timeline
+    per_pod = loader.spec(text.format(each="")).timeline
+    assert per_job and per_pod
+    for arrival in per_job.arrivals:
+        (worker,), (ps,), (lone,) = runs(arrival, "w"), runs(arrival, "ps"), runs(arrival, "x")
+        assert timedelta(minutes=1) <= ps <= timedelta(minutes=2)
+        assert lone == worker  # runFor is one draw for the job's tasks outside runForTask
+    assert len({min(runs(a, "w")) for a in per_job.arrivals}) == 3  # each copy draws anew
+    assert all(len(runs(a, "w")) == 4 for a in per_pod.arrivals)
+    (error,) = loader.errors(text.format(each="runForEach: task"))
+    assert error.startswith("10:") and "runForEach" in error and "is not pod or job" in error
 
 
 def test_until_stops_the_clock(loader: Loader) -> None:

@@ -121,13 +121,26 @@ def _arrivals(at: At, builder: ObjectBuilder, rng: random.Random) -> list[Arriva
 def _arrival(at: At, when: timedelta, objects: Cluster, rng: random.Random) -> Arrival:
     raw: dict[str, Any] = at.value
     per_task = raw.get("runForTask") or {}
+    per_job = raw.get("runForEach", "pod") == "job"
+    drawn: dict[tuple[str, str], timedelta] = {}
     run_for: dict[str, timedelta] = {}
     for pod in (*objects.pods, *objects.held_pods):
         task = _task_name(pod)
         if task in per_task:
-            run_for[pod.meta.key] = draw(per_task[task], at / "runForTask" / task, rng)
+            given, where, share = per_task[task], at / "runForTask" / task, task
         elif "runFor" in raw:
-            run_for[pod.meta.key] = draw(raw["runFor"], at / "runFor", rng)
+            given, where, share = raw["runFor"], at / "runFor", ""
+        else:
+            continue
+        if not per_job:
+            run_for[pod.meta.key] = draw(given, where, rng)
+            continue
+        # One draw per job (and per task under runForTask): its pods start and end
+        # together, as the workers of a training or MPI job do.
+        job = pod.meta.annotations.get(GROUP_NAME_ANNOTATION) or pod.meta.key
+        if (job, share) not in drawn:
+            drawn[job, share] = draw(given, where, rng)
+        run_for[pod.meta.key] = drawn[job, share]
     return Arrival(
         when,
         objects.pod_groups,

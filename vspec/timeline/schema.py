@@ -70,6 +70,12 @@ def timeline_schema(cluster: dict[str, Any]) -> dict[str, Any]:
                 **run_for,
                 "description": "How long each pod runs once bound; without it, forever.",
             },
+            "runForEach": {
+                "enum": ["pod", "job"],
+                "x-message": "is not pod or job",
+                "description": "Draw runFor once per pod (default), or once per job, "
+                "shared by its pods.",
+            },
             "runForTask": {
                 "type": "object",
                 "maxProperties": 1000,

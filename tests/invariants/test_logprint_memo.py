@@ -4,6 +4,9 @@ changed, never taken on trust."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from vspec.invariants.checks import (
     _ListedTasks,
     _print_point_messages,
@@ -58,3 +61,99 @@ def test_a_line_the_job_no_longer_prints_is_counted_again() -> None:
     assert _session(memo, _job(pending=True), [PENDING, PENDING]) == [
         "cycle 0: 1 unexpected 'Job ns/j is pending' line(s)"
     ]
+
+
+# -- the first cycle's point patched from a clean last session -----------------------------------
+
+KEYS = [f"ns/j{i}" for i in range(4)]
+
+
+def _ready_line(key: str, status: str, *, queue: str = "q") -> str:
+    return (
+        f"Job {key} is ready, detail info : Job ({key}): namespace ns ({queue}), name x, "
+        f"podGroup &{{{{}}}}\n\t 0: Task (ns-p:{key}-p): taskSpec w, job {key}, "
+        f"status {status}, pri 1, resreq cpu 1"
+    )
+
+
+def _texts(key: str) -> list[str]:
+    """What a job may print: its right lines for either task status, and wrong ones."""
+    return [
+        f"Job {key} is pending, try to schedule it on node %!s(MISSING)",
+        f"Job {key} is pending, try to schedule it on node n1",
+        _ready_line(key, "Running"),
+        _ready_line(key, "Pending"),
+        _ready_line(key, "Running", queue="other"),
+    ]
+
+
+# One change between sessions: (what, which job, which text or variant).
+Edit = tuple[str, int, int]
+edits = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["job", "drop job", "line", "drop line", "move line", "copy"]),
+            st.integers(0, len(KEYS) - 1),
+            st.integers(0, 4),
+        ),
+        max_size=4,
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _variant(key: str, n: int) -> _PrintedJob:
+    return _PrintedJob(
+        key, "q", n & 1 == 1, n & 2 == 2, {f"{key}-p": ("Running", "Pending")[n // 4]}
+    )
+
+
+def _edit(jobs: dict[str, _PrintedJob], lines: list[str], edit: Edit) -> None:
+    """A session's change: a job is another object (or leaves), a line is another text
+    (or leaves, moves); an unchanged line is an equal text, often another object."""
+    what, k, n = edit
+    key = KEYS[k]
+    if what == "job":
+        jobs[key] = _variant(key, n + k)
+    elif what == "drop job":
+        jobs.pop(key, None)
+    elif what == "line":
+        lines.insert(n % (len(lines) + 1), _texts(key)[n])
+    elif what == "drop line" and lines:
+        del lines[n % len(lines)]
+    elif what == "move line" and lines:
+        lines.insert(k % len(lines), lines.pop(n % len(lines)))
+    elif what == "copy":
+        lines[:] = [(text + ".")[:-1] for text in lines]  # equal texts, new objects
+
+
+def _start() -> tuple[dict[str, _PrintedJob], list[str]]:
+    """Every job ready (variant 2) with its right line: a clean point to patch from."""
+    jobs = {key: _variant(key, 2) for key in KEYS}
+    return jobs, [_ready_line(key, "Running") for key in KEYS]
+
+
+@settings(max_examples=300, deadline=None)
+@given(edits)
+def test_the_patched_point_says_what_the_whole_pass_says(sessions: list[list[Edit]]) -> None:
+    jobs, lines = _start()
+    carried = _PrintedMemo()
+    listed = _ListedTasks()
+    for cycle, session in enumerate([[], *sessions]):
+        for edit in session:
+            _edit(jobs, lines, edit)
+        listed.next_session()
+        now = list(jobs.values())
+        patched = _print_point_messages(cycle, now, list(lines), listed, carried, True)
+        fresh = _print_point_messages(cycle, now, list(lines), _ListedTasks(), _PrintedMemo())
+        assert patched == fresh
+        kept = carried.clean
+        assert (kept is None) == bool(fresh)
+        if kept is not None:  # what is carried to the next session is the point's own
+            assert kept.lines == lines and kept.jobs == now
+            assert kept.by_key == {job.key: job for job in now}
+            whole = _PrintedMemo()
+            _print_point_messages(cycle, now, list(lines), _ListedTasks(), whole, True)
+            assert whole.clean is not None
+            assert kept.texts == whole.clean.texts and not kept.excess

@@ -10,7 +10,7 @@ import operator
 import re
 from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 
@@ -29,9 +29,11 @@ from vspec.invariants.history import (
     exceeds,
     fmt,
     gone_after,
+    list_changes,
     node_affinity_fails,
     node_filters,
     node_rows,
+    nodes_by_name,
     plugin_entries,
     pod_index,
     pods_by_job,
@@ -39,6 +41,7 @@ from vspec.invariants.history import (
     session_jobs,
     sole_decider,
     taint_fails,
+    text_changes,
     unschedulable_fails,
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
@@ -166,7 +169,7 @@ _ALL_FILTERS = (unschedulable_fails, node_affinity_fails, taint_fails)
 
 def _predicates_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     filters = node_filters(inputs.conf) or list(_ALL_FILTERS)  # requested: judge them all
-    nodes = {n.meta.name: n for n in inputs.cluster.nodes}
+    nodes = nodes_by_name(inputs)
     messages: list[str] = []
     for view in cycles(inputs, result):
         for b in view.binds:
@@ -395,6 +398,8 @@ class _PrintedMemo:
         # job key -> (the job, its ready line's task list, what is wrong with them or None)
         self.verdicts: Verdicts = {}
         self.said: Said = {}  # each line's verdict (:func:`_print_point_messages`)
+        # The first cycle's print point of the last session, when it was judged clean.
+        self.clean: _CleanPoint | None = None
 
     def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
         kept = self._before.get(uid)
@@ -491,6 +496,20 @@ def _ready_verdict(
 
 # (job key, kind) -> the line's text, the job it was judged against, what is wrong with it
 Said = dict[tuple[str, str], tuple[str, _PrintedJob, str | None]]
+Lines = dict[tuple[str, str], int]  # (job key, kind) -> how many such lines
+
+
+@dataclass
+class _CleanPoint:
+    """A print point whose lines were all right: its lines and its jobs (by key too).
+    The next session's point patches it with what changed, counting the lines had less
+    those wanted, by (job key, kind): all right again only if none is left over."""
+
+    lines: list[str]
+    jobs: list[_PrintedJob]
+    by_key: dict[str, _PrintedJob]
+    texts: dict[tuple[str, str], str]  # (job key, kind) -> its line
+    excess: Lines = field(default_factory=dict)
 
 
 def _print_point_messages(
@@ -499,13 +518,23 @@ def _print_point_messages(
     lines: list[str],
     listed_tasks: Callable[[str], dict[str, str]],
     memo: _PrintedMemo,
+    patched: bool = False,
 ) -> list[str]:
-    """Exactly one pending line per IsPending job, one ready line per IsReady job. A
-    line of the very text judged last session against the very job (a memo's object,
-    :class:`_PrintedMemo`) is what it was: most of a timeline's jobs print the same
-    lines session after session, and comparing two texts costs less than reading one."""
+    """Exactly one pending line per IsPending job, one ready line per IsReady job.
+
+    ``patched``: the point is the first cycle's, whose jobs come from the memo (an
+    unchanged job is the very object it was). When the last session's point was clean,
+    only what changed is judged: the lines that differ from its lines (walked side by
+    side, :func:`text_changes`), and the kept lines of the jobs that are other objects;
+    the counts of lines had and wanted are patched. Anything amiss is judged afresh, so
+    the messages are those of the whole pass."""
+    clean, memo.clean = memo.clean, None
+    if patched and clean is not None and _still_clean(clean, jobs, lines, listed_tasks, memo):
+        memo.clean = clean
+        return []
     by_key = {job.key: job for job in jobs}
-    seen: dict[tuple[str, str], int] = {}
+    seen: Lines = {}
+    texts: dict[tuple[str, str], str] = {}
     said = memo.said
     messages = []
     for text in lines:
@@ -515,6 +544,7 @@ def _print_point_messages(
         key = f"{match[1]}/{match[2]}"
         line = (key, match[3])
         seen[line] = seen.get(line, 0) + 1
+        texts[line] = text
         job = by_key.get(key)
         if job is None:
             messages.append(f"cycle {cycle}: logprint names unknown job {key}")
@@ -525,17 +555,98 @@ def _print_point_messages(
             kept = said[line] = (text, job, fault)
         if kept[2] is not None:
             messages.append(f"cycle {cycle}: {kept[2]}")
-    want = {}
-    for job in jobs:
-        if job.pending:
-            want[(job.key, "pending")] = 1
-        if job.ready:
-            want[(job.key, "ready")] = 1
+    want = _wanted(jobs)
     if seen != want:
         messages += _count_messages(cycle, Counter(want), Counter(seen), by_key)
-    if len(said) > 2 * len(by_key) + 64:  # the ended jobs' lines
-        memo.said = {line: kept for line, kept in said.items() if line[0] in by_key}
+    _forget_ended(memo, by_key)
+    if patched and not messages:
+        memo.clean = _CleanPoint(list(lines), list(jobs), by_key, texts)
     return messages
+
+
+def _wanted(jobs: list[_PrintedJob]) -> Lines:
+    want: Lines = {}
+    for job in jobs:
+        _want(want, job, 1)
+    return want
+
+
+def _want(want: Lines, job: _PrintedJob, n: int) -> None:
+    """Count ``n`` more (or fewer) of the lines ``job`` must print."""
+    for kind, wanted in (("pending", job.pending), ("ready", job.ready)):
+        if wanted:
+            _add(want, (job.key, kind), n)
+
+
+def _add(lines: Lines, line: tuple[str, str], n: int) -> None:
+    left = lines.get(line, 0) + n
+    if left:
+        lines[line] = left
+    else:
+        del lines[line]
+
+
+def _forget_ended(memo: _PrintedMemo, by_key: dict[str, _PrintedJob]) -> None:
+    if len(memo.said) > 2 * len(by_key) + 64:  # the ended jobs' lines
+        memo.said = {line: kept for line, kept in memo.said.items() if line[0] in by_key}
+
+
+def _still_clean(
+    clean: _CleanPoint,
+    jobs: list[_PrintedJob],
+    lines: list[str],
+    listed_tasks: Callable[[str], dict[str, str]],
+    memo: _PrintedMemo,
+) -> bool:
+    """Whether the point is still clean, ``clean`` patched to it (and spoilt when not):
+    the lines that came are judged, and the kept lines of jobs that are new objects; a
+    fault or a count that differs (a line of a job gone is not wanted) answers False."""
+    found_lines = text_changes(clean.lines, lines)
+    found_jobs = list_changes(clean.jobs, jobs)
+    if found_lines is None or found_jobs is None:
+        return False
+    by_key, texts, excess = clean.by_key, clean.texts, clean.excess
+    for job in found_jobs[0]:
+        _want(excess, job, 1)
+        if by_key.get(job.key) is job:
+            del by_key[job.key]
+    for job in found_jobs[1]:
+        _want(excess, job, -1)
+        by_key[job.key] = job
+    judged: list[tuple[tuple[str, str], str]] = []
+    for text in found_lines[0]:
+        match = _LOGPRINT.match(text)
+        if match is not None:
+            line = (f"{match[1]}/{match[2]}", match[3])
+            _add(excess, line, -1)
+            texts.pop(line, None)
+    for text in found_lines[1]:
+        match = _LOGPRINT.match(text)
+        if match is not None:
+            line = (f"{match[1]}/{match[2]}", match[3])
+            _add(excess, line, 1)
+            texts[line] = text
+            judged.append((line, text))
+    if excess:
+        return False
+    # Every line wanted is had once: a job that changed has its kept lines judged again.
+    came = {line for line, _ in judged}
+    for job in found_jobs[1]:
+        judged += [(line, texts.get(line, "")) for line in _wanted([job]) if line not in came]
+    said = memo.said
+    for line, text in judged:
+        job_now = by_key.get(line[0])  # each line is wanted: its job is there
+        if job_now is None:
+            return False
+        kept = said.get(line)
+        if kept is None or kept[1] is not job_now or kept[0] != text:
+            fault = _line_fault(job_now, line[1], text, listed_tasks, memo.verdicts)
+            kept = said[line] = (text, job_now, fault)
+        if kept[2] is not None:
+            return False
+    clean.lines, clean.jobs = list(lines), list(jobs)
+    _forget_ended(memo, by_key)
+    return True
 
 
 def _line_fault(
@@ -620,7 +731,8 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     for view, statuses, phases in points:
         jobs = _printed_jobs(inputs, view, statuses, phases)
         lines = lines_by_cycle.get(view.cycle, [])
-        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks, memo)
+        patched = not statuses and not phases
+        messages += _print_point_messages(view.cycle, jobs, lines, listed_tasks, memo, patched)
     return messages
 
 
@@ -826,7 +938,7 @@ def _pipelined_check(inputs: InvariantInputs, result: SimulationResult) -> list[
     unjudged = _unjudged_pipelined(inputs)
     views = cycles(inputs, result)
     last = views[-1]
-    nodes = {n.meta.name: n for n in inputs.cluster.nodes}
+    nodes = nodes_by_name(inputs)
     messages: list[str] = []
     bound = {b.task for b in last.binds}
     promised: dict[str, list[str]] = {}

@@ -28,6 +28,7 @@ from vspec.invariants.history import (
     enabled,
     exceeds,
     node_filters,
+    nodes_by_name,
     requests,
     session_jobs,
     sole_decider,
@@ -84,7 +85,7 @@ def _eligibility(
     """Each ``reason`` eviction has a pending preemptor ``accept`` allows that could fit
     on the victim's node once it is emptied."""
     jobs = session_jobs(inputs)
-    nodes = {n.meta.name: n for n in inputs.cluster.nodes}
+    nodes = nodes_by_name(inputs)
     filters = node_filters(inputs.conf)
     request = requests(inputs)
     messages: list[str] = []

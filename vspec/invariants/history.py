@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, count, islice, repeat
-from operator import is_, is_not
+from operator import eq, is_, is_not, ne
 from typing import TypeVar
 
 from vspec.api.resource import Resource
@@ -244,17 +244,44 @@ def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] 
     place where they differ being an object replaced there, or a run of them taken out
     or put in (found within :data:`_LOOK_AHEAD` places); None when they differ at more
     than an eighth of their places (then reading every object costs about as much)."""
+    found = _walked(old, new, is_not, is_)
+    if found is None:
+        return None
+    gone, came = found
+    both = set(map(id, gone)) & set(map(id, came))  # pods that moved in the list
+    if both:
+        gone = [p for p in gone if id(p) not in both]
+        came = [p for p in came if id(p) not in both]
+    return gone, came
+
+
+def text_changes(old: list[str], new: list[str]) -> tuple[list[str], list[str]] | None:
+    """:func:`list_changes` by equality, for texts (a log's lines, which a session makes
+    anew, equal to the last session's where nothing changed): as multisets, ``new`` is
+    ``old`` less the first list plus the second; None when they differ at more than an
+    eighth of their places."""
+    return _walked(old, new, ne, eq)
+
+
+def _walked(
+    old: list[Obj],
+    new: list[Obj],
+    differ: Callable[[Obj, Obj], bool],
+    same: Callable[[Obj, Obj], bool],
+) -> tuple[list[Obj], list[Obj]] | None:
+    """What ``old`` loses and ``new`` gains, the lists walked side by side, ``differ``
+    and ``same`` comparing two elements (:func:`list_changes`)."""
     gone: list[Obj] = []
     came: list[Obj] = []
     limit = 16 + len(new) // 8
     a = b = 0
     while True:
         shift = b - a
-        for i in compress(count(a), map(is_not, islice(old, a, None), islice(new, b, None))):
+        for i in compress(count(a), map(differ, islice(old, a, None), islice(new, b, None))):
             j = i + shift
             x, y = old[i], new[j]
-            taken = _first_is(old, i + 1, y)
-            put = None if taken is not None else _first_is(new, j + 1, x)
+            taken = _first(old, i + 1, y, same)
+            put = None if taken is not None else _first(new, j + 1, x, same)
             if taken is not None:
                 gone += old[i:taken]
                 a, b = taken, j
@@ -272,39 +299,59 @@ def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] 
             shared = min(len(old) - a, len(new) - b)
             gone += old[a + shared :]
             came += new[b + shared :]
-            break
-    both = set(map(id, gone)) & set(map(id, came))  # pods that moved in the list
-    if both:
-        gone = [p for p in gone if id(p) not in both]
-        came = [p for p in came if id(p) not in both]
-    return gone, came
+            return gone, came
 
 
-def _first_is(objects: list[Obj], start: int, obj: Obj) -> int | None:
+def _first(
+    objects: list[Obj], start: int, obj: Obj, same: Callable[[Obj, Obj], bool]
+) -> int | None:
     """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``obj``."""
     near = islice(objects, start, start + _LOOK_AHEAD)
-    return next(compress(count(start), map(is_, near, repeat(obj))), None)
+    return next(compress(count(start), map(same, near, repeat(obj))), None)
 
 
 class NodeRows:
-    """Each node's index in the cluster's list, by name (the last of a name), kept while
-    the list holds the same node objects (a timeline's sessions mostly do)."""
+    """Each node's index in the cluster's list, and the node itself, by name (the last
+    of a name), kept while the list holds the same node objects (a timeline's sessions
+    mostly do)."""
 
     def __init__(self) -> None:
-        self._kept: tuple[tuple[int, ...], list[Node], dict[str, int]] | None = None
+        self._kept: tuple[tuple[int, ...], list[Node], Named] | None = None
 
-    def of(self, nodes: list[Node]) -> dict[str, int]:
+    def of(self, nodes: list[Node]) -> Named:
         ids = tuple(map(id, nodes))
         if self._kept is None or self._kept[0] != ids:  # the list keeps the ids from reuse
-            self._kept = (ids, list(nodes), {n.meta.name: i for i, n in enumerate(nodes)})
+            rows = {n.meta.name: i for i, n in enumerate(nodes)}
+            named = Named(rows, {name: nodes[i] for name, i in rows.items()})
+            self._kept = (ids, list(nodes), named)
         return self._kept[2]
+
+
+@dataclass(frozen=True)
+class Named:
+    """The nodes by name: their rows in the cluster's list, and the nodes."""
+
+    rows: dict[str, int]
+    nodes: dict[str, Node]
+
+
+def _named(inputs: InvariantInputs) -> Named:
+    """The nodes by name, checked against the list once per result (half a dozen checks
+    ask), kept from result to result when the caller carries memos."""
+    if inputs.carry is not None:
+        memo = inputs.carry.kept("node rows", NodeRows)
+        return inputs.derived("node rows", inputs, lambda: memo.of(inputs.cluster.nodes))
+    return inputs.derived("node rows", inputs, lambda: NodeRows().of(inputs.cluster.nodes))
 
 
 def node_rows(inputs: InvariantInputs) -> dict[str, int]:
     """The cluster's nodes' indexes by name: shared, so none may change them."""
-    if inputs.carry is not None:
-        return inputs.carry.kept("node rows", NodeRows).of(inputs.cluster.nodes)
-    return inputs.derived("node rows", inputs, lambda: NodeRows().of(inputs.cluster.nodes))
+    return _named(inputs).rows
+
+
+def nodes_by_name(inputs: InvariantInputs) -> dict[str, Node]:
+    """The cluster's nodes by name (the last of a name): shared, so none may change it."""
+    return _named(inputs).nodes
 
 
 def pod_index(inputs: InvariantInputs) -> PodIndex:

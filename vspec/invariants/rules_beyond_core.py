@@ -24,6 +24,7 @@ from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     CycleView,
     cycles,
+    nodes_by_name,
     plugin_entries,
     pods_by_job,
     requests,
@@ -734,7 +735,7 @@ def _may_use_revocable(pod: Pod) -> bool:
 
 def _zones_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     windows = _windows(inputs)
-    nodes = {node.meta.name: node for node in inputs.cluster.nodes}
+    nodes = nodes_by_name(inputs)
     start = inputs.now or DEFAULT_NOW
     for view in cycles(inputs, result):
         now = start + view.cycle * _PERIOD

@@ -855,8 +855,11 @@ def allocatables(inputs: InvariantInputs) -> Allocatables:
 
 def cluster_total(inputs: InvariantInputs) -> Resource:
     """The nodes' allocatable summed (an overcommitted node is only logged "out of sync",
-    so it counts whole): shared, so clone it before changing it."""
-    return allocatables(inputs).total(inputs.cluster.nodes)
+    so it counts whole), its nodes checked once per result (allocate-order asks for
+    every job it compares): shared, so clone it before changing it."""
+    return inputs.derived(
+        "cluster total", inputs, lambda: allocatables(inputs).total(inputs.cluster.nodes)
+    )
 
 
 def dims(r: Resource) -> dict[str, float]:

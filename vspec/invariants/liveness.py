@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, cmp_to_key
-from itertools import pairwise
+from itertools import compress, pairwise, repeat
+from operator import is_
 
 import numpy as np
 
@@ -115,8 +116,9 @@ class FirstCycle:
     def waiting(self) -> set[str]:
         """The jobs with a Pending pod at the cycle's start, found in one pass: only
         these can have pods allocate tries (most of a timeline's jobs run)."""
-        job_ids = self.view.job_ids
-        return {job_ids[k] for k, s in self.view.statuses.items() if s is TaskStatus.Pending}
+        statuses = self.view.statuses
+        pending = map(is_, statuses.values(), repeat(TaskStatus.Pending))
+        return set(map(self.view.job_ids.__getitem__, compress(statuses, pending)))
 
     def pending(self, uid: str) -> list[Pod]:
         """The job's pods allocate tries: Pending, not best-effort."""
@@ -307,7 +309,7 @@ def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
             f"{node.meta.name}"
             for uid, node in _placeable(first, held)
         ]
-    if inputs.cycles != 1 or _kept(result):
+    if inputs.cycles != 1 or _kept(inputs, result):
         return []  # another cycle's, or a kept statement's, allocations are not known
     return _untouched_messages(first)
 
@@ -316,10 +318,20 @@ _STATUS = operator.attrgetter("status")
 _KEPT = frozenset({"Allocated", "Pipelined"})  # statuses a kept statement leaves
 
 
-def _kept(result: SimulationResult) -> bool:
+def _kept(inputs: InvariantInputs, result: SimulationResult) -> bool:
     """Whether the session kept allocations no bind shows (a pipelined job's statement)."""
-    statuses = map(_STATUS, result.tasks.values())
-    return any(result.pipelined.values()) or not _KEPT.isdisjoint(statuses)
+    return any(result.pipelined.values()) or bool(_kept_tasks(inputs, result))
+
+
+def _kept_tasks(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
+    """The tasks left Allocated or Pipelined after the last action, found in one pass in
+    C for both checks (a timeline's session has thousands of tasks): shared."""
+    tasks = result.tasks
+
+    def kept() -> list[str]:
+        return list(compress(tasks, map(_KEPT.__contains__, map(_STATUS, tasks.values()))))
+
+    return inputs.derived("kept tasks", result, kept)
 
 
 def _untouched_messages(first: FirstCycle) -> list[str]:
@@ -546,7 +558,7 @@ def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
         return messages
     ordered = sorted(candidates, key=cmp_to_key(jobs_cmp))
     messages += _first_bind_messages(first, ordered[0], tasks_cmp)
-    if inputs.cycles == 1 and not _kept(result):
+    if inputs.cycles == 1 and not _kept(inputs, result):
         messages += _passed_over_messages(first, ordered)
     return messages
 
@@ -584,7 +596,7 @@ def _bindless_turns(first: FirstCycle, result: SimulationResult) -> set[str] | N
     and `After allocated Task` lines (verbosity 3) whose task was not bound in it."""
     job_ids = first.view.job_ids
     if first.inputs.cycles == 1:
-        kept = {k for k, t in result.tasks.items() if t.status in ("Allocated", "Pipelined")}
+        kept = set(_kept_tasks(first.inputs, result))
         kept |= {task for tasks in result.pipelined.values() for task, _ in tasks}
         return {job_ids[k] for k in kept if k in job_ids}
     if first.inputs.verbosity < 3:

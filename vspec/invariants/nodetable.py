@@ -85,12 +85,13 @@ class NodeColumnsMemo:
 
 
 def node_columns(inputs: InvariantInputs) -> NodeColumns:
-    """The cluster's node columns, kept from result to result when the caller carries
-    memos."""
+    """The cluster's node columns, its nodes checked once per result, kept from result
+    to result when the caller carries memos."""
     nodes, alloc_of = inputs.cluster.nodes, allocatables(inputs)
     if inputs.carry is not None:
-        return inputs.carry.kept("node columns", NodeColumnsMemo).of(nodes, alloc_of)
-    return NodeColumns.of(nodes, alloc_of)
+        memo = inputs.carry.kept("node columns", NodeColumnsMemo)
+        return inputs.derived("node columns", inputs, lambda: memo.of(nodes, alloc_of))
+    return inputs.derived("node columns", inputs, lambda: NodeColumns.of(nodes, alloc_of))
 
 
 class NodeLoads:

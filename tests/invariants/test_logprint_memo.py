@@ -4,15 +4,19 @@ changed, never taken on trust."""
 
 from __future__ import annotations
 
+import operator
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.builders import pod, pod_group
 from vspec.invariants.checks import (
     _ListedTasks,
     _print_point_messages,
     _PrintedJob,
     _PrintedMemo,
 )
+from vspec.model.objects import Pod, PodGroup
 
 PENDING = "Job ns/j is pending, try to schedule it on node %!s(MISSING)"
 READY = (
@@ -157,3 +161,79 @@ def test_the_patched_point_says_what_the_whole_pass_says(sessions: list[list[Edi
             _print_point_messages(cycle, now, list(lines), _ListedTasks(), whole, True)
             assert whole.clean is not None
             assert kept.texts == whole.clean.texts and not kept.excess
+
+
+# -- the printed jobs, kept by their pod group's and pods' identity -------------------------------
+
+# One change between sessions: (what, which job, which variant).
+JobEdit = tuple[str, int, int]
+job_edits = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["group", "pod", "pods", "swap", "same pods", "drop", "move"]),
+            st.integers(0, 3),
+            st.integers(0, 3),
+        ),
+        max_size=4,
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _printed(uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob:
+    """What a job prints, read from every field the test changes."""
+    tasks = {p.meta.key: p.phase for p in pods}
+    return _PrintedJob(uid, pg.queue, pg.phase == "Pending", len(pods) >= pg.min_member, tasks)
+
+
+def _edit_jobs(groups: dict[str, PodGroup], members: dict[str, list[Pod]], edit: JobEdit) -> None:
+    """A session's change: a pod group or a pod another object, a pods list built anew
+    (of the same pods, or not, as many or not), a job gone or moved to the end."""
+    what, k, n = edit
+    uid = f"ns/j{k}"
+    if what == "group":
+        groups[uid] = pod_group(
+            "ns", f"j{k}", f"q{n % 2}", min_member=n, phase=("Pending", "Running")[n % 2]
+        )
+    elif what == "pod":
+        members[uid] = [
+            *members.get(uid, []),
+            pod("ns", f"p{k}-{n}", f"j{k}", phase=("Pending", "Running")[n % 2]),
+        ]
+    elif what == "pods":
+        members[uid] = members.get(uid, [])[n:]
+    elif what == "swap" and members.get(uid):  # as many pods, the last another one
+        members[uid] = [*members[uid][:-1], pod("ns", f"p{k}-s{n}", f"j{k}")]
+    elif what == "same pods" and uid in members:
+        members[uid] = list(members[uid])  # the same pods in a new list
+    elif what == "drop":
+        groups.pop(uid, None)
+    elif what == "move" and uid in groups:
+        groups[uid] = groups.pop(uid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(job_edits)
+def test_the_kept_jobs_are_the_fresh_ones(sessions: list[list[JobEdit]]) -> None:
+    groups = {f"ns/j{k}": pod_group("ns", f"j{k}", "q0", min_member=1) for k in range(4)}
+    members: dict[str, list[Pod]] = {}
+    memo = _PrintedMemo()
+    last: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
+    for session in [[], *sessions]:
+        groups, members = dict(groups), dict(members)
+        for edit in session:
+            _edit_jobs(groups, members, edit)
+        got = memo.jobs(groups, members, _printed)
+        assert got == [_printed(uid, pg, members.get(uid, [])) for uid, pg in groups.items()]
+        for job, (uid, pg) in zip(got, groups.items(), strict=True):
+            kept = last.get(uid)
+            pods = members.get(uid, [])
+            if kept is None or kept[0] is not pg or len(kept[1]) != len(pods):
+                continue
+            if all(map(operator.is_, kept[1], pods)):
+                assert job is kept[2]  # not worked out again
+        last = {
+            uid: (pg, members.get(uid, []), job)
+            for job, (uid, pg) in zip(got, groups.items(), strict=True)
+        }

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.invariants.test_pod_facts import NAMES, Change, _apply, _by_key
+from vspec.api.types import TaskStatus
 from vspec.invariants.evictions import TaskCounts, _counted
 from vspec.invariants.history import PodFacts, PodIndex
 from vspec.model.objects import Pod
@@ -65,7 +66,7 @@ def test_patched_counts_equal_fresh(drawn: list[tuple[list[Change], list[TaskCha
     index, facts, counts = PodIndex(), PodFacts(), TaskCounts()
     pods: list[Pod] = []
     tasks: dict[str, TaskResult] = {}
-    earlier: list[tuple[dict[str, dict[object, int]], list[int]]] = []
+    earlier: list[tuple[dict[str, dict[TaskStatus, int]], list[int]]] = []
     for pod_edits, task_edits in drawn:
         pods = list(pods)
         for change in pod_edits:

@@ -12,7 +12,9 @@ from collections import ChainMap, Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import is_
+from typing import cast
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -342,19 +344,14 @@ def _printed_jobs(
             _printed_job(inputs, view, uid, pg, members.get(uid, []), statuses, phases)
             for uid, pg in session_jobs(inputs).pod_groups.items()
         ]
+
     # At the cycle's start a job's lines follow from its pod group and its pods alone:
     # a job whose pod group and pods are the very objects of the last session prints
     # what it printed then (a timeline changes a few jobs per session).
-    memo = _printed_memo(inputs)
-    out = []
-    for uid, pg in session_jobs(inputs).pod_groups.items():
-        pods = members.get(uid, [])
-        job = memo.get(uid, pg, pods)
-        if job is None:
-            job = _printed_job(inputs, view, uid, pg, pods, statuses, phases)
-        out.append(memo.keep(uid, pg, pods, job))
-    memo.next_session()
-    return out
+    def printed(uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob:
+        return _printed_job(inputs, view, uid, pg, pods, statuses, phases)
+
+    return _printed_memo(inputs).jobs(session_jobs(inputs).pod_groups, members, printed)
 
 
 def _printed_job(
@@ -387,39 +384,61 @@ def _printed_job(
     )
 
 
+_NO_PODS: list[Pod] = []  # a job without pods (never changed)
+
+
 class _PrintedMemo:
     """Each job's :class:`_PrintedJob` at the first cycle's start with the pod group and
     pods it was worked out from, and the verdict on its last ready line: only the last
     session's are kept (an ended job's are dropped)."""
 
     def __init__(self) -> None:
-        self._before: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
-        self._now: dict[str, tuple[PodGroup, list[Pod], _PrintedJob]] = {}
+        self._groups: dict[str, PodGroup] = {}
+        self._pods: dict[str, list[Pod]] = {}
+        self._jobs: dict[str, _PrintedJob] = {}
         # job key -> (the job, its ready line's task list, what is wrong with them or None)
         self.verdicts: Verdicts = {}
         self.said: Said = {}  # each line's verdict (:func:`_print_point_messages`)
         # The first cycle's print point of the last session, when it was judged clean.
         self.clean: _CleanPoint | None = None
 
-    def get(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
-        kept = self._before.get(uid)
-        if kept is None or kept[0] is not pg:
-            return None
-        if kept[1] is pods:  # the very list (an unchanged job's, JobPods)
-            return kept[2]
-        if len(kept[1]) != len(pods):
-            return None
-        return kept[2] if all(map(operator.is_, kept[1], pods)) else None
-
-    def keep(self, uid: str, pg: PodGroup, pods: list[Pod], job: _PrintedJob) -> _PrintedJob:
-        self._now[uid] = (pg, pods, job)
-        return job
-
-    def next_session(self) -> None:
-        self._before, self._now = self._now, {}
-        if len(self.verdicts) > 2 * len(self._before) + 64:  # the ended jobs'
-            for key in self.verdicts.keys() - self._before.keys():
+    def jobs(
+        self,
+        groups: dict[str, PodGroup],
+        members: dict[str, list[Pod]],
+        printed: Callable[[str, PodGroup, list[Pod]], _PrintedJob],
+    ) -> list[_PrintedJob]:
+        """The jobs of ``groups`` in their order: a job whose pod group and pods list are
+        the very objects of the last session (found in C loops: a timeline's session
+        changes a few jobs of hundreds) is its last :class:`_PrintedJob`; the others
+        are looked at (their pods, one by one, may still be the same) or ``printed``."""
+        uids = list(groups)
+        pgs = list(groups.values())
+        pods = list(map(members.get, uids, repeat(_NO_PODS)))
+        same_group = map(is_, map(self._groups.get, uids), pgs)
+        same_pods = map(is_, map(self._pods.get, uids), pods)
+        jobs = dict(zip(uids, map(self._jobs.get, uids), strict=True))
+        changed = map(operator.not_, map(operator.and_, same_group, same_pods))
+        for i in compress(range(len(uids)), changed):
+            uid = uids[i]
+            jobs[uid] = self._same(uid, pgs[i], pods[i]) or printed(uid, pgs[i], pods[i])
+        self._groups, self._pods = (
+            dict(zip(uids, pgs, strict=True)),
+            dict(zip(uids, pods, strict=True)),
+        )
+        self._jobs = cast(dict[str, _PrintedJob], jobs)
+        if len(self.verdicts) > 2 * len(jobs) + 64:  # the ended jobs'
+            for key in self.verdicts.keys() - jobs.keys():
                 del self.verdicts[key]
+        return list(self._jobs.values())
+
+    def _same(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
+        """The last job of ``uid`` when its pod group is the same and its pods are, one
+        by one (a pods list built afresh)."""
+        before = self._pods.get(uid)
+        if self._groups.get(uid) is not pg or before is None or len(before) != len(pods):
+            return None
+        return self._jobs[uid] if all(map(is_, before, pods)) else None
 
 
 def _printed_memo(inputs: InvariantInputs) -> _PrintedMemo:

@@ -29,6 +29,7 @@ from vspec.invariants.history import (
     allocatables,
     dims,
     node_affinity_fails,
+    same_objects,
     taint_fails,
     unschedulable_fails,
 )
@@ -74,14 +75,12 @@ class NodeColumnsMemo:
     objects (a timeline's sessions mostly do): building them reads every node."""
 
     def __init__(self) -> None:
-        self._last: tuple[tuple[int, ...], list[Node], NodeColumns] | None = None
+        self._last: tuple[list[Node], NodeColumns] | None = None
 
     def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
-        ids = tuple(map(id, nodes))
-        if self._last is None or self._last[0] != ids:
-            # The list keeps the ids from being reused while they are compared.
-            self._last = (ids, list(nodes), NodeColumns.of(nodes, alloc_of))
-        return self._last[2]
+        if self._last is None or not same_objects(self._last[0], nodes):
+            self._last = (list(nodes), NodeColumns.of(nodes, alloc_of))
+        return self._last[1]
 
 
 def node_columns(inputs: InvariantInputs) -> NodeColumns:

@@ -1,18 +1,24 @@
 """phase-consistent's task counts, patched from the last session's by the tasks that are
 other objects and the pods that changed (TaskCounts), equal the counts worked out afresh
-from every task, whatever tasks and pods come, go, move or change between sessions."""
+from every task, whatever tasks and pods come, go, move or change between sessions; its
+verdicts, kept while the jobs are all right (PhaseVerdicts), say what judging every job
+says."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from dataclasses import dataclass
+
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.builders import pod_group
 from tests.invariants.test_pod_facts import NAMES, Change, _apply, _by_key
 from vspec.api.types import TaskStatus
-from vspec.invariants.evictions import TaskCounts, _counted
+from vspec.invariants.evictions import PhaseVerdicts, TaskCounts, _counted, phase_messages
 from vspec.invariants.history import PodFacts, PodIndex
-from vspec.model.objects import Pod
-from vspec.model.result import TaskResult
+from vspec.model.corev1 import Condition
+from vspec.model.objects import Pod, PodGroup
+from vspec.model.result import PodGroupResult, TaskResult
 
 STATUSES = ["Pending", "Allocated", "Running", "Succeeded", "Binding"]
 
@@ -79,3 +85,83 @@ def test_patched_counts_equal_fresh(drawn: list[tuple[list[Change], list[TaskCha
         earlier.append((got, [sum(c.values()) for c in got.values()]))
     for old, sums in earlier:  # patching a later session's counts left these alone
         assert [sum(c.values()) for c in old.values()] == sums
+
+
+# -- phase-consistent's verdicts, judged again only for the jobs that differ ---------------------
+
+PHASES = ["Pending", "Inqueue", "Running", "Unknown", "Completed"]
+JOB_UIDS = [f"ns/j{k}" for k in range(4)]
+
+# One change between sessions: (what, which job, which variant).
+PhaseEdit = tuple[str, int, int]
+phase_edits = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["group", "count", "phase", "session", "conditions", "bind", "drop"]),
+            st.integers(0, len(JOB_UIDS) - 1),
+            st.integers(0, 4),
+        ),
+        max_size=4,
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+@dataclass
+class _Session:
+    """What phase_messages reads of a session: the pod groups, each job's counts (a
+    changed job's a new dict, as TaskCounts gives), the results and the bound jobs."""
+
+    groups: dict[str, PodGroup]
+    counts: dict[str, dict[TaskStatus, int]]
+    results: dict[str, PodGroupResult]
+    bound: set[str]
+
+    def edited(self, edits: list[PhaseEdit]) -> _Session:
+        groups, counts = dict(self.groups), dict(self.counts)
+        results = {
+            uid: PodGroupResult(r.phase, r.session_phase, r.conditions)
+            for uid, r in self.results.items()
+        }
+        bound: set[str] = set()
+        for what, k, n in edits:
+            uid = JOB_UIDS[k]
+            if what == "group":
+                groups[uid] = pod_group("ns", f"j{k}", "q", min_member=n)
+            elif what == "count":
+                counted = dict(counts.get(uid, {}))
+                status = (TaskStatus.Running, TaskStatus.Pending, TaskStatus.Succeeded)[n % 3]
+                counted[status] = counted.get(status, 0) + 1
+                counts[uid] = counted
+            elif what == "phase" and uid in results:
+                results[uid].phase = PHASES[n]
+            elif what == "session" and uid in results:
+                results[uid].session_phase = PHASES[n]
+            elif what == "conditions" and uid in results:
+                results[uid].conditions = [Condition("Unschedulable", ("True", "False")[n % 2])]
+            elif what == "bind":
+                bound.add(uid)
+            elif what == "drop":
+                results.pop(uid, None)
+        return _Session(groups, counts, results, bound)
+
+
+def _first_session() -> _Session:
+    groups = {uid: pod_group("ns", uid[3:], "q", min_member=1) for uid in JOB_UIDS}
+    counts = {uid: {TaskStatus.Running: 1} for uid in JOB_UIDS}
+    results = {uid: PodGroupResult("Running", "Running") for uid in JOB_UIDS}
+    return _Session(groups, counts, results, set())
+
+
+@settings(max_examples=300, deadline=None)
+@given(phase_edits)
+# Unknown is right while the job is Unschedulable, which its state does not hold.
+@example([[("phase", 0, 3), ("conditions", 0, 0)], [("conditions", 0, 1)]])
+def test_phase_verdicts_kept_say_what_judging_every_job_says(drawn: list[list[PhaseEdit]]) -> None:
+    memo = PhaseVerdicts()
+    session = _first_session()
+    for edits in [[], *drawn]:
+        session = session.edited(edits)
+        args = (session.groups, session.counts, session.bound, session.results)
+        assert phase_messages(*args, memo) == phase_messages(*args)

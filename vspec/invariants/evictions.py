@@ -13,7 +13,7 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Collection, KeysView, Mapping
 from itertools import compress, repeat
-from operator import is_not
+from operator import is_not, ne
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -41,7 +41,7 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import PLACED, best_effort, preemptable, task_role
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup
-from vspec.model.result import SimulationResult, TaskResult
+from vspec.model.result import PodGroupResult, SimulationResult, TaskResult
 
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 SYSTEM_NAMESPACE = "kube-system"
@@ -461,34 +461,125 @@ def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]
     # Each job's tasks of the session (every one has an in-session status), counted.
     counts = _task_counts(inputs, last, result)
     bound = {last.job_ids[b.task] for b in last.binds if b.task in last.pods}
-    # The expected phase by what decides it: most jobs share a few shapes.
-    wanted: dict[tuple[object, ...], str] = {}
-    messages = []
-    for uid, pg_result in result.pod_groups.items():
-        pg = jobs.pod_groups.get(uid)
-        if pg is None:
-            continue
-        if uid in bound and pg_result.session_phase in ("Pending", ""):
+    memo = inputs.carry.kept("phase verdicts", PhaseVerdicts) if inputs.carry else None
+    return phase_messages(jobs.pod_groups, counts, bound, result.pod_groups, memo)
+
+
+Counts = Mapping[str, Mapping[TaskStatus, int]]
+_NOTHING: dict[TaskStatus, int] = {}  # a job without tasks' counts (never changed)
+_PHASE = operator.attrgetter("phase")
+_SESSION_PHASE = operator.attrgetter("session_phase")
+# What a job's verdict reads: its pod group, its counts, its session and close phases.
+State = tuple[PodGroup | None, Mapping[TaskStatus, int], str, str]
+
+
+def phase_messages(
+    groups: Mapping[str, PodGroup],
+    counts: Counts,
+    bound: set[str],
+    results: Mapping[str, PodGroupResult],
+    memo: PhaseVerdicts | None = None,
+) -> list[str]:
+    """What is wrong with the jobs' phases. ``memo``: the last result's jobs when they
+    were all right (a timeline's): then only the jobs whose pod group, counts or phases
+    differ from theirs (compared in C) are judged; anything amiss is judged whole."""
+    uids = list(results)
+    states: list[State] = list(
+        zip(
+            map(groups.get, uids),
+            map(counts.get, uids, repeat(_NOTHING)),
+            map(_SESSION_PHASE, results.values()),
+            map(_PHASE, results.values()),
+            strict=True,
+        )
+    )
+    if memo is not None and memo.still_clean(uids, states, bound, results):
+        return []
+    messages: list[str] = []
+    by_conditions: set[str] = set()
+    wanted: dict[tuple[object, ...], str] = {}  # the expected phase by what decides it
+    for uid, state in zip(uids, states, strict=True):
+        if state[0] is not None and uid in bound and state[2] in ("Pending", ""):
             messages.append(f"job {uid} had pods bound in the last cycle but is still Pending")
-        counted = counts.get(uid, {})
-        shape = (*counted.items(), pg.min_member, pg_result.session_phase)
-        want = wanted.get(shape)
-        if want is None:
-            want = wanted[shape] = _expected_phase(counted, pg.min_member, pg_result.session_phase)
-        if pg_result.phase == want:
-            continue
-        running = counted.get(TaskStatus.Running, 0) > 0
-        unschedulable = any(
-            c.type == "Unschedulable" and c.status == "True" for c in pg_result.conditions
-        )
-        if pg_result.phase == "Unknown" and running and unschedulable:
-            continue
-        messages.append(
-            f"job {uid}: pod group phase {pg_result.phase} after the last cycle, but its "
-            f"tasks ({Counter({str(s): n for s, n in sorted(counted.items())})}, minMember "
-            f"{pg.min_member}) make it {want}"
-        )
+        fault = _phase_fault(uid, state, results[uid], wanted, by_conditions)
+        if fault is not None:
+            messages.append(fault)
+    if memo is not None:
+        memo.keep(None if messages else dict(zip(uids, states, strict=True)), by_conditions)
     return messages
+
+
+def _phase_fault(
+    uid: str,
+    state: State,
+    pg_result: PodGroupResult,
+    wanted: dict[tuple[object, ...], str],
+    by_conditions: set[str],
+) -> str | None:
+    """What is wrong with one job's phase (most jobs share a few shapes, each judged
+    once); a job found right by its conditions alone goes in ``by_conditions``."""
+    pg, counted, session_phase, phase = state
+    if pg is None:
+        return None
+    shape = (*counted.items(), pg.min_member, session_phase)
+    want = wanted.get(shape)
+    if want is None:
+        want = wanted[shape] = _expected_phase(counted, pg.min_member, session_phase)
+    if phase == want:
+        return None
+    running = counted.get(TaskStatus.Running, 0) > 0
+    unschedulable = any(
+        c.type == "Unschedulable" and c.status == "True" for c in pg_result.conditions
+    )
+    if phase == "Unknown" and running and unschedulable:
+        by_conditions.add(uid)
+        return None
+    return (
+        f"job {uid}: pod group phase {phase} after the last cycle, but its "
+        f"tasks ({Counter({str(s): n for s, n in sorted(counted.items())})}, minMember "
+        f"{pg.min_member}) make it {want}"
+    )
+
+
+class PhaseVerdicts:
+    """The last result's jobs, by uid, when phase-consistent found them all right: what
+    each verdict read (:data:`State`), and the jobs found right by their conditions
+    (which the state does not hold: they are judged again). The messages equal those of
+    judging every job (tests/invariants/test_task_counts.py)."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, State] | None = None
+        self._by_conditions: set[str] = set()
+
+    def keep(self, states: dict[str, State] | None, by_conditions: set[str]) -> None:
+        self._states, self._by_conditions = states, by_conditions
+
+    def still_clean(
+        self,
+        uids: list[str],
+        states: list[State],
+        bound: set[str],
+        results: Mapping[str, PodGroupResult],
+    ) -> bool:
+        """Whether every job is still right, judging the jobs whose state differs (the
+        tuples compared in C, their objects by identity first), those right by their
+        conditions, and the bound ones; kept for the next result when they are."""
+        last = self._states
+        if last is None:
+            return False
+        now = dict(zip(uids, states, strict=True))
+        changed = compress(uids, map(ne, map(last.get, uids), states))
+        judged = {*changed, *(self._by_conditions & now.keys())}
+        wanted: dict[tuple[object, ...], str] = {}
+        by_conditions: set[str] = set()
+        for uid in judged:
+            if _phase_fault(uid, now[uid], results[uid], wanted, by_conditions) is not None:
+                return False
+        for uid in bound & now.keys():
+            if now[uid][0] is not None and now[uid][2] in ("Pending", ""):
+                return False
+        self.keep(now, by_conditions)
+        return True
 
 
 register(

@@ -1,8 +1,8 @@
-"""phase-consistent's task counts, patched from the last session's by the tasks that are
-other objects and the pods that changed (TaskCounts), equal the counts worked out afresh
-from every task, whatever tasks and pods come, go, move or change between sessions; its
-verdicts, kept while the jobs are all right (PhaseVerdicts), say what judging every job
-says."""
+"""The tasks' facts (phase-consistent's task counts, the tasks a kept statement left),
+patched from the last session's by the tasks that are other objects and the pods that
+changed (TaskCounts), equal those worked out afresh from every task, whatever tasks and
+pods come, go, move or change between sessions; phase-consistent's verdicts, kept while
+the jobs are all right (PhaseVerdicts), say what judging every job says."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from tests.builders import pod_group
 from tests.invariants.test_pod_facts import NAMES, Change, _apply, _by_key
 from vspec.api.types import TaskStatus
-from vspec.invariants.evictions import PhaseVerdicts, TaskCounts, _counted, phase_messages
-from vspec.invariants.history import PodFacts, PodIndex
+from vspec.invariants.evictions import PhaseVerdicts, phase_messages
+from vspec.invariants.history import PodFacts, PodIndex, TaskCounts, counted_tasks, kept_tasks
 from vspec.model.corev1 import Condition
 from vspec.model.objects import Pod, PodGroup
 from vspec.model.result import PodGroupResult, TaskResult
 
-STATUSES = ["Pending", "Allocated", "Running", "Succeeded", "Binding"]
+STATUSES = ["Pending", "Allocated", "Running", "Succeeded", "Binding", "Pipelined"]
 
 # One change of a session's tasks: (what, which pod's key, which status).
 TaskChange = tuple[str, int, int]
@@ -81,8 +81,9 @@ def test_patched_counts_equal_fresh(drawn: list[tuple[list[Change], list[TaskCha
         step = index.update(pods)
         job_ids = facts.of(step.after, NAMES, step).job_ids
         got = counts.of(step, job_ids, tasks)
-        assert got == _counted(step.after.keys(), job_ids, tasks)
-        earlier.append((got, [sum(c.values()) for c in got.values()]))
+        assert got.counts == counted_tasks(step.after.keys(), job_ids, tasks)
+        assert got.kept == kept_tasks(tasks)
+        earlier.append((got.counts, [sum(c.values()) for c in got.counts.values()]))
     for old, sums in earlier:  # patching a later session's counts left these alone
         assert [sum(c.values()) for c in old.values()] == sums
 

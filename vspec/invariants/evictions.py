@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable, Collection, KeysView, Mapping
+from collections.abc import Callable, Mapping
 from itertools import compress, repeat
-from operator import is_not, ne
+from operator import ne
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -23,7 +23,6 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     NodeFilter,
-    PodStep,
     Requests,
     allocatable,
     cycles,
@@ -32,16 +31,15 @@ from vspec.invariants.history import (
     exceeds,
     node_filters,
     nodes_by_name,
-    pod_index,
     requests,
     session_jobs,
     sole_decider,
-    text_changes,
+    task_facts,
 )
 from vspec.invariants.outside import PLACED, best_effort, preemptable, task_role
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Node, Pod, PodGroup
-from vspec.model.result import PodGroupResult, SimulationResult, TaskResult
+from vspec.model.result import PodGroupResult, SimulationResult
 
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 SYSTEM_NAMESPACE = "kube-system"
@@ -345,121 +343,13 @@ def _expected_phase(counted: Mapping[TaskStatus, int], min_member: int, session_
     return "Inqueue" if session_phase == "Inqueue" else "Pending"
 
 
-def _counted(
-    pods: KeysView[str], job_ids: Mapping[str, str], tasks: Mapping[str, TaskResult]
-) -> dict[str, dict[TaskStatus, int]]:
-    """Each job's tasks among ``pods`` counted by in-session status: the (job, status
-    name) pairs counted in one pass in C, then grouped and named (a job has a status or
-    two, not a task each). Every task is usually a pod's: then the tasks are read in
-    their own order, not looked up."""
-    if tasks.keys() <= pods:
-        keys: Collection[str] = tasks.keys()
-        statuses = map(_STATUS, tasks.values())
-    else:
-        keys = pods & tasks.keys()
-        statuses = map(_STATUS, map(tasks.__getitem__, keys))
-    pairs = Counter(zip(map(job_ids.__getitem__, keys), statuses, strict=True))
-    out: dict[str, dict[TaskStatus, int]] = {}
-    for (uid, status), n in pairs.items():
-        out.setdefault(uid, {})[_BY_NAME[status]] = n
-    return out
-
-
-_GONE = object()  # what a key no longer among the tasks maps to
-
-
-class TaskCounts:
-    """The last result's :func:`_counted`, patched for the next: a timeline's engine
-    hands a job's task results on as the very objects while the job is untouched, and
-    its pods as the very objects while unchanged, so only the keys whose task is another
-    object (or came, or went) and the keys whose pod changed (:class:`PodStep`) are
-    counted again; the patched counts equal the fresh ones
-    (tests/invariants/test_task_counts.py)."""
-
-    def __init__(self) -> None:
-        self._pods: dict[str, Pod] | None = None  # the pods last counted over
-        self._keys: list[str] = []  # the last tasks' keys and tasks (holding them)
-        self._tasks: list[object] = []
-        self._of: dict[str, tuple[str, TaskStatus]] = {}  # key -> what it counts in
-        self._out: dict[str, dict[TaskStatus, int]] = {}
-
-    def of(
-        self, step: PodStep, job_ids: Mapping[str, str], tasks: Mapping[str, TaskResult]
-    ) -> dict[str, dict[TaskStatus, int]]:
-        """The counts of ``tasks`` over ``step.after``'s pods (whose jobs ``job_ids``
-        gives): shared, so none may change them."""
-        keys = list(tasks)
-        dirty = None if self._pods is not step.before else self._dirty(step, keys, tasks)
-        if dirty is None:
-            self._out = _counted(step.after.keys(), job_ids, tasks)
-            self._of = {
-                key: (job_ids[key], _BY_NAME[tasks[key].status])
-                for key in tasks.keys() & step.after.keys()
-            }
-        else:
-            self._out = out = dict(self._out)  # the last counts stay as they were
-            for key in dirty:
-                self._count(out, key, step.after, job_ids, tasks)
-        self._pods, self._keys, self._tasks = step.after, keys, list(tasks.values())
-        return self._out
-
-    def _dirty(
-        self, step: PodStep, keys: list[str], tasks: Mapping[str, TaskResult]
-    ) -> set[str] | None:
-        """The keys that may count otherwise than last time; None when too many."""
-        found = text_changes(self._keys, keys)
-        if found is None:
-            return None
-        now = map(tasks.get, self._keys, repeat(_GONE))
-        dirty = set(compress(self._keys, map(is_not, now, self._tasks)))
-        dirty.update(found[1])
-        dirty.update(key for key, _ in step.gone)
-        dirty.update(key for key, _ in step.came)
-        return dirty
-
-    def _count(
-        self,
-        out: dict[str, dict[TaskStatus, int]],
-        key: str,
-        pods: dict[str, Pod],
-        job_ids: Mapping[str, str],
-        tasks: Mapping[str, TaskResult],
-    ) -> None:
-        was = self._of.pop(key, None)
-        if was is not None:
-            uid, status = was
-            counted = out[uid] = dict(out[uid])
-            counted[status] -= 1
-            if not counted[status]:
-                del counted[status]
-                if not counted:
-                    del out[uid]
-        task = tasks.get(key)
-        if task is not None and key in pods:
-            uid, status = self._of[key] = (job_ids[key], _BY_NAME[task.status])
-            counted = out[uid] = dict(out.get(uid, {}))
-            counted[status] = counted.get(status, 0) + 1
-
-
-def _task_counts(
-    inputs: InvariantInputs, last: CycleView, result: SimulationResult
-) -> dict[str, dict[TaskStatus, int]]:
-    """:func:`_counted` of the last view, patched from the last result's when the caller
-    carries memos and the view's pods are the pod index's."""
-    step = pod_index(inputs).step if inputs.carry is not None else None
-    if inputs.carry is None or step is None or last.pods is not step.after:
-        return _counted(last.pods.keys(), last.job_ids, result.tasks)
-    counts = inputs.carry.kept("task counts", TaskCounts)
-    return counts.of(step, last.job_ids, result.tasks)
-
-
 def _phase_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     if not result.tasks:
         return []
     jobs = session_jobs(inputs)
     last = cycles(inputs, result)[-1]
     # Each job's tasks of the session (every one has an in-session status), counted.
-    counts = _task_counts(inputs, last, result)
+    counts = task_facts(inputs, result).counts
     bound = {last.job_ids[b.task] for b in last.binds if b.task in last.pods}
     memo = inputs.carry.kept("phase verdicts", PhaseVerdicts) if inputs.carry else None
     return phase_messages(jobs.pod_groups, counts, bound, result.pod_groups, memo)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, count, islice, repeat
@@ -29,7 +30,7 @@ from vspec.invariants.outside import (
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, Queue
-from vspec.model.result import Bind, Eviction, SimulationResult
+from vspec.model.result import Bind, Eviction, SimulationResult, TaskResult
 
 # Statuses whose pods hold node resources (NodeInfo.add_task: all but Pipelined and the
 # completed ones; Releasing pods hold theirs until they are gone).
@@ -340,7 +341,7 @@ class Named:
     nodes: dict[str, Node]
 
 
-def _named(inputs: InvariantInputs) -> Named:
+def nodes_named(inputs: InvariantInputs) -> Named:
     """The nodes by name, checked against the list once per result (half a dozen checks
     ask), kept from result to result when the caller carries memos."""
     if inputs.carry is not None:
@@ -351,12 +352,12 @@ def _named(inputs: InvariantInputs) -> Named:
 
 def node_rows(inputs: InvariantInputs) -> dict[str, int]:
     """The cluster's nodes' indexes by name: shared, so none may change them."""
-    return _named(inputs).rows
+    return nodes_named(inputs).rows
 
 
 def nodes_by_name(inputs: InvariantInputs) -> dict[str, Node]:
     """The cluster's nodes by name (the last of a name): shared, so none may change it."""
-    return _named(inputs).nodes
+    return nodes_named(inputs).nodes
 
 
 def pod_index(inputs: InvariantInputs) -> PodIndex:
@@ -512,6 +513,148 @@ def replay(
                 pods[bind.task] = moved
         for key in gone_after(view):
             pods.pop(key, None)
+
+
+# -- the session's tasks ---------------------------------------------------------------------------
+
+_STATUS_OF = operator.attrgetter("status")
+_STATUS_NAMED = dict(TaskStatus.__members__)  # a plain dict: the enum's is a call per task
+KEPT = frozenset({"Allocated", "Pipelined"})  # the statuses a kept statement leaves
+
+
+def counted_tasks(
+    pods: KeysView[str], job_ids: Mapping[str, str], tasks: Mapping[str, TaskResult]
+) -> dict[str, dict[TaskStatus, int]]:
+    """Each job's tasks among ``pods`` counted by in-session status: the (job, status
+    name) pairs counted in one pass in C, then grouped and named (a job has a status or
+    two, not a task each). Every task is usually a pod's: then the tasks are read in
+    their own order, not looked up."""
+    if tasks.keys() <= pods:
+        keys: Collection[str] = tasks.keys()
+        statuses = map(_STATUS_OF, tasks.values())
+    else:
+        keys = pods & tasks.keys()
+        statuses = map(_STATUS_OF, map(tasks.__getitem__, keys))
+    pairs = Counter(zip(map(job_ids.__getitem__, keys), statuses, strict=True))
+    out: dict[str, dict[TaskStatus, int]] = {}
+    for (uid, status), n in pairs.items():
+        out.setdefault(uid, {})[_STATUS_NAMED[status]] = n
+    return out
+
+
+_GONE = object()  # what a key no longer among the tasks maps to
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """What checks ask of a result's tasks: each job's tasks among the last view's pods
+    counted by in-session status (:func:`counted_tasks`), and the tasks a kept
+    statement left (Allocated or Pipelined, pods or not). Shared: none may change them."""
+
+    counts: dict[str, dict[TaskStatus, int]]
+    kept: frozenset[str]
+
+
+def kept_tasks(tasks: Mapping[str, TaskResult]) -> frozenset[str]:
+    """The tasks left Allocated or Pipelined, found in one pass in C."""
+    return frozenset(compress(tasks, map(KEPT.__contains__, map(_STATUS_OF, tasks.values()))))
+
+
+class TaskCounts:
+    """The last result's :class:`TaskFacts`, patched for the next: a timeline's engine
+    hands a job's task results on as the very objects while the job is untouched, and
+    its pods as the very objects while unchanged, so only the keys whose task is another
+    object (or came, or went) and the keys whose pod changed (:class:`PodStep`) are
+    counted again; the patched facts equal the fresh ones
+    (tests/invariants/test_task_counts.py)."""
+
+    def __init__(self) -> None:
+        self._pods: dict[str, Pod] | None = None  # the pods last counted over
+        self._keys: list[str] = []  # the last tasks' keys and tasks (holding them)
+        self._tasks: list[object] = []
+        self._of: dict[str, tuple[str, TaskStatus]] = {}  # key -> what it counts in
+        self._out = TaskFacts({}, frozenset())
+
+    def of(
+        self, step: PodStep, job_ids: Mapping[str, str], tasks: Mapping[str, TaskResult]
+    ) -> TaskFacts:
+        """The facts of ``tasks``, counted over ``step.after``'s pods (whose jobs
+        ``job_ids`` gives)."""
+        keys = list(tasks)
+        dirty = None if self._pods is not step.before else self._dirty(step, keys, tasks)
+        if dirty is None:
+            counts = counted_tasks(step.after.keys(), job_ids, tasks)
+            self._of = {
+                key: (job_ids[key], _STATUS_NAMED[tasks[key].status])
+                for key in tasks.keys() & step.after.keys()
+            }
+            self._out = TaskFacts(counts, kept_tasks(tasks))
+        else:
+            out = dict(self._out.counts)  # the last counts stay as they were
+            kept = set(self._out.kept)
+            for key in dirty:
+                self._count(out, key, step.after, job_ids, tasks)
+                task = tasks.get(key)
+                if task is not None and task.status in KEPT:
+                    kept.add(key)
+                else:
+                    kept.discard(key)
+            self._out = TaskFacts(out, frozenset(kept))
+        self._pods, self._keys, self._tasks = step.after, keys, list(tasks.values())
+        return self._out
+
+    def _dirty(
+        self, step: PodStep, keys: list[str], tasks: Mapping[str, TaskResult]
+    ) -> set[str] | None:
+        """The keys that may count otherwise than last time; None when too many."""
+        found = text_changes(self._keys, keys)
+        if found is None:
+            return None
+        now = map(tasks.get, self._keys, repeat(_GONE))
+        dirty = set(compress(self._keys, map(is_not, now, self._tasks)))
+        dirty.update(found[1])
+        dirty.update(key for key, _ in step.gone)
+        dirty.update(key for key, _ in step.came)
+        return dirty
+
+    def _count(
+        self,
+        out: dict[str, dict[TaskStatus, int]],
+        key: str,
+        pods: dict[str, Pod],
+        job_ids: Mapping[str, str],
+        tasks: Mapping[str, TaskResult],
+    ) -> None:
+        was = self._of.pop(key, None)
+        if was is not None:
+            uid, status = was
+            counted = out[uid] = dict(out[uid])
+            counted[status] -= 1
+            if not counted[status]:
+                del counted[status]
+                if not counted:
+                    del out[uid]
+        task = tasks.get(key)
+        if task is not None and key in pods:
+            uid, status = self._of[key] = (job_ids[key], _STATUS_NAMED[task.status])
+            counted = out[uid] = dict(out.get(uid, {}))
+            counted[status] = counted.get(status, 0) + 1
+
+
+def task_facts(inputs: InvariantInputs, result: SimulationResult) -> TaskFacts:
+    """The tasks' facts of ``result`` (the counts over the last view's pods), found once
+    for the checks that ask, patched from the last result's when the caller carries
+    memos and the last view's pods are the pod index's: shared, so none may change them."""
+
+    def found() -> TaskFacts:
+        last = cycles(inputs, result)[-1]
+        step = pod_index(inputs).step if inputs.carry is not None else None
+        if inputs.carry is None or step is None or last.pods is not step.after:
+            counts = counted_tasks(last.pods.keys(), last.job_ids, result.tasks)
+            return TaskFacts(counts, kept_tasks(result.tasks))
+        return inputs.carry.kept("task counts", TaskCounts).of(step, last.job_ids, result.tasks)
+
+    return inputs.derived("task facts", result, found)
 
 
 # -- the session's view of jobs, queues and priorities ------------------------------------------
@@ -824,7 +967,7 @@ class Allocatables:
     def __init__(self) -> None:
         # id -> (the node, its allocatable): holding the node keeps its id from being reused.
         self._of: dict[int, tuple[Node, Resource]] = {}
-        self._total: tuple[list[Node], Resource] | None = None
+        self._total: tuple[list[Node], Resource, Named | None] | None = None
 
     def __call__(self, node: Node) -> Resource:
         kept = self._of.get(id(node))
@@ -832,14 +975,20 @@ class Allocatables:
             kept = self._of[id(node)] = (node, allocatable(node))
         return kept[1]
 
-    def total(self, nodes: list[Node]) -> Resource:
-        """The nodes' allocatable summed, in their order."""
-        if self._total is None or not same_objects(self._total[0], nodes):
+    def total(self, nodes: list[Node], named: Named | None = None) -> Resource:
+        """The nodes' allocatable summed, in their order. ``named``: the nodes by name
+        (:class:`NodeRows`), the same object while the nodes are: then not compared."""
+        kept = self._total
+        if kept is not None and named is not None and kept[2] is named:
+            return kept[1]
+        if kept is None or not same_objects(kept[0], nodes):
             out = Resource()
             for node in nodes:
                 out.add(self(node))
-            self._total = (list(nodes), out)
+            self._total = (list(nodes), out, named)
             self._forget_gone(nodes)
+        else:
+            self._total = (kept[0], kept[1], named)
         return self._total[1]
 
     def _forget_gone(self, nodes: list[Node]) -> None:
@@ -859,10 +1008,11 @@ def allocatables(inputs: InvariantInputs) -> Allocatables:
 
 def cluster_total(inputs: InvariantInputs) -> Resource:
     """The nodes' allocatable summed (an overcommitted node is only logged "out of sync",
-    so it counts whole), its nodes checked once per result (allocate-order asks for
-    every job it compares): shared, so clone it before changing it."""
+    so it counts whole), once per result (allocate-order asks for every job it
+    compares), kept while the nodes by name are: shared, so clone it before changing it."""
+    nodes = inputs.cluster.nodes
     return inputs.derived(
-        "cluster total", inputs, lambda: allocatables(inputs).total(inputs.cluster.nodes)
+        "cluster total", inputs, lambda: allocatables(inputs).total(nodes, nodes_named(inputs))
     )
 
 

@@ -10,7 +10,6 @@ Only plugins whose vetoes are restated here may be on (:data:`KNOWN_PLUGINS`).
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from vspec.invariants.history import (
     pods_by_job,
     requests,
     session_jobs,
+    task_facts,
 )
 from vspec.invariants.nodetable import NodeTable, node_columns, node_loads
 from vspec.invariants.outside import (
@@ -314,24 +314,9 @@ def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
     return _untouched_messages(first)
 
 
-_STATUS = operator.attrgetter("status")
-_KEPT = frozenset({"Allocated", "Pipelined"})  # statuses a kept statement leaves
-
-
 def _kept(inputs: InvariantInputs, result: SimulationResult) -> bool:
     """Whether the session kept allocations no bind shows (a pipelined job's statement)."""
-    return any(result.pipelined.values()) or bool(_kept_tasks(inputs, result))
-
-
-def _kept_tasks(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    """The tasks left Allocated or Pipelined after the last action, found in one pass in
-    C for both checks (a timeline's session has thousands of tasks): shared."""
-    tasks = result.tasks
-
-    def kept() -> list[str]:
-        return list(compress(tasks, map(_KEPT.__contains__, map(_STATUS, tasks.values()))))
-
-    return inputs.derived("kept tasks", result, kept)
+    return any(result.pipelined.values()) or bool(task_facts(inputs, result).kept)
 
 
 def _untouched_messages(first: FirstCycle) -> list[str]:
@@ -596,7 +581,7 @@ def _bindless_turns(first: FirstCycle, result: SimulationResult) -> set[str] | N
     and `After allocated Task` lines (verbosity 3) whose task was not bound in it."""
     job_ids = first.view.job_ids
     if first.inputs.cycles == 1:
-        kept = set(_kept_tasks(first.inputs, result))
+        kept = set(task_facts(first.inputs, result).kept)
         kept |= {task for tasks in result.pipelined.values() for task, _ in tasks}
         return {job_ids[k] for k in kept if k in job_ids}
     if first.inputs.verbosity < 3:

@@ -23,12 +23,14 @@ from vspec.api.types import TaskStatus
 from vspec.invariants.base import InvariantInputs
 from vspec.invariants.history import (
     HOLDING,
+    Named,
     NodeFilter,
     PodStep,
     Requests,
     allocatables,
     dims,
     node_affinity_fails,
+    nodes_named,
     same_objects,
     taint_fails,
     unschedulable_fails,
@@ -75,21 +77,30 @@ class NodeColumnsMemo:
     objects (a timeline's sessions mostly do): building them reads every node."""
 
     def __init__(self) -> None:
-        self._last: tuple[list[Node], NodeColumns] | None = None
+        self._last: tuple[list[Node], NodeColumns, Named | None] | None = None
 
-    def of(self, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
-        if self._last is None or not same_objects(self._last[0], nodes):
-            self._last = (list(nodes), NodeColumns.of(nodes, alloc_of))
-        return self._last[1]
+    def of(
+        self, nodes: list[Node], alloc_of: Callable[[Node], Resource], named: Named | None = None
+    ) -> NodeColumns:
+        """``named``: the nodes by name (:class:`NodeRows`), the same object while the
+        nodes are: then they are not compared."""
+        last = self._last
+        if last is not None and named is not None and last[2] is named:
+            return last[1]
+        if last is None or not same_objects(last[0], nodes):
+            last = (list(nodes), NodeColumns.of(nodes, alloc_of), named)
+        self._last = (last[0], last[1], named)
+        return last[1]
 
 
 def node_columns(inputs: InvariantInputs) -> NodeColumns:
-    """The cluster's node columns, its nodes checked once per result, kept from result
-    to result when the caller carries memos."""
+    """The cluster's node columns, once per result, kept from result to result while
+    the nodes are the same objects when the caller carries memos."""
     nodes, alloc_of = inputs.cluster.nodes, allocatables(inputs)
     if inputs.carry is not None:
         memo = inputs.carry.kept("node columns", NodeColumnsMemo)
-        return inputs.derived("node columns", inputs, lambda: memo.of(nodes, alloc_of))
+        named = nodes_named(inputs)
+        return inputs.derived("node columns", inputs, lambda: memo.of(nodes, alloc_of, named))
     return inputs.derived("node columns", inputs, lambda: NodeColumns.of(nodes, alloc_of))
 
 

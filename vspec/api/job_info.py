@@ -503,6 +503,48 @@ class JobInfo:
             f"minAvailable {min_available}, maxAvailable {max_unavailable}{tasks}"
         )
 
+    def printed(self) -> tuple[object, ...]:
+        """Everything :meth:`go_string` and :meth:`is_pending` and :meth:`is_ready` read,
+        as a key to compare with ``==`` (not to hash; one tuple, as logprint asks it of
+        every job every session): first the version (the tasks print as they did and the
+        counts are what they were while it stands: only the task methods, which move
+        it, change a session's tasks, the job contract), the job's own fields, and the
+        pod group's as :func:`~vspec.api.pod_group_info.pod_group_text` prints them,
+        its metadata and the tasks' minimums as the objects that hold them (the model
+        is copy-on-write: changed, either is a new object, as :func:`same_spec` and the
+        scheduler cache take it), its status by value, the conditions last (frozen,
+        every field printed). Equal values held by the very objects they were compare
+        by identity, so comparing with the key of a job carried from the last session
+        reads no object but the job and its pod group."""
+        own = (
+            self.version,
+            self.uid,
+            self.namespace,
+            self.queue,
+            self.name,
+            self.min_available,
+            self.preemptable,
+            self.revocable_zone,
+            self.budget,
+        )
+        pg = self.pod_group
+        if pg is None:
+            return own
+        return (
+            *own,
+            pg.meta,
+            pg.min_task_member,
+            pg.min_member,
+            pg.queue,
+            pg.priority_class_name,
+            pg.min_resources is None,
+            pg.phase,
+            pg.running,
+            pg.succeeded,
+            pg.failed,
+            *pg.conditions,
+        )
+
     def tasks_go_string(self, task_text: Callable[[TaskInfo], str] = str) -> str:
         """The tail of :meth:`go_string`: one ``\n\t <i>: <task>`` per task, in order."""
         return "".join(f"\n\t {i}: {task_text(task)}" for i, task in enumerate(self.tasks.values()))

@@ -19,7 +19,7 @@ as the conf's YAML gives it). Every line is rendered with Go's fmt rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
 from vspec.api.pod_group_info import PodGroupTexts
@@ -45,8 +45,8 @@ SOURCE_READY = "logprint.go:56"
 TASK_TEXTS = "logprint.task texts"
 # Not Go's either: the texts of the pod groups printed last, kept the same way.
 POD_GROUP_TEXTS = "logprint.pod group texts"
-# Nor this: a job's printed tasks, in JobInfo.derived with the job's version.
-JOB_TASKS_TEXT = "logprint.job tasks text"
+# Nor this: a job's lines, in JobInfo.derived with all they print (_job_lines).
+JOB_LINES = "logprint.job lines"
 
 
 def go_arguments(raw: Mapping[str, Any]) -> Typed:
@@ -75,18 +75,47 @@ def ready_text(namespace: str, name: str, detail: str) -> str:
     return f"Job {namespace}/{name} is ready, detail info : {detail}"
 
 
-def _tasks_text(job: JobInfo, task_text: TaskTexts) -> str:
-    """The job's tasks as ``job.String()`` prints them, kept with the job's version: a job
-    at the version it was printed at has had no task taken out or added (every status
-    change does both), and its pods are the same objects (a job carried to the next
-    session is one whose pods did not change), so its tasks print the same."""
-    kept = job.derived.get(JOB_TASKS_TEXT)
-    if isinstance(kept, tuple) and kept[0] == job.version:
-        text: str = kept[1]
-        return text
-    text = job.tasks_go_string(task_text)
-    job.derived[JOB_TASKS_TEXT] = (job.version, text)
-    return text
+class _KeptLines(NamedTuple):
+    """A job's lines and what they print, in ``JobInfo.derived``."""
+
+    key: tuple[object, ...]  # JobInfo.printed()
+    tasks: str  # the tasks' text, at the version key[0]
+    lines: tuple[tuple[str, str], ...]  # (text, source)
+
+
+def _job_lines(
+    job: JobInfo, task_text: TaskTexts, group_text: PodGroupTexts
+) -> tuple[tuple[str, str], ...]:
+    """The job's lines, kept in ``JobInfo.derived`` by all they print, compared with
+    ``==`` rather than hashed (equal strings and numbers held by a clone carried to the
+    next session are mostly the very objects, so comparing is a pass of identity
+    checks): a clone carried to the next session prints as before unless its pod
+    group's status or conditions moved, or a task changed status, and most live jobs
+    are carried. The tasks' text is kept with the job's version alone: a session's task
+    changes only through the job's task methods, which move it."""
+    key = job.printed()
+    kept = job.derived.get(JOB_LINES)
+    tasks = None
+    if isinstance(kept, _KeptLines):
+        if kept.key == key:
+            return kept.lines
+        if kept.key[0] == job.version:
+            tasks = kept.tasks
+    if tasks is None:
+        tasks = job.tasks_go_string(task_text)
+    lines = _render(job, tasks, group_text)
+    job.derived[JOB_LINES] = _KeptLines(key, tasks, lines)
+    return lines
+
+
+def _render(job: JobInfo, tasks: str, group_text: PodGroupTexts) -> tuple[tuple[str, str], ...]:
+    lines = []
+    if job.is_pending():
+        lines.append((pending_text(job.namespace, job.name), SOURCE_PENDING))
+    if job.is_ready():
+        detail = job.go_string(str, tasks, group_text)
+        lines.append((ready_text(job.namespace, job.name, detail), SOURCE_READY))
+    return tuple(lines)
 
 
 @register_plugin
@@ -114,13 +143,8 @@ class LogprintPlugin(Plugin):
             task_text.next_session()
             group_text.next_session()
             for job in jobs:
-                if job.is_pending():
-                    text = pending_text(job.namespace, job.name)
-                    log.v(PRINT_VERBOSITY, text, SOURCE_PENDING)
-                if job.is_ready():
-                    detail = job.go_string(task_text, _tasks_text(job, task_text), group_text)
-                    text = ready_text(job.namespace, job.name, detail)
-                    log.v(PRINT_VERBOSITY, text, SOURCE_READY)
+                for text, source in _job_lines(job, task_text, group_text):
+                    log.v(PRINT_VERBOSITY, text, source)
 
         ssn.add_print_fn(self.name, print_jobs)
         if log.enabled(5):

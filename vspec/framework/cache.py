@@ -388,7 +388,7 @@ class SchedulerCache:
             old = clones[row]
             old.report_changes(None)
             old.report_others(None)
-            clone = clones[row] = node.clone()
+            clone = clones[row] = last.by_name[name] = node.clone()
             clone.report_changes(last.changed)
             clone.report_others(last.others_touched)
             same_total = same_total and clone.allocatable.values() == old.allocatable.values()
@@ -399,7 +399,7 @@ class SchedulerCache:
             if row is None or node is None:
                 return self._hand_out()
             clones[row].take_others(node)
-        nodes = dict(zip(last.names, clones, strict=True))
+        nodes = dict(last.by_name)
         if not same_revocable:
             last.revocable = _revocable(nodes)
         if not same_total:
@@ -517,7 +517,16 @@ class _Handed:
     """The session nodes the last snapshot handed out, in the cache's node order, and
     the names of those a task change touched since (each reports to ``changed``)."""
 
-    __slots__ = ("changed", "clones", "names", "others_touched", "revocable", "rows", "total")
+    __slots__ = (
+        "by_name",
+        "changed",
+        "clones",
+        "names",
+        "others_touched",
+        "revocable",
+        "rows",
+        "total",
+    )
 
     def __init__(
         self,
@@ -529,6 +538,9 @@ class _Handed:
         self.clones = clones
         self.names = names
         self.rows = {name: row for row, name in enumerate(names)}
+        # The clones by name, patched with them: a snapshot's nodes are a copy of it (a
+        # dict's copy clones its table, where building one hashes and probes every name).
+        self.by_name = dict(zip(names, clones, strict=True))
         self.revocable = revocable
         self.total = total  # the sum of the nodes' allocatable, in order
         self.changed: set[str] = set()

@@ -290,12 +290,12 @@ class K8sMemo:
             old.set_reports(None)
             ni = nodes[row]
             assert ni.node is not None
-            info = views[row] = self.view(ni, ni.node)
+            info = views[row] = last.by_name[name] = self.view(ni, ni.node)
             info.image_states = old.image_states
             info.set_reports(last.changed)
             last.note(row)
         last.changed.clear()
-        return dict(zip(last.names, views, strict=True))
+        return dict(last.by_name)
 
     def _map_afresh(self, nodes: list[NodeInfo]) -> dict[str, K8sNodeInfo]:
         if self._last is not None:
@@ -366,12 +366,15 @@ class _Views:
     view holds pods with affinity and with required anti-affinity (a Snapshot's lists:
     kept up to date as views are built again, rather than read from every view)."""
 
-    __slots__ = ("affinity", "anti_affinity", "changed", "names", "rows", "views")
+    __slots__ = ("affinity", "anti_affinity", "by_name", "changed", "names", "rows", "views")
 
     def __init__(self, views: list[K8sNodeInfo]) -> None:
         self.views = views
         self.names = [view.name for view in views]
         self.rows = {name: row for row, name in enumerate(self.names)}
+        # The views by name, patched with them: a node map is a copy of it (a dict's
+        # copy clones its table, where building one hashes and probes every name).
+        self.by_name = dict(zip(self.names, views, strict=True))
         self.changed: set[str] = set()
         self.affinity: set[int] = set()
         self.anti_affinity: set[int] = set()

@@ -1,11 +1,12 @@
-"""Allocate leaves out of its heaps the jobs with nothing pending, and backfill does not
-ask their JobValid, when every order, JobValid and Overused function reads its own queue
-or job alone (``SessionPlugins.reads_own_state``) and nothing logs at V(3): over
-generated timelines and confs, every session binds, evicts, logs and leaves the pod
-groups exactly as the plain path, which pushes and pops every job."""
+"""Allocate leaves out of its heaps the jobs with nothing pending (counting the pops that
+would print at V(3)), and backfill does not ask their JobValid, when every order, JobValid
+and Overused function reads its own queue or job alone (``SessionPlugins.reads_own_state``)
+and nothing logs at V(4): over generated timelines and confs, every session binds, evicts,
+logs and leaves the pod groups exactly as the plain path, which pushes and pops every job."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -129,3 +130,77 @@ def test_a_crowded_cluster_allocates_as_the_plain_path() -> None:
     assert taken and all(taken)
     assert len(fast.seen) > 5 and any(binds for _, binds, *_ in fast.seen)
     assert fast.records == plain.records and fast.seen == plain.seen
+
+
+def _running(name: str, queue_name: str, cpus: list[int], on: str) -> tuple[Any, list[Any]]:
+    group = pod_group("ns", name, queue_name, min_member=1, phase="Running")
+    return group, [
+        pod("ns", f"{name}-{i}", name, {"cpu": c}, node_name=on) for i, c in enumerate(cpus)
+    ]
+
+
+def _turn_runs(logs: Any) -> list[tuple[str, int]]:
+    """Each run of consecutive "Try to allocate resource to Jobs in Queue <q>" lines:
+    its queue and length."""
+    head = "Try to allocate resource to Jobs in Queue <"
+    turns = [line.text[len(head) : -1] if line.text.startswith(head) else None for line in logs]
+    return [(q, len(list(run))) for q, run in itertools.groupby(turns) if q is not None]
+
+
+def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
+    """At V(3) every pop of a job with nothing pending prints its queue's turn line. Queue
+    a's running jobs (drf shares 1, 2, 1, 3 and 1 core) come between its pending ones: the
+    gang g (not ready, first), then e0 and e1 (ready, 2 cores each), so four lines come
+    before e0 and one plus the last after e1; queue c holds running jobs only and a
+    guarantee that keeps it from being overused (four lines); queue b is overused once
+    b1 is placed (none). The sessions match the plain path's, line for line."""
+    groups, pods = [], []
+    for group, members in (
+        *(_running(f"a{j}", "a", [c], f"n{j % 3}") for j, c in enumerate([1, 2, 1, 3, 1])),
+        *(_running(f"c{j}", "c", [1], "n2") for j in range(3)),
+        _running("b0", "b", [2], "n0"),
+    ):
+        groups.append(group)
+        pods += members
+    for j in range(2):
+        group, members = _running(f"e{j}", "a", [2], "n1")
+        groups.append(group)
+        pods += [*members, pod("ns", f"e{j}-p", f"e{j}", {"cpu": 1})]
+    groups += [pod_group("ns", "g", "a", min_member=2), pod_group("ns", "b1", "b", min_member=1)]
+    pods += [pod("ns", f"g-{i}", "g", {"cpu": 1}) for i in range(2)]
+    pods.append(pod("ns", "b1-0", "b1", {"cpu": 1}))
+    cluster = Cluster(
+        nodes=[node(f"n{i}", {"cpu": 8, "pods": 110}) for i in range(3)],
+        queues=[queue("a"), queue("b"), queue("c", guarantee={"cpu": 8})],
+        pod_groups=groups,
+        pods=pods,
+    )
+    timeline = Timeline()
+    late = pod("ns", "late-0", "late", {"cpu": 1})
+    timeline.arrivals.append(
+        Arrival(
+            timedelta(seconds=30),
+            [pod_group("ns", "late", "a", min_member=1)],
+            [late],
+            {late.meta.key: timedelta(seconds=40)},
+        )
+    )
+    case = GeneratedTimelineSpec(SEED_CONF, cluster, seed=5, timeline=timeline)
+    compared = {False: 0, True: 0}
+    real = SessionPlugins.job_order_fn
+    runs = {}
+    for plain_path in (False, True):
+
+        def counted(self: SessionPlugins, left: Any, right: Any, plain: bool = plain_path) -> bool:
+            compared[plain] += 1
+            return real(self, left, right)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(SessionPlugins, "job_order_fn", counted)
+            runs[plain_path] = _run(case, 3, plain=plain_path)
+    fast, plain = runs[False], runs[True]
+    assert compared[False] < compared[True]  # the leave-out is taken at V(3)
+    first_logs = plain.seen[0][3]
+    assert _turn_runs(first_logs) == [("b", 1), ("a", 1), ("a", 5), ("a", 1), ("a", 2), ("c", 4)]
+    assert fast.records == plain.records
+    assert fast.seen == plain.seen

@@ -7,6 +7,7 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vspec.actions._node_choice import ErrorCacheAction, choose_node, choose_row
@@ -37,6 +38,61 @@ _PENDING = TaskStatus.Pending
 # What a job left out of allocate's heaps would have met: the heaps' orders, JobValid,
 # and the queue's Overused test at each pop.
 _HEAP_KINDS: tuple[Kind, ...] = ("job_order", "queue_order", "job_valid", "overused")
+_TURN_HEAD = "Try to allocate resource to Jobs in Queue <"
+
+
+def _turn_line(queue: str) -> Callable[[int], str]:
+    """The rest of a queue's turn line, the same for every line of its block."""
+    rest = f"{queue}>"
+    return lambda _: rest
+
+
+class _IdleJobs:
+    """A queue's jobs with nothing pending that passed JobValid, left out of its heap
+    at V(3). Volcano pops each of them when it is the least of the heap (an order that
+    is total and keys that hold, ``reads_own_state``), printing its queue's turn line.
+    Most sessions pop few jobs with pending work, each usually ahead of every idle one,
+    so the idle jobs' least is found by one scan and compared with each job popped; the
+    first time one comes before a popped job the rest become a heap (about two
+    comparisons per job, where Volcano's pushes and pops make some twenty)."""
+
+    __slots__ = ("_heap", "_least", "_less", "jobs")
+
+    def __init__(self, less: Callable[[JobInfo, JobInfo], bool]) -> None:
+        self.jobs: list[JobInfo] = []
+        self._less = less
+        self._least: JobInfo | None = None
+        self._heap: PriorityQueue[JobInfo] | None = None
+
+    def taken_before(self, job: JobInfo | None) -> int:
+        """How many of them Volcano pops before ``job``, the least of the queue's heap
+        (all of them when the heap is empty: None); they are taken out."""
+        heap, less = self._heap, self._less
+        if heap is None:
+            jobs = self.jobs
+            if job is None or not jobs:
+                self.jobs = []
+                return len(jobs)
+            least = self._least
+            if least is None:
+                least = jobs[0]
+                for other in jobs[1:]:
+                    if less(other, least):
+                        least = other
+                self._least = least
+            if not less(least, job):
+                return 0
+            heap = self._heap = PriorityQueue.heapified(less, jobs)
+            self.jobs = []
+        if job is None:
+            taken = len(heap)
+            self._heap = PriorityQueue(less)
+            return taken
+        taken = 0
+        while not heap.empty() and less(heap.peek(), job):
+            heap.pop()
+            taken += 1
+        return taken
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -94,23 +150,28 @@ class Allocate(ErrorCacheAction):
         self._shortages, self._fits_idle = NodeMemo(), NodeMemo()
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
-        self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
+        idle = self._pick_up_queues_and_jobs(ssn, queues, jobs_map)
         ssn.log.v(3, f"Try to allocate resource to {len(jobs_map)} Queues")
-        self._allocate_resources(ssn, queues, jobs_map)
+        self._allocate_resources(ssn, queues, jobs_map, idle)
 
     def _pick_up_queues_and_jobs(
         self,
         ssn: Session,
         queues: PriorityQueue[QueueInfo],
         jobs_map: dict[str, PriorityQueue[JobInfo]],
-    ) -> None:
+    ) -> dict[str, _IdleJobs] | None:
+        """Fill the heaps; when jobs with nothing pending are left out of them but their
+        pops print (V(3)), those that pass JobValid, per queue."""
         log = ssn.log
         queued = ssn.queues
         # A job with no Pending task would only be popped and put back: its queue's next
         # pop is the same queue again and its own place holds (``reads_own_state``), so
-        # leaving it out changes nothing but V(3)-V(4) lines ("Try to allocate resource
-        # to Jobs in Queue", a skipped job's JobValid line), kept only when they print.
-        leave_out_idle = not log.enabled(3) and ssn.reads_own_state(*_HEAP_KINDS)
+        # leaving it out changes nothing but lines. Below V(3) none prints; at V(3) each
+        # pop's "Try to allocate resource to Jobs in Queue" line does, so such jobs are
+        # counted instead (_IdleJobs); at V(4) and above every job is pushed ("Added Job",
+        # the orders' lines).
+        leave_out_idle = not log.enabled(4) and ssn.reads_own_state(*_HEAP_KINDS)
+        idle: dict[str, _IdleJobs] | None = {} if leave_out_idle and log.enabled(3) else None
         for job in ssn.jobs.values():
             if (
                 leave_out_idle
@@ -118,6 +179,13 @@ class Allocate(ErrorCacheAction):
                 and job.queue in queued
                 and not job.is_pending()
             ):
+                if idle is not None and job_valid_for(ssn, job, "allocate"):
+                    if job.queue not in jobs_map:
+                        jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
+                        queues.push(queued[job.queue])
+                    if job.queue not in idle:
+                        idle[job.queue] = _IdleJobs(ssn.job_order_fn)
+                    idle[job.queue].jobs.append(job)
                 continue
             if job.is_pending():
                 if "enqueue" in ssn.enabled_actions:
@@ -148,12 +216,14 @@ class Allocate(ErrorCacheAction):
             if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
                 log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
             jobs_map[job.queue].push(job)
+        return idle
 
     def _allocate_resources(
         self,
         ssn: Session,
         queues: PriorityQueue[QueueInfo],
         jobs_map: dict[str, PriorityQueue[JobInfo]],
+        idle: dict[str, _IdleJobs] | None,
     ) -> None:
         log = ssn.log
         pending_tasks: dict[str, PriorityQueue[TaskInfo]] = {}
@@ -162,12 +232,20 @@ class Allocate(ErrorCacheAction):
             if ssn.overused(queue):
                 log.v(3, f"Queue <{queue.name}> is overused, ignore it.")
                 continue
-            log.v(3, f"Try to allocate resource to Jobs in Queue <{queue.name}>")
             jobs = jobs_map.get(queue.uid)
-            if jobs is None or jobs.empty():
+            job = None if jobs is None or jobs.empty() else jobs.pop()
+            idle_jobs = None if idle is None else idle.get(queue.uid)
+            if idle_jobs is None:
+                log.v(3, f"Try to allocate resource to Jobs in Queue <{queue.name}>")
+            else:
+                # The line of this pop, then one per job left out that Volcano would pop
+                # first (each putting the queue back, which pops again at once, its
+                # Overused answer unchanged).
+                turns = 1 + idle_jobs.taken_before(job)
+                log.block(3, _TURN_HEAD, _turn_line(queue.name), turns)
+            if job is None or jobs is None:
                 log.v(4, f"Can not find jobs for queue {queue.name}.")
                 continue
-            job = jobs.pop()
             tasks = pending_tasks.get(job.uid)
             if tasks is None:
                 tasks = pending_tasks[job.uid] = self._pending_tasks(ssn, job)

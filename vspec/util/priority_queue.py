@@ -23,8 +23,23 @@ class PriorityQueue(Generic[T]):
         for item in items:
             self.push(item)
 
+    @classmethod
+    def heapified(cls, less: Callable[[T, T], bool], items: list[T]) -> PriorityQueue[T]:
+        """Go's ``heap.Init`` of ``items`` (taken over, not copied): about 2n comparisons
+        where n pushes may take n log n."""
+        heap = cls(less)
+        heap._items = items
+        n = len(items)
+        for i in range(n // 2 - 1, -1, -1):
+            heap._down(i, n)
+        return heap
+
     def __len__(self) -> int:
         return len(self._items)
+
+    def peek(self) -> T:
+        """The element :meth:`pop` would return, left in place."""
+        return self._items[0]
 
     def empty(self) -> bool:
         return not self._items

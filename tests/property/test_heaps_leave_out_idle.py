@@ -132,8 +132,10 @@ def test_a_crowded_cluster_allocates_as_the_plain_path() -> None:
     assert fast.records == plain.records and fast.seen == plain.seen
 
 
-def _running(name: str, queue_name: str, cpus: list[int], on: str) -> tuple[Any, list[Any]]:
-    group = pod_group("ns", name, queue_name, min_member=1, phase="Running")
+def _running(
+    name: str, queue_name: str, cpus: list[int], on: str, min_member: int = 1
+) -> tuple[Any, list[Any]]:
+    group = pod_group("ns", name, queue_name, min_member=min_member, phase="Running")
     return group, [
         pod("ns", f"{name}-{i}", name, {"cpu": c}, node_name=on) for i, c in enumerate(cpus)
     ]
@@ -152,7 +154,8 @@ def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
     a's running jobs (drf shares 1, 2, 1, 3 and 1 core) come between its pending ones: the
     gang g (not ready, first), then e0 and e1 (ready, 2 cores each), so four lines come
     before e0 and one plus the last after e1; queue c holds running jobs only and a
-    guarantee that keeps it from being overused (four lines); queue b is overused once
+    guarantee that keeps it from being overused (four lines, none for c3, which fails
+    JobValid); queue b is overused once
     b1 is placed (none). The sessions match the plain path's, line for line."""
     groups, pods = [], []
     for group, members in (
@@ -166,6 +169,10 @@ def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
         group, members = _running(f"e{j}", "a", [2], "n1")
         groups.append(group)
         pods += [*members, pod("ns", f"e{j}-p", f"e{j}", {"cpu": 1})]
+    # Running below its minMember: JobValid fails, so Volcano never pushes it (no line).
+    short, members = _running("c3", "c", [1], "n2", min_member=2)
+    groups.append(short)
+    pods += members
     groups += [pod_group("ns", "g", "a", min_member=2), pod_group("ns", "b1", "b", min_member=1)]
     pods += [pod("ns", f"g-{i}", "g", {"cpu": 1}) for i in range(2)]
     pods.append(pod("ns", "b1-0", "b1", {"cpu": 1}))

@@ -398,12 +398,13 @@ class SessionPlugins:
         ``own_state=True``: it reads only the queue or job it is given, whose state
         changes within a session only through events on that queue's or job's own
         tasks; an order function is a consistent order; and it has no effect but log
-        lines at V(3) or above. Then, with the session's fallback to creation time and
-        UID, queues and jobs are totally ordered, and an element keeps its place in
-        its heap while an action works on another it took off: each pop yields the
-        least element whatever the heap's shape, so an action may leave out of its
-        heaps what it would pop and put back unchanged (allocate's jobs with nothing
-        pending, when nothing logs at V(3))."""
+        lines at V(4) or above (Overused may also log at V(3) when it answers true: the
+        queue is then dropped). Then, with the session's fallback to creation time and
+        UID, queues and jobs are totally ordered, and an element keeps its place in its
+        heap while an action works on another it took off: each pop yields the least
+        element whatever the heap's shape, so an action may leave out of its heaps what
+        it would pop and put back unchanged (allocate's jobs with nothing pending when
+        nothing logs at V(4), counting at V(3) the pops that print)."""
         return all(self._fns.get(kind, {}).keys() <= self._own_state[kind] for kind in kinds)
 
     def node_local_key(self, kind: Kind, task: TaskInfo) -> tuple[Hashable, ...] | None:

@@ -51,18 +51,22 @@ class _IdleJobs:
     """A queue's jobs with nothing pending that passed JobValid, left out of its heap
     at V(3). Volcano pops each of them when it is the least of the heap (an order that
     is total and keys that hold, ``reads_own_state``), printing its queue's turn line.
-    Most sessions pop few jobs with pending work, each usually ahead of every idle one,
-    so the idle jobs' least is found by one scan and compared with each job popped; the
-    first time one comes before a popped job the rest become a heap (about two
-    comparisons per job, where Volcano's pushes and pops make some twenty)."""
+    Most sessions pop few jobs with pending work, each usually ahead of every idle one:
+    the idle jobs' least is found by one scan and compared with each job popped. When
+    it comes first, one pass takes out the idle jobs ahead of the popped one (often
+    many at once) and finds the least of the rest; passes over twice as many jobs as
+    there were idle ones make the rest a heap, which bounds the count's comparisons
+    where jobs with pending work are many and interleave with idle ones. Volcano's
+    pushes and pops compare some twenty times per job."""
 
-    __slots__ = ("_heap", "_least", "_less", "jobs")
+    __slots__ = ("_budget", "_heap", "_least", "_less", "jobs")
 
     def __init__(self, less: Callable[[JobInfo, JobInfo], bool]) -> None:
         self.jobs: list[JobInfo] = []
         self._less = less
         self._least: JobInfo | None = None
         self._heap: PriorityQueue[JobInfo] | None = None
+        self._budget = 0  # jobs the passes may still go over, once the least is known
 
     def taken_before(self, job: JobInfo | None) -> int:
         """How many of them Volcano pops before ``job``, the least of the queue's heap
@@ -75,13 +79,12 @@ class _IdleJobs:
                 return len(jobs)
             least = self._least
             if least is None:
-                least = jobs[0]
-                for other in jobs[1:]:
-                    if less(other, least):
-                        least = other
-                self._least = least
+                least = self._least = self._least_of(jobs)
+                self._budget = 2 * len(jobs)
             if not less(least, job):
                 return 0
+            if self._budget >= len(jobs):
+                return self._pass(jobs, job)
             heap = self._heap = PriorityQueue.heapified(less, jobs)
             self.jobs = []
         if job is None:
@@ -93,6 +96,29 @@ class _IdleJobs:
             heap.pop()
             taken += 1
         return taken
+
+    def _least_of(self, jobs: list[JobInfo]) -> JobInfo:
+        less = self._less
+        least = jobs[0]
+        for other in jobs[1:]:
+            if less(other, least):
+                least = other
+        return least
+
+    def _pass(self, jobs: list[JobInfo], job: JobInfo) -> int:
+        """Take out the jobs ahead of ``job``, keeping the least of the others."""
+        less = self._less
+        kept: list[JobInfo] = []
+        least: JobInfo | None = None
+        for other in jobs:
+            if less(other, job):
+                continue
+            kept.append(other)
+            if least is None or less(other, least):
+                least = other
+        self._budget -= len(jobs)
+        self.jobs, self._least = kept, least
+        return len(jobs) - len(kept)
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:

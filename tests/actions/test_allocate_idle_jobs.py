@@ -1,8 +1,8 @@
 """Allocate's count of the jobs with nothing pending it leaves out of a queue's heap at
 V(3): at each pop of a job with pending work, the number of idle jobs Volcano's heap
-(holding both) would pop first, and all that are left once no such job remains. Checked
-against the heap itself, with jobs put back under a new key as allocate does, through the
-count's scan, its passes and its heap."""
+(holding both, but only the idle jobs that pass JobValid) would pop first, and all that
+are left once no such job remains. Checked against the heap itself, with jobs put back
+under a new key as allocate does, through the count's scan, its passes and its heap."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from vspec.util.priority_queue import PriorityQueue
 class Job:
     name: str
     key: int
+    valid: bool = True
 
 
 def less(left: Any, right: Any) -> bool:
@@ -30,7 +31,7 @@ def volcano(idle: list[Job], busy: list[Job], new_keys: list[int | None]) -> lis
     """What Volcano's single heap pops: the idle jobs popped before each busy one, then
     the rest; a busy job popped takes the next of ``new_keys`` and goes back when it is
     not None."""
-    heap: PriorityQueue[Job] = PriorityQueue(less, [*idle, *busy])
+    heap: PriorityQueue[Job] = PriorityQueue(less, [*(j for j in idle if j.valid), *busy])
     names = {job.name for job in busy}
     seen, turns, keys = [], 0, iter(new_keys)
     while not heap.empty():
@@ -51,7 +52,7 @@ def volcano(idle: list[Job], busy: list[Job], new_keys: list[int | None]) -> lis
 def counted(idle: list[Job], busy: list[Job], new_keys: list[int | None]) -> list[Any]:
     """The same through allocate's count: a heap of the busy jobs only."""
     heap: PriorityQueue[Job] = PriorityQueue(less, busy)
-    left_out = _IdleJobs(less)
+    left_out = _IdleJobs(less, lambda job: job.valid)
     left_out.jobs = list(idle)
     seen, keys = [], iter(new_keys)
     while True:
@@ -66,14 +67,16 @@ def counted(idle: list[Job], busy: list[Job], new_keys: list[int | None]) -> lis
             heap.push(job)
 
 
-def _jobs(keys: list[int], prefix: str) -> list[Job]:
-    return [Job(f"{prefix}{i}", key) for i, key in enumerate(keys)]
+def _jobs(keys: list[int], prefix: str, invalid: frozenset[int] = frozenset()) -> list[Job]:
+    return [Job(f"{prefix}{i}", key, key not in invalid) for i, key in enumerate(keys)]
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[list[int], list[int], list[int | None]]:
+def cases(
+    draw: st.DrawFn,
+) -> tuple[list[int], list[int], list[int | None], frozenset[int]]:
     """Distinct keys (a total order) for idle jobs, busy jobs and the keys busy jobs
-    take when put back."""
+    take when put back; the idle jobs JobValid rejects, by key."""
     n_idle = draw(st.integers(0, 60))
     n_busy = draw(st.integers(0, 25))
     n_back = draw(st.integers(0, 20))
@@ -83,23 +86,24 @@ def cases(draw: st.DrawFn) -> tuple[list[int], list[int], list[int | None]]:
     pattern = draw(st.lists(st.booleans(), min_size=n_back, max_size=n_back + 10))
     spare = iter(back)
     new_keys = [next(spare, None) if put_back else None for put_back in pattern]
-    return list(idle), list(busy), new_keys
+    invalid = frozenset(draw(st.sets(st.sampled_from(idle)))) if idle else frozenset()
+    return list(idle), list(busy), new_keys, invalid
 
 
 @settings(max_examples=300, deadline=None)
 @given(cases())
 def test_the_count_is_what_the_single_heap_pops(
-    case: tuple[list[int], list[int], list[int | None]],
+    case: tuple[list[int], list[int], list[int | None], frozenset[int]],
 ) -> None:
-    idle, busy, new_keys = case
-    expected = volcano(_jobs(idle, "i"), _jobs(busy, "b"), new_keys)
-    assert counted(_jobs(idle, "i"), _jobs(busy, "b"), new_keys) == expected
+    idle, busy, new_keys, invalid = case
+    expected = volcano(_jobs(idle, "i", invalid), _jobs(busy, "b"), new_keys)
+    assert counted(_jobs(idle, "i", invalid), _jobs(busy, "b"), new_keys) == expected
 
 
 def test_interleaved_jobs_are_counted_one_by_one_past_the_passes() -> None:
-    """Idle and busy jobs alternate: every pop takes one idle job, and the passes over
-    the idle ones soon give way to their heap."""
-    idle, busy = list(range(0, 80, 2)), list(range(1, 80, 2))
-    seen = counted(_jobs(idle, "i"), _jobs(busy, "b"), [])
-    assert seen == [(1, f"b{i}") for i in range(40)] + [(0, None)]
-    assert seen == volcano(_jobs(idle, "i"), _jobs(busy, "b"), [])
+    """Idle and busy jobs alternate: every pop takes one idle job (none where JobValid
+    rejects it), and the passes over the idle ones soon give way to their heap."""
+    idle, busy, invalid = list(range(0, 80, 2)), list(range(1, 80, 2)), frozenset({0, 40, 78})
+    seen = counted(_jobs(idle, "i", invalid), _jobs(busy, "b"), [])
+    assert seen == [(int(2 * i not in invalid), f"b{i}") for i in range(40)] + [(0, None)]
+    assert seen == volcano(_jobs(idle, "i", invalid), _jobs(busy, "b"), [])

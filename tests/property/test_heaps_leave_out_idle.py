@@ -155,8 +155,8 @@ def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
     gang g (not ready, first), then e0 and e1 (ready, 2 cores each), so four lines come
     before e0 and one plus the last after e1; queue c holds running jobs only and a
     guarantee that keeps it from being overused (four lines, none for c3, which fails
-    JobValid); queue b is overused once
-    b1 is placed (none). The sessions match the plain path's, line for line."""
+    JobValid; queue d holds only a job like c3 and is never pushed); queue b is
+    overused once b1 is placed (none). The sessions match the plain path's, line for line."""
     groups, pods = [], []
     for group, members in (
         *(_running(f"a{j}", "a", [c], f"n{j % 3}") for j, c in enumerate([1, 2, 1, 3, 1])),
@@ -173,12 +173,16 @@ def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
     short, members = _running("c3", "c", [1], "n2", min_member=2)
     groups.append(short)
     pods += members
+    # Queue d holds such a job only: Volcano never pushes d.
+    short, members = _running("d0", "d", [1], "n2", min_member=2)
+    groups.append(short)
+    pods += members
     groups += [pod_group("ns", "g", "a", min_member=2), pod_group("ns", "b1", "b", min_member=1)]
     pods += [pod("ns", f"g-{i}", "g", {"cpu": 1}) for i in range(2)]
     pods.append(pod("ns", "b1-0", "b1", {"cpu": 1}))
     cluster = Cluster(
         nodes=[node(f"n{i}", {"cpu": 8, "pods": 110}) for i in range(3)],
-        queues=[queue("a"), queue("b"), queue("c", guarantee={"cpu": 8})],
+        queues=[queue("a"), queue("b"), queue("c", guarantee={"cpu": 8}), queue("d")],
         pod_groups=groups,
         pods=pods,
     )
@@ -208,6 +212,7 @@ def test_idle_jobs_print_their_turns_at_v3_as_the_plain_path() -> None:
     fast, plain = runs[False], runs[True]
     assert compared[False] < compared[True]  # the leave-out is taken at V(3)
     first_logs = plain.seen[0][3]
+    assert any(line.text == "Try to allocate resource to 3 Queues" for line in first_logs)
     assert _turn_runs(first_logs) == [("b", 1), ("a", 1), ("a", 5), ("a", 1), ("a", 2), ("c", 4)]
     assert fast.records == plain.records
     assert fast.seen == plain.seen

@@ -48,25 +48,38 @@ def _turn_line(queue: str) -> Callable[[int], str]:
 
 
 class _IdleJobs:
-    """A queue's jobs with nothing pending that passed JobValid, left out of its heap
-    at V(3). Volcano pops each of them when it is the least of the heap (an order that
-    is total and keys that hold, ``reads_own_state``), printing its queue's turn line.
-    Most sessions pop few jobs with pending work, each usually ahead of every idle one:
-    the idle jobs' least is found by one scan and compared with each job popped. When
-    it comes first, one pass takes out the idle jobs ahead of the popped one (often
-    many at once) and finds the least of the rest; passes over twice as many jobs as
-    there were idle ones make the rest a heap, which bounds the count's comparisons
-    where jobs with pending work are many and interleave with idle ones. Volcano's
-    pushes and pops compare some twenty times per job."""
+    """A queue's jobs with nothing pending, left out of its heap at V(3). Volcano pushes
+    those that pass JobValid and pops each when it is the least of the heap (an order
+    that is total and keys that hold, ``reads_own_state``), printing its queue's turn
+    line. Most sessions pop few jobs with pending work, each usually ahead of every
+    idle one: the idle jobs' least is found by one scan and compared with each job
+    popped. When it comes first, one pass takes out the idle jobs ahead of the popped
+    one (often many at once) and finds the least of the rest; passes over twice as
+    many jobs as there were idle ones make the rest a heap, which bounds the count's
+    comparisons where jobs with pending work are many and interleave with idle ones.
+    Volcano's pushes and pops compare some twenty times per job. JobValid, which has no
+    effect (``reads_own_state``) and reads a state that holds, is asked only of the
+    jobs taken out (most are never reached: their queue is overused first)."""
 
-    __slots__ = ("_budget", "_heap", "_least", "_less", "jobs")
+    __slots__ = ("_budget", "_heap", "_least", "_less", "_valid", "jobs")
 
-    def __init__(self, less: Callable[[JobInfo, JobInfo], bool]) -> None:
+    def __init__(
+        self, less: Callable[[JobInfo, JobInfo], bool], valid: Callable[[JobInfo], bool]
+    ) -> None:
         self.jobs: list[JobInfo] = []
         self._less = less
+        self._valid: Callable[[JobInfo], bool] | None = valid  # None: all are valid
         self._least: JobInfo | None = None
         self._heap: PriorityQueue[JobInfo] | None = None
         self._budget = 0  # jobs the passes may still go over, once the least is known
+
+    def keep_valid(self) -> bool:
+        """Drop the jobs JobValid rejects (before any count); whether any is left."""
+        valid = self._valid
+        if valid is not None:
+            self.jobs = [job for job in self.jobs if valid(job)]
+            self._valid = None
+        return bool(self.jobs)
 
     def taken_before(self, job: JobInfo | None) -> int:
         """How many of them Volcano pops before ``job``, the least of the queue's heap
@@ -76,7 +89,7 @@ class _IdleJobs:
             jobs = self.jobs
             if job is None or not jobs:
                 self.jobs = []
-                return len(jobs)
+                return self._count(jobs)
             least = self._least
             if least is None:
                 least = self._least = self._least_of(jobs)
@@ -88,14 +101,16 @@ class _IdleJobs:
             heap = self._heap = PriorityQueue.heapified(less, jobs)
             self.jobs = []
         if job is None:
-            taken = len(heap)
             self._heap = PriorityQueue(less)
-            return taken
-        taken = 0
+            return self._count(heap.items())
+        ahead = []
         while not heap.empty() and less(heap.peek(), job):
-            heap.pop()
-            taken += 1
-        return taken
+            ahead.append(heap.pop())
+        return self._count(ahead)
+
+    def _count(self, jobs: list[JobInfo]) -> int:
+        valid = self._valid
+        return len(jobs) if valid is None else sum(1 for job in jobs if valid(job))
 
     def _least_of(self, jobs: list[JobInfo]) -> JobInfo:
         less = self._less
@@ -108,17 +123,19 @@ class _IdleJobs:
     def _pass(self, jobs: list[JobInfo], job: JobInfo) -> int:
         """Take out the jobs ahead of ``job``, keeping the least of the others."""
         less = self._less
+        ahead: list[JobInfo] = []
         kept: list[JobInfo] = []
         least: JobInfo | None = None
         for other in jobs:
             if less(other, job):
+                ahead.append(other)
                 continue
             kept.append(other)
             if least is None or less(other, least):
                 least = other
         self._budget -= len(jobs)
         self.jobs, self._least = kept, least
-        return len(jobs) - len(kept)
+        return self._count(ahead)
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -198,6 +215,10 @@ class Allocate(ErrorCacheAction):
         # the orders' lines).
         leave_out_idle = not log.enabled(4) and ssn.reads_own_state(*_HEAP_KINDS)
         idle: dict[str, _IdleJobs] | None = {} if leave_out_idle and log.enabled(3) else None
+
+        def valid(job: JobInfo) -> bool:
+            return job_valid_for(ssn, job, "allocate")
+
         for job in ssn.jobs.values():
             if (
                 leave_out_idle
@@ -205,12 +226,9 @@ class Allocate(ErrorCacheAction):
                 and job.queue in queued
                 and not job.is_pending()
             ):
-                if idle is not None and job_valid_for(ssn, job, "allocate"):
-                    if job.queue not in jobs_map:
-                        jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
-                        queues.push(queued[job.queue])
+                if idle is not None:
                     if job.queue not in idle:
-                        idle[job.queue] = _IdleJobs(ssn.job_order_fn)
+                        idle[job.queue] = _IdleJobs(ssn.job_order_fn, valid)
                     idle[job.queue].jobs.append(job)
                 continue
             if job.is_pending():
@@ -242,6 +260,11 @@ class Allocate(ErrorCacheAction):
             if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
                 log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
             jobs_map[job.queue].push(job)
+        for name, left_out in (idle or {}).items():
+            # Volcano pushes a queue when one of its jobs passes JobValid.
+            if name not in jobs_map and left_out.keep_valid():
+                jobs_map[name] = PriorityQueue(ssn.job_order_fn)
+                queues.push(queued[name])
         return idle
 
     def _allocate_resources(

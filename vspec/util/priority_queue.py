@@ -37,6 +37,10 @@ class PriorityQueue(Generic[T]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def items(self) -> list[T]:
+        """The elements in the heap's order (not sorted), taken over by the caller."""
+        return self._items
+
     def peek(self) -> T:
         """The element :meth:`pop` would return, left in place."""
         return self._items[0]

@@ -1,6 +1,7 @@
 """The in-session state a timeline captures every session (the tasks the invariants
 read) is the same whether a job's capture was kept from an earlier session or made
-again: a kept one is used only for a job none of whose tasks moved since."""
+again: a kept one is used only for a job none of whose tasks moved since; and the
+session's tasks patched from the last session's are what listing every pod gives."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from hypothesis import given, settings
 
 from vspec.api.job_info import JobInfo
 from vspec.engines import get_engine
-from vspec.framework import scheduler
+from vspec.framework import capture as scheduler
 from vspec.fuzz.runner import SEED_CONF
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
+from vspec.model.objects import Cluster, Pod
 from vspec.model.timeline import Timeline
 from vspec.timeline.clock import run_timeline
 
@@ -28,6 +29,12 @@ def _captures(
     against one made afresh; and how many were kept ones."""
     made = scheduler._captured
     kept = 0
+    listing = scheduler.TaskCapture.tasks
+
+    def listed(self: scheduler.TaskCapture, pods: list[Pod], jobs: dict[str, Any]) -> Any:
+        got = listing(self, pods, jobs)
+        assert list(got.items()) == list(scheduler.fresh_tasks(pods, jobs).items())
+        return got
 
     def checked(job: JobInfo) -> Any:
         nonlocal kept
@@ -42,6 +49,7 @@ def _captures(
     sessions: list[Any] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scheduler, "_captured", checked)
+        patch.setattr(scheduler.TaskCapture, "tasks", listed)
         run_timeline(
             conf,
             cluster,
@@ -58,8 +66,19 @@ def test_the_day_shape_keeps_most_captures_and_each_is_what_a_new_one_is() -> No
 
     conf = conf_from_document(SEED_CONF)
     cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
-    sessions, kept = _captures(conf, cluster, timeline, 4)
+    patching = scheduler._Patchable.patched
+    patched = 0
+
+    def counted(self: Any, pods: list[Pod], jobs: dict[str, Any]) -> bool:
+        nonlocal patched
+        patched += (done := patching(self, pods, jobs))
+        return done
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scheduler._Patchable, "patched", counted)
+        sessions, kept = _captures(conf, cluster, timeline, 4)
     assert kept > len(sessions)  # most sessions reuse most jobs' captures
+    assert patched == len(sessions) - 1  # every session's tasks but the first patched
 
 
 @settings(max_examples=30, deadline=None)

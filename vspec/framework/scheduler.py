@@ -13,14 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from vspec.api.job_info import JobInfo
-from vspec.api.task_info import task_status_of
-from vspec.api.types import TaskStatus
 from vspec.errors import ConfError, PluginError, VspecError, culprit
 from vspec.framework.cache import SchedulerCache
+from vspec.framework.capture import TaskCapture, capture_session_state
 from vspec.framework.framework import close_session, open_session, plugin_classes
 from vspec.framework.interface import Action, Plugin
 from vspec.framework.log import Klog
@@ -48,7 +45,6 @@ from vspec.model.result import (
     PodGroupResult,
     RecordedEvent,
     SimulationResult,
-    TaskResult,
 )
 from vspec.model.versions import V1_11_0, Gates
 from vspec.util.collector import long_lived_frozen
@@ -57,12 +53,6 @@ if TYPE_CHECKING:
     from vspec.model.probes import Probe
 
 SCHEDULE_PERIOD = timedelta(seconds=1)
-_UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
-# ``str`` of each status, looked up: the capture names every task's every session.
-_STATUS_TEXT = {status: str(status) for status in TaskStatus}
-_POD_KEY = attrgetter("meta.key")
-# Not Volcano's: a job's captured tasks, in JobInfo.derived (_captured).
-_CAPTURED = "capture.tasks"
 
 
 def _unknown(kind: Kind, name: str, known: set[str]) -> str:
@@ -197,6 +187,8 @@ class Scheduler:
         )
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
+        # Not Volcano's: the last session's captured tasks, which the next patches.
+        self.captured = TaskCapture()
 
     @property
     def logs(self) -> LogRecords:
@@ -375,7 +367,7 @@ def _run_session(
         if trace is not None:
             log.v(5, trace.leaving, trace.leaving_at)
     if last:
-        _capture_session_state(ssn, cluster, result)
+        capture_session_state(ssn, cluster, result, scheduler.captured)
     recorder.session_closing(ssn)
     written = close_session(ssn)
     log.v(4, "End scheduling ...")
@@ -402,70 +394,6 @@ def _record_pod_groups(ssn: Session, results: dict[str, PodGroupResult]) -> None
         else:
             entry.phase = pg.phase
             entry.conditions = list(pg.conditions)
-
-
-def _capture_session_state(ssn: Session, cluster: Cluster, result: SimulationResult) -> None:
-    """What Go's unit tests read before the deferred close: in-session phases and tasks,
-    and the queues' shares as the actions left them. Tasks come in the cluster's pod
-    order, each as its session job holds it, else (a pod no job holds) as the cluster
-    has it; one result per pod, as a timeline captures every session."""
-    result.queues = {}
-    for queue_uid, queue in ssn.queues.items():
-        for plugin in ssn.plugins.values():
-            shares = plugin.queue_shares(queue_uid)
-            if shares is not None:
-                result.queues[queue.name] = shares.result(plugin.name)
-                break
-    held: dict[str, TaskResult] = {}
-    for uid, job in ssn.jobs.items():
-        if job.pod_group is not None:
-            result.pod_groups[uid] = PodGroupResult(job.pod_group.phase, job.pod_group.phase)
-        captured = _captured(job)
-        held.update(captured.tasks)
-        result.pipelined[uid] = list(captured.pipelined)
-    # The cluster's pods take their places first, in order, by C loops alone (a timeline
-    # captures every session, and its pods are nearly all held); the few no job holds
-    # are then written as the cluster has them.
-    pods = cluster.pods
-    keys = list(map(_POD_KEY, pods))
-    tasks = result.tasks
-    tasks.update(dict.fromkeys(keys))
-    tasks.update(held)
-    unheld = set(keys).difference(held)
-    if unheld:
-        pod_of = dict(zip(keys, pods, strict=True))
-        for key in unheld:
-            pod = pod_of[key]
-            tasks[key] = TaskResult(pod.node_name or None, _STATUS_TEXT[task_status_of(pod)])
-
-
-@dataclass(frozen=True)
-class _Captured:
-    """A job's tasks as the capture reads them, at the job's ``version``."""
-
-    version: int
-    tasks: dict[str, TaskResult]
-    pipelined: tuple[tuple[str, str], ...]
-
-
-def _captured(job: JobInfo) -> _Captured:
-    """The job's tasks as results, kept in ``JobInfo.derived`` with the job's version: a
-    job carried to the next session had no task touched (SchedulerCache's "Carried
-    jobs"), and a session that touches one moves the version, so at an equal version
-    every task has the status and node it had when captured. A timeline captures every
-    session, where most live jobs are such carried ones."""
-    kept = job.derived.get(_CAPTURED)
-    if isinstance(kept, _Captured) and kept.version == job.version:
-        return kept
-    tasks = {}
-    for task in job.tasks.values():
-        status = task.status
-        # Allocated and Pipelined tasks hold a node in the session but are not bound.
-        node = None if status in _UNBOUND else task.node_name or None
-        tasks[task.key] = TaskResult(node, _STATUS_TEXT[status])
-    pipelined = tuple((t.key, t.node_name) for t in job.tasks_in(TaskStatus.Pipelined))
-    captured = job.derived[_CAPTURED] = _Captured(job.version, tasks, pipelined)
-    return captured
 
 
 def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:

@@ -1,0 +1,306 @@
+"""The in-session state a session's result records before the deferred close: each
+task's status and node, each pod group's phase, each job's pipelined tasks and the
+queues' shares. Go's unit tests read it after a spec's last cycle; a timeline captures
+every session, for the invariants it checks after each.
+
+On a timeline a session changes few of the cluster's pods (the day's six hours: about
+13 of 860) and few of its jobs (about 3 of 190 captured anew), so the tasks are not
+listed again from every pod: :class:`TaskCapture` keeps the last capture and patches
+it. Listing them afresh read every pod's key, about a microsecond a pod (pods are cold
+in memory by then), which was most of the capture's cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, compress, count, islice, repeat
+from operator import attrgetter, is_
+from typing import TYPE_CHECKING
+
+from vspec.api.job_info import JobInfo
+from vspec.api.task_info import task_status_of
+from vspec.api.types import TaskStatus
+from vspec.model.changes import list_changes
+from vspec.model.objects import Cluster, Pod
+from vspec.model.result import PodGroupResult, SimulationResult, TaskResult
+
+if TYPE_CHECKING:
+    from vspec.framework.session import Session
+
+_UNBOUND = frozenset({TaskStatus.Pending, TaskStatus.Allocated, TaskStatus.Pipelined})
+# ``str`` of each status, looked up: the capture names every task's every session.
+_STATUS_TEXT = {status: str(status) for status in TaskStatus}
+_POD_KEY = attrgetter("meta.key")
+_PIPELINED = attrgetter("pipelined")
+# Not Volcano's: a job's captured tasks, in JobInfo.derived (_captured).
+_CAPTURED = "capture.tasks"
+
+
+def capture_session_state(
+    ssn: Session, cluster: Cluster, result: SimulationResult, kept: TaskCapture
+) -> None:
+    """What Go's unit tests read before the deferred close: in-session phases and tasks,
+    and the queues' shares as the actions left them. Tasks come in the cluster's pod
+    order, each as its session job holds it, else (a pod no job holds) as the cluster
+    has it; one result per pod. ``kept`` is the scheduler's last capture, patched."""
+    result.queues = {}
+    for queue_uid, queue in ssn.queues.items():
+        for plugin in ssn.plugins.values():
+            shares = plugin.queue_shares(queue_uid)
+            if shares is not None:
+                result.queues[queue.name] = shares.result(plugin.name)
+                break
+    jobs = ssn.jobs
+    captured = dict(zip(jobs, map(_captured, jobs.values()), strict=True))
+    pod_groups = result.pod_groups
+    # A new result each session: the job updater's phase and conditions are written
+    # into it at close (scheduler._record_pod_groups).
+    for uid, job in jobs.items():
+        pg = job.pod_group
+        if pg is not None:
+            pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
+    pipelined = map(list, map(_PIPELINED, captured.values()))
+    result.pipelined.update(zip(captured, pipelined, strict=True))
+    tasks = kept.tasks(cluster.pods, captured)
+    if result.tasks:
+        result.tasks.update(tasks)
+    else:
+        result.tasks = tasks
+
+
+@dataclass(frozen=True)
+class Captured:
+    """A job's tasks as the capture reads them, at the job's ``version``."""
+
+    version: int
+    tasks: dict[str, TaskResult]
+    pipelined: tuple[tuple[str, str], ...]
+
+
+def _captured(job: JobInfo) -> Captured:
+    """The job's tasks as results, kept in ``JobInfo.derived`` with the job's version: a
+    job carried to the next session had no task touched (SchedulerCache's "Carried
+    jobs"), and a session that touches one moves the version, so at an equal version
+    every task has the status and node it had when captured. A timeline captures every
+    session, where most live jobs are such carried ones."""
+    kept = job.derived.get(_CAPTURED)
+    if isinstance(kept, Captured) and kept.version == job.version:
+        return kept
+    tasks = {}
+    for task in job.tasks.values():
+        status = task.status
+        # Allocated and Pipelined tasks hold a node in the session but are not bound.
+        node = None if status in _UNBOUND else task.node_name or None
+        tasks[task.key] = TaskResult(node, _STATUS_TEXT[status])
+    pipelined = tuple((t.key, t.node_name) for t in job.tasks_in(TaskStatus.Pipelined))
+    captured = job.derived[_CAPTURED] = Captured(job.version, tasks, pipelined)
+    return captured
+
+
+def _unheld(pod: Pod) -> TaskResult:
+    """A pod no session job holds, as the cluster has it."""
+    return TaskResult(pod.node_name or None, _STATUS_TEXT[task_status_of(pod)])
+
+
+def fresh_tasks(pods: Sequence[Pod], jobs: Mapping[str, Captured]) -> dict[str, TaskResult]:
+    """The tasks listed from every pod: the pods' keys in order, each as the last job
+    (in ``jobs``' order) holding it has it, else as the cluster has it; then the tasks
+    jobs hold of no pod, in the jobs' order."""
+    return _listed(pods, jobs)[0]
+
+
+def _listed(
+    pods: Sequence[Pod], jobs: Mapping[str, Captured]
+) -> tuple[dict[str, TaskResult], list[str]]:
+    """:func:`fresh_tasks`, and the pods' keys in order."""
+    held: dict[str, TaskResult] = {}
+    for job in jobs.values():
+        held.update(job.tasks)
+    # The cluster's pods take their places first, in order, by C loops alone; the few
+    # no job holds are then written as the cluster has them.
+    keys = list(map(_POD_KEY, pods))
+    tasks: dict[str, TaskResult] = {}
+    tasks.update(dict.fromkeys(keys))
+    tasks.update(held)
+    unheld = set(keys).difference(held)
+    if unheld:
+        pod_of = dict(zip(keys, pods, strict=True))
+        for key in unheld:
+            tasks[key] = _unheld(pod_of[key])
+    return tasks, keys
+
+
+class TaskCapture:
+    """A scheduler's last capture of its session's tasks, kept to make the next one by
+    patching it (:class:`_Patchable`) where a fresh listing (:func:`fresh_tasks`) would
+    read every pod. Either way the next capture is what a fresh listing gives, in the
+    same order."""
+
+    def __init__(self) -> None:
+        self._last: _Patchable | None = None
+
+    def tasks(self, pods: list[Pod], jobs: dict[str, Captured]) -> dict[str, TaskResult]:
+        """The tasks of ``pods`` and ``jobs`` (each job's capture, in the session's job
+        order): a new dict, the caller's own. ``jobs`` is kept and must not change."""
+        last = self._last
+        if last is not None and last.patched(pods, jobs):
+            return dict(last.tasks)
+        tasks, keys = _listed(pods, jobs)
+        self._last = _Patchable.of(pods, keys, jobs, tasks)
+        return dict(tasks)
+
+
+class _Patchable:
+    """A capture that the next can be patched from: each pod's key once, each task held
+    by one job, and every held task a pod's. Then each pod's task is its holder's, or
+    the pod's own while no job holds it, and the pods a session did not replace (the
+    same objects: the model is copy-on-write) keep their place and, unless their
+    holder's capture changed, their result. A capture that is not patchable (a key
+    twice, a job holding another's task or one of no pod) is listed afresh until one
+    is again."""
+
+    def __init__(
+        self,
+        pods: list[Pod],
+        jobs: dict[str, Captured],
+        tasks: dict[str, TaskResult],
+        pod_of: dict[str, Pod],
+        holder: dict[str, str],
+    ) -> None:
+        self.pods = list(pods)  # a copy: the caller's list may be reused
+        self.jobs = jobs
+        self.tasks = tasks  # in the pods' order
+        self.pod_of = pod_of  # each pod by key
+        self.holder = holder  # each held task's job
+
+    @classmethod
+    def of(
+        cls,
+        pods: list[Pod],
+        keys: list[str],
+        jobs: dict[str, Captured],
+        tasks: dict[str, TaskResult],
+    ) -> _Patchable | None:
+        """The capture ``tasks`` of ``pods`` (their keys ``keys``), listed afresh, as a
+        patchable one; None when it is not."""
+        pod_of = dict(zip(keys, pods, strict=True))
+        if not len(pod_of) == len(pods) == len(tasks):  # a key twice, or tasks of no pod
+            return None
+        holder = {key: uid for uid, job in jobs.items() for key in job.tasks}
+        if sum(len(job.tasks) for job in jobs.values()) != len(holder):
+            return None  # a task held twice
+        return cls(pods, jobs, tasks, pod_of, holder)
+
+    def patched(self, pods: list[Pod], jobs: dict[str, Captured]) -> bool:
+        """Whether the capture was brought to ``pods`` and ``jobs``; False when it was
+        not patchable there (and is left half moved on: the caller lists afresh)."""
+        changes = list_changes(self.pods, pods, keep_order=True)
+        if changes is None:
+            return False
+        gone, added = changes
+        pod_of, tasks = self.pod_of, self.tasks
+        gone_keys = list(map(_POD_KEY, gone))
+        for key in gone_keys:
+            if pod_of.pop(key, None) is None:
+                return False  # not the pods it was brought to
+
+        new: list[Pod] = []  # pods of keys the last capture had not
+        replacing: dict[str, int] = {}  # the places in ``added`` of pods replacing others
+        dirty = list(map(_POD_KEY, added))  # the keys whose result is worked out again
+        for at, (key, pod) in enumerate(zip(dirty, added, strict=True)):
+            if key in pod_of:
+                return False  # a key twice
+            pod_of[key] = pod
+            if key in tasks:
+                replacing[key] = at
+            else:
+                new.append(pod)
+        removed = [key for key in gone_keys if key not in pod_of]
+        replaced = [(i, replacing[key]) for i, key in enumerate(gone_keys) if key in replacing]
+        if not _same_order(self.pods, pods, gone, added, replaced, new):
+            return False
+        if not self._jobs_moved_on(jobs, dirty) or any(map(self.holder.__contains__, removed)):
+            return False  # a task held twice, or of no pod
+        holder = self.holder
+        values: dict[str, TaskResult] = {}
+        for key in dirty:
+            if key in pod_of:  # else gone, and held by none
+                uid = holder.get(key)
+                values[key] = _unheld(pod_of[key]) if uid is None else jobs[uid].tasks[key]
+        for key in removed:
+            del tasks[key]
+        for pod in new:
+            key = pod.meta.key
+            tasks[key] = values[key]
+        tasks.update(values)
+        self.pods = list(pods)
+        self.jobs = jobs
+        return True
+
+    def _jobs_moved_on(self, jobs: dict[str, Captured], dirty: list[str]) -> bool:
+        """The holders brought to ``jobs``: the tasks of the jobs whose capture changed
+        (or that ended) join ``dirty``; False on a task held twice or of no pod."""
+        last, holder, pod_of = self.jobs, self.holder, self.pod_of
+        changed = [uid for uid, job in jobs.items() if last.get(uid) is not job]
+        ended = last.keys() - jobs.keys()
+        for uid in chain(ended, changed):
+            was = last.get(uid)
+            if was is None:
+                continue
+            for key in was.tasks:
+                if holder.get(key) == uid:
+                    del holder[key]
+                    dirty.append(key)
+        for uid in changed:
+            for key in jobs[uid].tasks:
+                if holder.setdefault(key, uid) != uid or key not in pod_of:
+                    return False
+                dirty.append(key)
+        return True
+
+
+def _same_order(
+    before: list[Pod],
+    after: list[Pod],
+    gone: list[Pod],
+    added: list[Pod],
+    replaced: list[tuple[int, int]],
+    new: list[Pod],
+) -> bool:
+    """Whether the last capture's keys, less those gone for good, then ``new``'s keys
+    appended, are ``after``'s keys in order. The pods that stayed did (``list_changes``
+    kept their order), so each new key must come after every other pod, and each
+    replaced pod (``replaced``: the places in ``gone`` and ``added`` of pods of one key)
+    must stand among the stayed ones where the pod it replaced stood, replaced pods
+    keeping their order among themselves."""
+    if new and not all(map(is_, islice(after, len(after) - len(new), None), new)):
+        return False
+    if not replaced:
+        return True
+    old_at, new_at = _places(before, gone), _places(after, added)
+    if old_at is None or new_at is None:
+        return False
+    last = -1
+    for g, a in sorted(replaced, key=lambda pair: pair[1]):
+        # As many stayed pods before the replacing pod as before the replaced one.
+        i, j = old_at[g], new_at[a]
+        if i <= last or i - g != j - a:
+            return False
+        last = i
+    return True
+
+
+def _places(objects: list[Pod], among: list[Pod]) -> list[int] | None:
+    """The place in ``objects`` of each of ``among``, which ``objects`` holds in that
+    order (``list_changes`` lists them so): one pass by identity, in C, where taking
+    every pod's id cost a new integer a pod. None when they are not found so."""
+    places = []
+    at = 0
+    for obj in among:
+        found = next(compress(count(at), map(is_, islice(objects, at, None), repeat(obj))), None)
+        if found is None:
+            return None
+        places.append(found)
+        at = found + 1
+    return places

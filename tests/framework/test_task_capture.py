@@ -170,3 +170,28 @@ def test_a_capture_handed_out_is_the_callers_own() -> None:
     snapshot = list(first.items())
     kept.tasks([pods[0], _pod(1, "Running", "n1"), _pod(2)], {})
     assert list(first.items()) == snapshot
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        [9, 1, 2, 3, 4],  # pod 0 renewed at its place (a bind)
+        [1, 2, 9, 3, 4],  # pod 0 renewed among others further on
+        [1, 2, 3, 4, 9],  # ... at the end
+        [9, 2, 8, 4],  # two renewed in place, one of them taken out
+        [8, 1, 2, 9, 4],  # 0 and 3 renewed, swapped
+        [0, 1, 5, 2, 3, 4],  # a new pod among others
+        [0, 2, 1, 3, 4],  # a pod moved
+    ],
+)
+def test_pods_renewed_or_put_among_others_keep_the_cluster_order(order: list[int]) -> None:
+    """Places 8 and 9 stand for pods 3 and 0 renewed (a new object of the same key), 5
+    for a new pod; the rest are the last session's objects. Pod 3 held by a job."""
+    pods = [_pod(i) for i in range(5)]
+    renewed = {9: _pod(0, "Running", "n1"), 8: _pod(3, "Running", "n2"), 5: _pod(5)}
+    jobs = {"a": Captured(1, {"ns/p3": TaskResult(None, "Pending")}, ())}
+    kept = TaskCapture()
+    kept.tasks(pods, jobs)
+    after = [renewed[i] if i in renewed else pods[i] for i in order]
+    got = kept.tasks(after, jobs)
+    assert list(got.items()) == list(fresh_tasks(after, jobs).items())

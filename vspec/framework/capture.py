@@ -278,14 +278,15 @@ def _same_order(
         return False
     if not replaced:
         return True
-    old_at, new_at = _places(before, gone), _places(after, added)
-    if old_at is None or new_at is None:
+    old_at = _places(before, [gone[g] for g, _ in replaced])
+    if old_at is None:
         return False
     last = -1
-    for g, a in sorted(replaced, key=lambda pair: pair[1]):
-        # As many stayed pods before the replacing pod as before the replaced one.
-        i, j = old_at[g], new_at[a]
-        if i <= last or i - g != j - a:
+    for (g, a), i in sorted(zip(replaced, old_at, strict=True), key=lambda pair: pair[0][1]):
+        # As many stayed pods before the replacing pod as before the replaced one: the
+        # replacing one is where that puts it (``added`` is in ``after``'s order).
+        j = i - g + a
+        if i <= last or not 0 <= j < len(after) or after[j] is not added[a]:
             return False
         last = i
     return True
@@ -293,8 +294,9 @@ def _same_order(
 
 def _places(objects: list[Pod], among: list[Pod]) -> list[int] | None:
     """The place in ``objects`` of each of ``among``, which ``objects`` holds in that
-    order (``list_changes`` lists them so): one pass by identity, in C, where taking
-    every pod's id cost a new integer a pod. None when they are not found so."""
+    order (``list_changes`` lists them so): one pass by identity in C up to the last,
+    where taking every pod's id cost a new integer a pod. None when they are not found
+    so."""
     places = []
     at = 0
     for obj in among:

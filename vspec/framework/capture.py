@@ -63,7 +63,7 @@ def capture_session_state(
     pipelined = map(list, map(_PIPELINED, captured.values()))
     result.pipelined.update(zip(captured, pipelined, strict=True))
     tasks = kept.tasks(cluster.pods, captured)
-    if result.tasks:
+    if result.tasks:  # a result passed in with tasks keeps them, as an update does
         result.tasks.update(tasks)
     else:
         result.tasks = tasks

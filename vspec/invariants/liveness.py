@@ -304,14 +304,32 @@ def _liveness_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
         # A task pipelined onto a node's releasing resources holds that node's pod slots
         # and future idle: a job allocate tried after it may find no room left there.
         held = {node for tasks in result.pipelined.values() for _, node in tasks}
+        owners = _kept_allocations(first, result)
+        if owners is not None and len(owners) > 1:
+            return []  # each may hold nodes another fitted; the result names none of them
         return [
             f"cycle 0: nothing was bound, but job {uid} could have been placed whole on "
             f"{node.meta.name}"
             for uid, node in _placeable(first, held)
+            if owners is None or uid in owners
         ]
     if inputs.cycles != 1 or _kept(inputs, result):
         return []  # another cycle's, or a kept statement's, allocations are not known
     return _untouched_messages(first)
+
+
+def _kept_allocations(first: FirstCycle, result: SimulationResult) -> set[str] | None:
+    """The jobs of a one-cycle run whose statement, kept and not committed (a pipelined
+    job's), left Allocated tasks; None when none did or that is not known (more cycles).
+    Their allocations take their nodes' idle from every job allocate tries after them,
+    and the result names no node for a task that is not bound, so only such a job itself
+    can still be judged: its own allocations do not stand in its way."""
+    if first.inputs.cycles != 1:
+        return None
+    pipelined = {task for tasks in result.pipelined.values() for task, _ in tasks}
+    job_ids = first.view.job_ids
+    kept = task_facts(first.inputs, result).kept - pipelined
+    return {job_ids[task] for task in kept if task in job_ids} or None
 
 
 def _kept(inputs: InvariantInputs, result: SimulationResult) -> bool:

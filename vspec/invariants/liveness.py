@@ -326,10 +326,13 @@ def _kept_allocations(first: FirstCycle, result: SimulationResult) -> set[str] |
     can still be judged: its own allocations do not stand in its way."""
     if first.inputs.cycles != 1:
         return None
-    pipelined = {task for tasks in result.pipelined.values() for task, _ in tasks}
     job_ids = first.view.job_ids
-    kept = task_facts(first.inputs, result).kept - pipelined
+    kept = task_facts(first.inputs, result).kept - _pipelined_tasks(result)
     return {job_ids[task] for task in kept if task in job_ids} or None
+
+
+def _pipelined_tasks(result: SimulationResult) -> set[str]:
+    return {task for tasks in result.pipelined.values() for task, _ in tasks}
 
 
 def _kept(inputs: InvariantInputs, result: SimulationResult) -> bool:
@@ -600,7 +603,7 @@ def _bindless_turns(first: FirstCycle, result: SimulationResult) -> set[str] | N
     job_ids = first.view.job_ids
     if first.inputs.cycles == 1:
         kept = set(task_facts(first.inputs, result).kept)
-        kept |= {task for tasks in result.pipelined.values() for task, _ in tasks}
+        kept |= _pipelined_tasks(result)
         return {job_ids[k] for k in kept if k in job_ids}
     if first.inputs.verbosity < 3:
         return None

@@ -19,7 +19,7 @@ from vspec.api.queue_info import QueueInfo
 from vspec.api.resource import Resource, ResourceValues
 from vspec.api.types import TaskStatus
 from vspec.errors import VspecError
-from vspec.framework.cache import SchedulerCache
+from vspec.framework.cache import SchedulerCache, Snapshot, pod_group_status
 from vspec.framework.log import Klog
 from vspec.framework.scheduler import simulate
 from vspec.framework.session import Session
@@ -192,22 +192,26 @@ def test_a_job_enqueued_with_its_tasks_untouched_reserves_its_minimum() -> None:
 # -- the kept values, step by step --------------------------------------------------------
 
 
+def _snapshot(cluster: Cluster) -> Snapshot:
+    return SchedulerCache(cluster, SchedulerOptions(), Klog(0)).snapshot()
+
+
 def _jobs(cluster: Cluster) -> dict[str, JobInfo]:
-    return SchedulerCache(cluster, SchedulerOptions(), Klog(0)).snapshot().jobs
+    return _snapshot(cluster).jobs
 
 
-def _two_jobs() -> dict[str, JobInfo]:
+def _two_jobs() -> Snapshot:
     pods = [pod("c1", f"{g}-p{i}", g, {"cpu": "1"}) for g in "ab" for i in range(2)]
     groups = [
         pod_group("c1", "a", "q1", min_resources={"cpu": "2"}),
         pod_group("c1", "b", "q2"),
     ]
-    return _jobs(_cluster(pods, groups))
+    return _snapshot(_cluster(pods, groups))
 
 
-def _queues(sums: QueueSums, jobs: dict[str, JobInfo]) -> dict[str, Any] | None:
+def _queues(sums: QueueSums, opened: Snapshot) -> dict[str, Any] | None:
     """The queues' allocated, request, inqueue and elastic, as the sums fill them."""
-    if not sums.update(jobs, True):
+    if not sums.update(opened.jobs, opened.pod_group_status, True):
         return None
     filled = {}
     for uid, count in sums.jobs_in.items():
@@ -218,55 +222,65 @@ def _queues(sums: QueueSums, jobs: dict[str, JobInfo]) -> dict[str, Any] | None:
     return filled
 
 
-def _kept_then_fresh(change: Callable[[dict[str, JobInfo]], None]) -> None:
+def _kept_then_fresh(change: Callable[[Snapshot], None]) -> None:
     """Sums kept over a change of the jobs are the sums of the changed jobs."""
-    jobs = _two_jobs()
+    opened = _two_jobs()
     kept = QueueSums()
-    before = _queues(kept, jobs)
-    change(jobs)
-    after = _queues(kept, jobs)
-    assert after == _queues(QueueSums(), jobs)
+    before = _queues(kept, opened)
+    change(opened)
+    after = _queues(kept, opened)
+    assert after == _queues(QueueSums(), opened)
     assert after != before
 
 
-def _allocate_one(jobs: dict[str, JobInfo]) -> None:
-    job = jobs["c1/a"]
+# Each change as the cache hands it to the next session: a touched job as another clone
+# (only an untouched one is carried), a pod group written back with another status.
+
+
+def _allocate_one(opened: Snapshot) -> None:
+    job = opened.jobs["c1/a"] = opened.jobs["c1/a"].clone()
     job.update_task_status(next(iter(job.tasks.values())), TaskStatus.Allocated)
 
 
-def _another_clone(jobs: dict[str, JobInfo]) -> None:
+def _another_clone(opened: Snapshot) -> None:
     """A different clone at the very same version: only its identity tells."""
     pods = [pod("c1", "a-p0", "a", {"cpu": "3"}, phase="Running", node_name="n1")]
     other = _jobs(_cluster(pods, [pod_group("c1", "a", "q1")]))
-    other["c1/a"].version = jobs["c1/a"].version
-    jobs["c1/a"] = other["c1/a"]
+    other["c1/a"].version = opened.jobs["c1/a"].version
+    opened.jobs["c1/a"] = other["c1/a"]
 
 
-def _enqueue(jobs: dict[str, JobInfo]) -> None:
-    pg = jobs["c1/a"].pod_group
+def _enqueue(opened: Snapshot) -> None:
+    """Enqueue's phase, written back: the same clone is carried, with a new status."""
+    pg = opened.jobs["c1/a"].pod_group
     assert pg is not None
     pg.phase = "Inqueue"
+    opened.pod_group_status["c1/a"] = pod_group_status(pg)
+
+
+def _gone(opened: Snapshot) -> None:
+    del opened.jobs["c1/a"], opened.pod_group_status["c1/a"]
 
 
 @pytest.mark.parametrize(
     "change",
-    [_allocate_one, _another_clone, _enqueue, lambda jobs: jobs.pop("c1/a")],
+    [_allocate_one, _another_clone, _enqueue, _gone],
     ids=["version", "clone", "phase", "gone"],
 )
 def test_queue_sums_take_out_and_put_in_what_changed(
-    change: Callable[[dict[str, JobInfo]], None],
+    change: Callable[[Snapshot], None],
 ) -> None:
     _kept_then_fresh(change)
 
 
 def test_queue_sums_are_refused_where_float64_would_round() -> None:
-    jobs = _two_jobs()
-    job = jobs["c1/b"]
+    opened = _two_jobs()
+    job = opened.jobs["c1/b"]
     task = next(iter(job.tasks.values()))
     job.delete_task_info(task)
     task.resreq = Resource(0.5, 0.0)  # not a whole number (no Kubernetes quantity is)
     job.add_task_info(task)
-    assert _queues(QueueSums(), jobs) is None
+    assert _queues(QueueSums(), opened) is None
 
 
 def _attrs(kept: JobAttrs, jobs: dict[str, JobInfo], total: Resource) -> dict[str, Any]:
@@ -281,11 +295,12 @@ def _attrs(kept: JobAttrs, jobs: dict[str, JobInfo], total: Resource) -> dict[st
 
 @pytest.mark.parametrize(
     "change",
-    [_allocate_one, _another_clone, lambda jobs: jobs.pop("c1/a"), "total", "forget"],
+    [_allocate_one, _another_clone, _gone, "total", "forget"],
     ids=["version", "clone", "gone", "total", "forget"],
 )
 def test_job_attrs_are_worked_out_again_for_what_changed(change: Any) -> None:
-    jobs, kept, total = _two_jobs(), JobAttrs(), Resource(1.0)
+    opened, kept, total = _two_jobs(), JobAttrs(), Resource(1.0)
+    jobs = opened.jobs
     before = _attrs(kept, jobs, total)
     if change == "total":
         total = Resource(2.0)
@@ -293,7 +308,7 @@ def test_job_attrs_are_worked_out_again_for_what_changed(change: Any) -> None:
         kept.forget("c1/a")
         jobs["c1/a"].allocated.add(Resource(7.0))
     else:
-        change(jobs)
+        change(opened)
     after = _attrs(kept, jobs, total)
     assert after == _attrs(JobAttrs(), jobs, total)
     assert after != before

@@ -26,6 +26,7 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float, parse_go_float
 from vspec.plugins._job_accounting import format_tasks, share
+from vspec.util.changed import changed_keys
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -121,12 +122,14 @@ class JobAttrs:
     A session changes an attribute only on an allocate or deallocate event, which
     forgets it (:meth:`forget`), as its task's status change ends the carrying anyway."""
 
-    __slots__ = ("_attrs", "_from", "_total")
+    __slots__ = ("_attrs", "_from", "_jobs", "_total")
 
     def __init__(self) -> None:
         self._total: ResourceValues | None = None
         self._attrs: dict[str, DrfAttr] = {}
         self._from: dict[str, tuple[JobInfo, int]] = {}  # uid -> (clone, version)
+        # The session's jobs at the last update, less those forgotten since.
+        self._jobs: dict[str, JobInfo] = {}
 
     def update(
         self,
@@ -134,23 +137,33 @@ class JobAttrs:
         total: ResourceValues,
         work_out: Callable[[JobInfo, ResourceValues], DrfAttr],
     ) -> dict[str, DrfAttr]:
-        """Every job's attribute over ``total``: a new dict, as the session keeps it."""
+        """Every job's attribute over ``total``: a new dict, as the session keeps it.
+
+        Only the jobs whose clone is not the one of the last update are read
+        (:func:`~vspec.util.changed.changed_keys`): a clone handed on again is carried,
+        with the version it had when last handed out (SchedulerCache's "Carried jobs"),
+        the version its attribute was worked out at."""
         if total != self._total:
-            self._total, self._from = total, {}
+            self._total, self._from, self._jobs = total, {}, {}
         attrs, worked_from = self._attrs, self._from
-        for uid, job in jobs.items():
+        for uid in sorted(changed_keys(jobs, self._jobs)):  # sorted: a fixed order
+            job = jobs.get(uid)
+            if job is None:
+                continue  # gone: dropped below
             kept = worked_from.get(uid)
             if kept is None or kept[0] is not job or kept[1] != job.version:
                 attrs[uid] = work_out(job, total)
                 worked_from[uid] = (job, job.version)
-        if len(attrs) != len(jobs):
+        if len(attrs) != len(jobs):  # forgotten, then gone (or kept over another total)
             for uid in attrs.keys() - jobs.keys():
                 del attrs[uid]
                 worked_from.pop(uid, None)
+        self._jobs = dict(jobs)
         return dict(attrs)
 
     def forget(self, uid: str) -> None:
         self._from.pop(uid, None)
+        self._jobs.pop(uid, None)
 
 
 @register_plugin

@@ -8,6 +8,7 @@ raised to its guarantee. A queue's ``spec.deserved`` is ignored (capacity reads 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
@@ -29,6 +30,7 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
 from vspec.plugins._job_accounting import format_tasks, running_job_reservation, share
+from vspec.util.changed import changed_keys
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -166,7 +168,8 @@ class ProportionPlugin(Plugin):
         if not ssn.cache.carries_jobs or ssn.log.enabled(4):
             return None
         sums = ssn.state.memo(QueueSums)
-        return sums if sums.update(ssn.jobs, ssn.gates.elastic_exceeded_part) else None
+        exceeded = ssn.gates.elastic_exceeded_part
+        return sums if sums.update(ssn.jobs, ssn.pod_group_status, exceeded) else None
 
     def _take_sums(self, ssn: Session, sums: QueueSums) -> None:
         """The attributes the job-by-job accounting makes, from the kept sums: one per
@@ -603,7 +606,17 @@ class QueueSums:
     date all the same.
     """
 
-    __slots__ = ("_counted", "_exceeded", "_fine", "_inexact", "_sums", "_touched", "jobs_in")
+    __slots__ = (
+        "_counted",
+        "_exceeded",
+        "_fine",
+        "_inexact",
+        "_jobs",
+        "_statuses",
+        "_sums",
+        "_touched",
+        "jobs_in",
+    )
 
     def __init__(self) -> None:
         self._exceeded: bool | None = None  # the elastic gate the parts were worked out under
@@ -614,16 +627,36 @@ class QueueSums:
         # Whether each queue's sums are Volcano's, checked again for those counted in.
         self._fine: dict[str, bool] = {}
         self._touched: set[str] = set()
+        # The session's jobs and pod group statuses the sums were last brought to.
+        self._jobs: dict[str, JobInfo] = {}
+        self._statuses: Mapping[str, object] = {}
 
-    def update(self, jobs: dict[str, JobInfo], exceeded: bool) -> bool:
-        """Bring the sums to ``jobs``; whether they are the job-by-job accounting's."""
+    def update(
+        self, jobs: dict[str, JobInfo], statuses: Mapping[str, object], exceeded: bool
+    ) -> bool:
+        """Bring the sums to ``jobs`` (``statuses``: their pod group statuses as the
+        session opened, the session's ``pod_group_status``); whether they are the
+        job-by-job accounting's.
+
+        Only the jobs whose clone or status is not the one of the last update are read
+        (:func:`~vspec.util.changed.changed_keys`): a clone handed on again is carried,
+        with the version it had when last handed out (SchedulerCache's "Carried jobs"),
+        and its pod group has the phase of its status as the session opens (the cache
+        derives a job's status once per pod group object); so the very clone with an
+        equal status has the version and phase its parts were worked out at."""
         if exceeded is not self._exceeded:
             self._counted, self._sums, self.jobs_in, self._inexact = {}, {}, {}, 0
-            self._fine = {}
+            self._fine, self._jobs, self._statuses = {}, {}, {}
             self._exceeded = exceeded
         counted = self._counted
-        for uid, job in jobs.items():
+        examine = changed_keys(jobs, self._jobs) | changed_keys(statuses, self._statuses)
+        for uid in sorted(examine):  # the sums are exact in any order; sorted for a fixed one
             kept = counted.get(uid)
+            job = jobs.get(uid)
+            if job is None:
+                if kept is not None:
+                    self._count(counted.pop(uid), -1)
+                continue
             pg = job.pod_group
             assert pg is not None  # the snapshot drops jobs without one
             if (
@@ -639,9 +672,7 @@ class QueueSums:
                 job, job.version, pg.phase, job.queue, _parts(job, exceeded)
             )
             self._count(kept, 1)
-        if len(counted) != len(jobs):
-            for uid in counted.keys() - jobs.keys():
-                self._count(counted.pop(uid), -1)
+        self._jobs, self._statuses = dict(jobs), dict(statuses)
         for queue in self._touched:
             self._fine[queue] = all(
                 one.exact() and one.names() is not None for one in self._sums[queue]

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from operator import attrgetter
 
 from vspec.api.job_info import JobInfo, StatusCounts
 from vspec.api.types import TaskStatus
-from vspec.framework.cache import PodGroupStatus
 from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
 from vspec.model.objects import PodGroup
 
-# A condition's fields but its stamps, which the updater does not count as a change (read
-# with one attrgetter: every session compares every pod group's conditions).
-_unstamped = attrgetter(
-    *(f.name for f in fields(Condition) if f.name not in ("transition_id", "last_transition_time"))
-)
+# A condition's fields but its stamps, which the updater does not count as a change;
+# compared one by one in _same_conditions (every session compares every pod group's).
+_UNSTAMPED = ("type", "status", "reason", "message")
+if tuple(f.name for f in fields(Condition)) != (
+    *_UNSTAMPED,
+    "transition_id",
+    "last_transition_time",
+):
+    raise AssertionError("Condition's fields moved: update _UNSTAMPED and _same_conditions")
 # The phases whose pod group event ("<n>/<m> tasks in gang unschedulable") is recorded
 # at every close; the others' ("pod group is ready") only when the pod group is written.
 _UNSCHEDULABLE_PHASES = frozenset({"Unknown", "Pending", "Inqueue"})
@@ -30,7 +32,7 @@ def job_phase(
     in the session of uid ``session``."""
     if counts.running:
         for c in pg.conditions:
-            if c.transition_id == session and c.type == "Unschedulable" and c.status == "True":
+            if c.type == "Unschedulable" and c.transition_id == session and c.status == "True":
                 return "Unknown"
     # v1.10.0 counted Succeeded tasks only, so a job with a Failed task never completed
     # (gate completed_counts_failed, upstream 9ac1c8c4f).
@@ -46,29 +48,26 @@ def job_phase(
     return pg.phase
 
 
-def _changed(new: PodGroup, old: PodGroupStatus | None) -> bool:
-    """Whether ``new``'s status differs from ``old``; condition timestamps and transition
-    IDs do not count as a change. A condition that is the very object it was is equal."""
-    if old is None:
-        return True
-    if (
-        new.phase != old.phase
-        or new.running != old.running
-        or new.succeeded != old.succeeded
-        or new.failed != old.failed
-    ):
-        return True
-    conditions = new.conditions
-    if len(conditions) != len(old.conditions):
-        return True
-    for n, o in zip(conditions, old.conditions, strict=True):
-        if n is not o and _unstamped(n) != _unstamped(o):
-            return True
-    return False
+def _same_conditions(new: list[Condition], old: tuple[Condition, ...]) -> bool:
+    """Pairwise equal but for the stamps, which the updater does not count as a change;
+    a condition that is the very object it was is equal (a frozen dataclass). Field by
+    field: every close compares every pod group's."""
+    if len(new) != len(old):
+        return False
+    for n, o in zip(new, old, strict=True):
+        if n is not o and (
+            n.type != o.type
+            or n.status != o.status
+            or n.reason != o.reason
+            or n.message != o.message
+        ):
+            return False
+    return True
 
 
 def update_all(ssn: Session) -> dict[str, bool]:
-    """Write every job's status into its session PodGroup; returns job -> written."""
+    """Write every job's status into its session PodGroup; returns job -> written, which
+    is whether the status differs from the one the session opened with."""
     written = {}
     before = ssn.pod_group_status
     # Read once: the same for every job.
@@ -79,10 +78,18 @@ def update_all(ssn: Session) -> dict[str, bool]:
             continue
         counts = job.status_counts()
         phase = pg.phase = job_phase(pg, counts, session, completed_counts_failed)
-        pg.running = counts.running
-        pg.failed = counts.failed
-        pg.succeeded = counts.succeeded
-        update_pg = written[job.uid] = _changed(pg, before.get(job.uid))
+        running = pg.running = counts.running
+        failed = pg.failed = counts.failed
+        succeeded = pg.succeeded = counts.succeeded
+        old = before.get(job.uid)
+        update_pg = written[job.uid] = (
+            old is None
+            or phase != old.phase
+            or running != old.running
+            or succeeded != old.succeeded
+            or failed != old.failed
+            or not _same_conditions(pg.conditions, old.conditions)
+        )
         if update_pg or phase in _UNSCHEDULABLE_PHASES:
             record_job_status_event(ssn, job, update_pg)
     return written

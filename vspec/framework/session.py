@@ -9,6 +9,7 @@ operations reach the cache.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
@@ -286,6 +287,20 @@ class Session(SessionPlugins):
                 conditions[i] = cond
                 return
         conditions.append(cond)
+
+    def stamp_pod_group_conditions(self, jobs: Iterable[JobInfo], cond: Condition) -> None:
+        """:meth:`update_pod_group_condition` of each of ``jobs``, which are values of
+        :attr:`jobs` (gang stamps every ready job with one condition at every close).
+        Where the first condition is of ``cond``'s type it is the one replaced, without
+        the look-up: most pod groups hold that one condition alone."""
+        kind = cond.type
+        for job in jobs:
+            pg = job.pod_group
+            conditions = pg.conditions if pg is not None else None
+            if conditions and conditions[0].type == kind:
+                conditions[0] = cond
+            else:
+                self.update_pod_group_condition(job, cond)
 
     def record_pod_group_event(self, job: JobInfo, type_: str, reason: str, message: str) -> None:
         if job.pod_group is None:

@@ -147,9 +147,15 @@ class GangPlugin(Plugin):
             transition_id=ssn.uid,
             last_transition_time=ssn.now,
         )
+        # Each job's condition is its own (nothing here reads another job's), so the
+        # ready ones are stamped together, after the others.
+        ready = []
         for job in ssn.jobs.values():
-            cond = scheduled if job.is_ready() else self.unschedulable(ssn, job)
-            ssn.update_pod_group_condition(job, cond)
+            if job.is_ready():
+                ready.append(job)
+            else:
+                ssn.update_pod_group_condition(job, self.unschedulable(ssn, job))
+        ssn.stamp_pod_group_conditions(ready, scheduled)
 
     @staticmethod
     def unschedulable(ssn: Session, job: JobInfo) -> Condition:

@@ -51,8 +51,16 @@ def test_batches_give_the_rebuilt_cluster_and_keep_the_untouched_pods(
     fresh = 100
     for done, gone, between in batches:
         before = list(pods)
-        after = _pods_completed(pods, done, gone, places)
+        after, changes = _pods_completed(pods, done, gone, places)
         assert pods == before and after is not pods  # copy-on-write: the old list stays
+        if changes is not None:  # the old list less those taken, plus those put, by identity
+            taken, put = changes
+            left = [id(p) for p in pods]
+            for p in taken:
+                left.remove(id(p))
+            assert sorted([*left, *map(id, put)]) == sorted(map(id, after))
+        else:
+            assert len({p.meta.key for p in pods}) < len(pods)  # repeated keys: rebuilt
         assert [(p.meta.key, p.phase) for p in after] == _rebuilt(pods, done, gone)
         kept = {id(p) for p in pods if p.meta.key not in done}
         assert all(id(p) in kept for p in after if p.phase == "Running")
@@ -76,11 +84,12 @@ def test_places_outlive_a_finished_job_and_an_arrival() -> None:
     shifted by the places taken out before them, without finding them all again."""
     pods = [_pod(n) for n in range(6)]
     places = _Places()
-    pods = _pods_completed(pods, {"ns/p1"}, {"ns/p1", "ns/p2"}, places)  # p1, p2 go
+    pods, _ = _pods_completed(pods, {"ns/p1"}, {"ns/p1", "ns/p2"}, places)  # p1, p2 go
     places.appended(["ns/p9"], len(pods))
     pods = [*pods, _pod(9)]
     kept = places.at
-    after = _pods_completed(pods, {"ns/p4", "ns/p9"}, set(), places)
+    after, changes = _pods_completed(pods, {"ns/p4", "ns/p9"}, set(), places)
+    assert changes is not None and [p.meta.name for p in changes[0]] == ["p9", "p4"]
     assert places.at is kept and places.out == [1, 2]  # used, not found again
     assert [(p.meta.name, p.phase) for p in after] == [
         ("p0", "Running"),

@@ -47,7 +47,7 @@ import math
 import time
 from bisect import bisect_left, insort
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import count
@@ -76,7 +76,8 @@ CLOCK_READING_PLUGINS = frozenset({"sla", "tdm", "cdp", "usage", "rescheduling",
 _FINISHED = ("Succeeded", "Failed")  # pod phases whose requests no longer count
 _KEY = attrgetter("meta.key")
 
-_Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector]
+# The nodes, each one's allocatable, their total and its resource names (pods aside).
+_Allocatable = tuple[list[Node], dict[str, ResourceVector], ResourceVector, list[str]]
 
 # Called after each session with the cluster it saw and what it did (invariant checks).
 SessionHook = Callable[[datetime, Cluster, SimulationResult], None]
@@ -192,8 +193,7 @@ class Clock:
         self.on_progress: ProgressHook | None = None
         self.span = expected_span(timeline)
         self.k = 0  # the clock is at start + k periods
-        # The nodes last read, each one's allocatable, and their total.
-        self.allocatable_of: _Allocatable | None = None
+        self.allocatable_of: _Allocatable | None = None  # of the nodes last read
         self.cluster = Cluster(
             nodes=list(cluster.nodes),
             pods=list(cluster.pods),
@@ -219,6 +219,8 @@ class Clock:
         self.deserved_of: tuple[Hashable, tuple[Queue, ...], dict[str, dict[str, float]]] | None
         self.deserved_of = None
         self.places = _Places()  # where each pod is in cluster.pods (_complete)
+        self.group_places = _Places()  # and each pod group in cluster.pod_groups
+        self.unready: _Unready | None = None  # the pod groups not Running (_idle)
         self.tags = timeline.tags_of()
         self._record_objects(
             self.cluster.pod_groups, [*self.cluster.pods, *self.cluster.held_pods], start
@@ -307,18 +309,39 @@ class Clock:
         if self.on_session is not None:
             self.on_session(now, before, session)
         self.cluster = after
+        changes = list_changes(before.pod_groups, after.pod_groups)
+        if changes is not None:
+            self._regrouped(before.pod_groups, *changes)
         for bind in session.binds:
             self._bound(bind.task, bind.node, now)
         self._evicted([e.task for e in session.evictions], now)
         self._tick(now, session=True, binds=len(session.binds), evictions=len(session.evictions))
-        return bool(session.binds or session.evictions or _phase_moved(before, after))
+        return bool(session.binds or session.evictions or _phase_moved(before, after, changes))
 
     def _idle(self) -> bool:
         """Nothing pending: every pod bound and alive, every pod group Running."""
         tally = self._tally()
         if tally.terminating or tally.waiting:
             return False
-        return all(pg.phase == "Running" for pg in self.cluster.pod_groups)
+        return self._unready() == 0
+
+    def _unready(self) -> int:
+        """How many pod groups are not Running: kept from call to call and brought up to
+        date with the pod groups the clock took out or put in, and those a session
+        wrote back (``_session``); counted again over every pod group otherwise."""
+        groups = self.cluster.pod_groups
+        kept = self.unready
+        if kept is None or kept.groups is not groups:
+            kept = self.unready = _Unready(groups, _not_running(groups))
+        return kept.count
+
+    def _regrouped(self, was: list[PodGroup], gone: list[PodGroup], added: list[PodGroup]) -> None:
+        """The cluster's pod groups, ``was`` until now, are that list less ``gone`` (each
+        an element of it) plus ``added``: the kept count of those not Running follows."""
+        kept = self.unready
+        if kept is not None and kept.groups is was:
+            kept.groups = self.cluster.pod_groups
+            kept.count += _not_running(added) - _not_running(gone)
 
     def _stuck(self) -> bool:
         """No pending job can get a pod placed, or (with gang's JobReady) enough of them
@@ -387,11 +410,15 @@ class Clock:
         pods = [_created(pod, submitted) for pod in arrival.pods]
         held = [_created(pod, submitted) for pod in arrival.held_pods]
         self.run_for.update(arrival.run_for)
-        self.cluster.pod_groups = [*self.cluster.pod_groups, *groups]
-        self.places.appended([pod.meta.key for pod in pods], len(self.cluster.pods))
-        self.cluster.pods = [*self.cluster.pods, *pods]
+        was_groups, was = self.cluster.pod_groups, self.cluster.pods
+        self.group_places.appended([pg.meta.key for pg in groups], len(was_groups))
+        self.cluster.pod_groups = [*was_groups, *groups]
+        self._regrouped(was_groups, [], groups)
+        self.places.appended([pod.meta.key for pod in pods], len(was))
+        self.cluster.pods = [*was, *pods]
         self.cluster.held_pods = [*self.cluster.held_pods, *held]
         self._record_objects(groups, [*pods, *held], submitted)
+        self._counted(was, [], pods)  # their loads recorded
 
     def _complete(self, done: set[str]) -> None:
         """Pods whose time is over have succeeded; a job whose pods all have is deleted."""
@@ -409,11 +436,14 @@ class Clock:
                 f for p in self.members[key] if (f := self.result.pods[p].finished) is not None
             )
         gone = {key for job in finished for key in self.members[job]}
-        self.cluster.pods = _pods_completed(self.cluster.pods, done, gone, self.places)
+        was = self.cluster.pods
+        self.cluster.pods, changes = _pods_completed(was, done, gone, self.places)
+        if changes is not None:
+            self._counted(was, *changes)
         if finished:
-            self.cluster.pod_groups = [
-                pg for pg in self.cluster.pod_groups if pg.meta.key not in finished
-            ]
+            was_groups = self.cluster.pod_groups
+            self.cluster.pod_groups, taken = _taken_out(was_groups, finished, self.group_places)
+            self._regrouped(was_groups, taken, [])
 
     def _node_event(self, event: NodeEvent, now: datetime) -> None:
         nodes = self.cluster.nodes
@@ -508,19 +538,19 @@ class Clock:
             total = ResourceVector()
             for room in rooms.values():
                 total.add(room)
-            self.allocatable_of = (nodes, rooms, total)
+            self.allocatable_of = (nodes, rooms, total, _resource_names(total))
         return self.allocatable_of[1]
 
-    def _capacity(self) -> ResourceVector:
+    def _capacity(self) -> tuple[ResourceVector, list[str]]:
+        """The nodes' total allocatable and the resources a tick reports."""
         self._allocatable()
         assert self.allocatable_of is not None
-        return self.allocatable_of[2]
+        return self.allocatable_of[2], self.allocatable_of[3]
 
     def _tick(self, now: datetime, *, session: bool, binds: int = 0, evictions: int = 0) -> None:
-        capacity = self._capacity()
+        capacity, names = self._capacity()
         tally = self._tally()
         used, sums, pending, running = tally.used, tally.sums, tally.pending, tally.running
-        names = _resource_names(capacity)
         deserved = self._deserved(capacity, sums, names)
         none = _Sums(ResourceVector(), ResourceVector())
         self.result.ticks.append(
@@ -593,6 +623,23 @@ class Clock:
             tally.count(pod, self._known_load(pod), 1.0)
         return tally
 
+    def _counted(self, was: list[Pod], gone: list[Pod], added: list[Pod]) -> None:
+        """The cluster's pods, ``was`` until now, are that list less ``gone`` (each an
+        element of it) plus ``added``: a tally of ``was`` is brought up to date with them
+        as :meth:`_tally` would with the changes it finds, the clock paying for what it
+        changed rather than for finding it again among every pod."""
+        last = self.tallied
+        if last is None or last.pods is not was or not last.exact:
+            return
+        for pod in gone:
+            last.count(pod, self._known_load(pod), -1.0)
+        for pod in added:
+            last.count(pod, self._known_load(pod), 1.0)
+        if last.exact and last.bounded():
+            last.pods = self.cluster.pods
+        else:
+            self.tallied = None
+
     def _known_load(self, pod: Pod) -> _Load:
         return self.loads.get(pod.meta.key) or self._load(pod)
 
@@ -603,7 +650,9 @@ class Clock:
         request = self.requests.get(pod.meta.key) or pod_request(pod, ResourceVector)
         scalars = tuple((n, q) for n, q in request.scalars.items() if n != "pods")
         queue = record.queue if record is not None else ""
-        return _Load(queue, request.milli_cpu, request.memory, scalars)
+        cpu, memory = request.milli_cpu, request.memory
+        exact = not scalars and all(q.is_integer() and abs(q) < _EXACT for q in (cpu, memory))
+        return _Load(queue, cpu, memory, scalars, exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -612,13 +661,7 @@ class _Load:
     milli_cpu: float
     memory: float
     scalars: tuple[tuple[str, float], ...]
-
-    @property
-    def exact(self) -> bool:
-        """Whole units of cpu and memory alone, well within a float's integers."""
-        return not self.scalars and all(
-            q.is_integer() and abs(q) < _EXACT for q in (self.milli_cpu, self.memory)
-        )
+    exact: bool  # whole units of cpu and memory alone, well within a float's integers
 
     def add_scalars(self, *totals: ResourceVector) -> None:
         for total in totals:
@@ -680,6 +723,18 @@ class _Tally:
         for queue in self.sums.values():
             values += (queue.demand.milli_cpu, queue.demand.memory)
         return all(abs(v) < _EXACT for v in values)
+
+
+@dataclass(slots=True)
+class _Unready:
+    """How many of ``groups`` are not Running."""
+
+    groups: list[PodGroup]
+    count: int
+
+
+def _not_running(groups: list[PodGroup]) -> int:
+    return sum(pg.phase != "Running" for pg in groups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -762,41 +817,70 @@ def _created(obj: _Object, submitted: datetime) -> _Object:
     return new
 
 
-def _pods_completed(pods: list[Pod], done: set[str], gone: set[str], places: _Places) -> list[Pod]:
-    """``pods`` with those of ``gone`` taken out and those of ``done`` succeeded, in order.
+def _pods_completed(
+    pods: list[Pod], done: set[str], gone: set[str], places: _Places
+) -> tuple[list[Pod], tuple[list[Pod], list[Pod]] | None]:
+    """``pods`` with those of ``gone`` taken out and those of ``done`` succeeded, in order,
+    and the pods of ``pods`` no longer in it and those new in it (None: not known).
     A batch touches a few pods of a cluster of thousands, so only their places are
     written, found in ``places`` (kept from batch to batch), where a pass over every pod
     for each batch cost a day several CPU-seconds. A cluster whose keys repeat (never a
     loaded one) is rebuilt in full."""
     found = places.find(pods, done | gone)
     if found is None:
-        return [
+        rebuilt = [
             _succeeded(pod) if key in done else pod
             for pod in pods
             if (key := pod.meta.key) not in gone
         ]
+        return rebuilt, None
     new = pods.copy()
+    taken: list[Pod] = []
+    put: list[Pod] = []
     for i in sorted(found, reverse=True):
-        key = pods[i].meta.key
+        pod = pods[i]
+        key = pod.meta.key
+        taken.append(pod)
         if key in gone:
             del new[i]  # from the end, so the places still to write stay where they are
             places.taken_out(key)
         else:
-            new[i] = _succeeded(pods[i])
-    return new
+            new[i] = _succeeded(pod)
+            put.append(new[i])
+    return new, (taken, put)
+
+
+def _taken_out(
+    groups: list[PodGroup], keys: set[str], places: _Places
+) -> tuple[list[PodGroup], list[PodGroup]]:
+    """``groups`` without those of ``keys``, in order, and those taken out: found in
+    ``places`` as :func:`_pods_completed` finds pods (a pass over every pod group for
+    each finished batch cost a day a CPU-second)."""
+    found = places.find(groups, keys)
+    if found is None:
+        return [pg for pg in groups if pg.meta.key not in keys], [
+            pg for pg in groups if pg.meta.key in keys
+        ]
+    new = groups.copy()
+    taken = []
+    for i in sorted(found, reverse=True):
+        taken.append(groups[i])
+        del new[i]
+        places.taken_out(groups[i].meta.key)
+    return new, taken
 
 
 class _Places:
-    """Where each pod is in the cluster's pod list, kept from batch to batch: a session
-    keeps the pods' order, arrivals append, and a batch takes out the pods of finished
-    jobs. ``at`` holds each key's place in the list as it was when the places were
-    found, ``out`` (sorted) the places taken out since, so a pod's place now is its
-    place then less the places taken out before it. A place is used only where the
-    list holds that very key; any other (a key not kept, pods moved by a session) has
-    the places found again, by C loops alone. Pod keys are unique in a cluster (the
-    loader's rule, and the clock's records are keyed by them), so the place holding a
-    key is its only one; ``find`` answers None when they are not (checked each time the
-    places are found)."""
+    """Where each pod is in the cluster's pod list (or each pod group in its list), kept
+    from batch to batch: a session keeps the order, arrivals append, and a batch takes
+    out the pods (and pod groups) of finished jobs. ``at`` holds each key's place in the
+    list as it was when the places were found, ``out`` (sorted) the places taken out
+    since, so a pod's place now is its place then less the places taken out before it.
+    A place is used only where the list holds that very key; any other (a key not kept,
+    pods moved by a session) has the places found again, by C loops alone. Pod keys are
+    unique in a cluster (the loader's rule, and the clock's records are keyed by them),
+    so the place holding a key is its only one; ``find`` answers None when they are not
+    (checked each time the places are found)."""
 
     __slots__ = ("at", "out")
 
@@ -804,8 +888,8 @@ class _Places:
         self.at: dict[str, int] = {}
         self.out: list[int] = []
 
-    def find(self, pods: list[Pod], keys: set[str]) -> list[int] | None:
-        """The places in ``pods`` of the pods of ``keys`` it holds."""
+    def find(self, pods: Sequence[Pod] | Sequence[PodGroup], keys: set[str]) -> list[int] | None:
+        """The places in ``pods`` of the pods (or pod groups) of ``keys`` it holds."""
         size, at, out = len(pods), self.at, self.out
         found = []
         for key in keys:
@@ -838,10 +922,12 @@ class _Places:
             insort(self.out, then)
 
 
-def _phase_moved(before: Cluster, after: Cluster) -> bool:
+def _phase_moved(
+    before: Cluster, after: Cluster, changes: tuple[list[PodGroup], list[PodGroup]] | None
+) -> bool:
     """Whether a pod group's phase differs between the clusters, or one is new; only
-    the pod groups a session wrote back are other objects (found by identity)."""
-    changes = list_changes(before.pod_groups, after.pod_groups)
+    the pod groups a session wrote back are other objects (``changes``: found by
+    identity, :func:`list_changes`)."""
     if changes is None:
         was = {pg.meta.key: pg.phase for pg in before.pod_groups}
         return any(was.get(pg.meta.key) != pg.phase for pg in after.pod_groups)

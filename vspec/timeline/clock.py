@@ -41,7 +41,6 @@ best-effort task, and enqueue decides as it did on the same cluster, as nothing 
 
 from __future__ import annotations
 
-import copy
 import heapq
 import math
 import time
@@ -57,7 +56,16 @@ from typing import TypeVar
 from vspec.model.changes import list_changes
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine, SchedulerProcess
-from vspec.model.objects import DEFAULT_NOW, ZERO_TIME, Cluster, Node, Pod, PodGroup, Queue
+from vspec.model.objects import (
+    DEFAULT_NOW,
+    ZERO_TIME,
+    Cluster,
+    Node,
+    Pod,
+    PodGroup,
+    Queue,
+    shallow_copy,
+)
 from vspec.model.resources import ResourceVector, pod_request
 from vspec.model.result import SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
@@ -519,7 +527,7 @@ class Clock:
             self.bound_of[record.job].discard(key)
             original = self.originals[key]
             if original.node_name:  # a pod of the starting cluster
-                original = copy.copy(original)
+                original = shallow_copy(original)
                 original.node_name, original.phase = "", "Pending"
             again.append(original)
         if again:
@@ -811,8 +819,8 @@ def _created(obj: _Object, submitted: datetime) -> _Object:
     """An arrival's object as the API server holds it: created when it was submitted."""
     if obj.meta.creation_timestamp != ZERO_TIME:
         return obj
-    new = copy.copy(obj)
-    new.meta = copy.copy(obj.meta)
+    new = shallow_copy(obj)
+    new.meta = shallow_copy(obj.meta)
     new.meta.creation_timestamp = submitted
     return new
 
@@ -937,7 +945,7 @@ def _phase_moved(
 
 
 def _succeeded(pod: Pod) -> Pod:
-    new = copy.copy(pod)
+    new = shallow_copy(pod)
     new.phase = "Succeeded"
     return new
 
@@ -945,6 +953,6 @@ def _succeeded(pod: Pod) -> Pod:
 def _cordoned(node: Node, unschedulable: bool, name: str) -> Node:
     if node.meta.name != name:
         return node
-    new = copy.copy(node)
+    new = shallow_copy(node)
     new.unschedulable = unschedulable
     return new

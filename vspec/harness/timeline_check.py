@@ -48,8 +48,9 @@ def run_timeline_spec(
             engine=engine,
             carry=carry,
         )
-        at = format_go_duration(now - start)
-        violations.extend(f"at +{at}: {message}" for message in found)
+        if found:  # the time formatted only for a message (most sessions have none)
+            at = format_go_duration(now - start)
+            violations.extend(f"at +{at}: {message}" for message in found)
 
     result = run_timeline(
         spec.scheduler,

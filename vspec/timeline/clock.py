@@ -47,7 +47,7 @@ import time
 from bisect import bisect_left, insort
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import count
 from operator import attrgetter, is_
@@ -67,7 +67,7 @@ from vspec.model.objects import (
     shallow_copy,
 )
 from vspec.model.resources import ResourceVector, pod_request
-from vspec.model.result import SimulationResult
+from vspec.model.result import Bind, Eviction, SimulationResult
 from vspec.model.timeline import Arrival, NodeEvent, Timeline
 from vspec.timeline.records import JobRecord, PodRecord, Tick, TimelineResult
 from vspec.timeline.shares import fair_shares
@@ -314,8 +314,9 @@ class Clock:
         index = self.result.sessions
         self.result.sessions += 1
         total = self.result.simulation
-        total.binds.extend(replace(b, cycle=index) for b in session.binds)
-        total.evictions.extend(replace(e, cycle=index) for e in session.evictions)
+        # Built directly: dataclasses.replace reads every field's definition per call.
+        total.binds.extend([Bind(b.task, b.node, index) for b in session.binds])
+        total.evictions.extend([Eviction(e.task, e.reason, index) for e in session.evictions])
         if self.on_session is not None:
             self.on_session(now, before, session)
         self.cluster = after

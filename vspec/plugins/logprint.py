@@ -19,7 +19,9 @@ as the conf's YAML gives it). Every line is rendered with Go's fmt rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from itertools import chain, compress
+from operator import attrgetter, ne
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, cast
 
 from vspec.api.job_info import JobInfo
 from vspec.api.pod_group_info import PodGroupTexts
@@ -75,17 +77,18 @@ def ready_text(namespace: str, name: str, detail: str) -> str:
     return f"Job {namespace}/{name} is ready, detail info : {detail}"
 
 
+Lines = tuple[tuple[str, str], ...]  # a job's lines: (text, source)
+
+
 class _KeptLines(NamedTuple):
     """A job's lines and what they print, in ``JobInfo.derived``."""
 
     key: tuple[object, ...]  # JobInfo.printed()
     tasks: str  # the tasks' text, at the version key[0]
-    lines: tuple[tuple[str, str], ...]  # (text, source)
+    lines: Lines
 
 
-def _job_lines(
-    job: JobInfo, task_text: TaskTexts, group_text: PodGroupTexts
-) -> tuple[tuple[str, str], ...]:
+def _job_lines(job: JobInfo, task_text: TaskTexts, group_text: PodGroupTexts) -> Lines:
     """The job's lines, kept in ``JobInfo.derived`` by all they print, compared with
     ``==`` rather than hashed (equal strings and numbers held by a clone carried to the
     next session are mostly the very objects, so comparing is a pass of identity
@@ -108,7 +111,7 @@ def _job_lines(
     return lines
 
 
-def _render(job: JobInfo, tasks: str, group_text: PodGroupTexts) -> tuple[tuple[str, str], ...]:
+def _render(job: JobInfo, tasks: str, group_text: PodGroupTexts) -> Lines:
     lines = []
     if job.is_pending():
         lines.append((pending_text(job.namespace, job.name), SOURCE_PENDING))
@@ -116,6 +119,68 @@ def _render(job: JobInfo, tasks: str, group_text: PodGroupTexts) -> tuple[tuple[
         detail = job.go_string(str, tasks, group_text)
         lines.append((ready_text(job.namespace, job.name, detail), SOURCE_READY))
     return tuple(lines)
+
+
+# What a session may change of a job it keeps (the job contract of
+# vspec.framework.interface.Plugin.carries_jobs): its tasks, through the task methods that
+# move ``version``, and its pod group's status in place (the job updater's phase and
+# counts; the conditions gang writes into the list or hand_back puts back as a new list).
+# Read in C loops, the conditions as a tuple of the frozen conditions themselves.
+_STATUS = attrgetter(
+    "version",
+    "pod_group",
+    "pod_group.phase",
+    "pod_group.running",
+    "pod_group.succeeded",
+    "pod_group.failed",
+)
+_CONDITIONS = attrgetter("pod_group.conditions")
+
+
+class _Feed:
+    """The lines the last print gave each job, by job object, and the status
+    (:data:`_STATUS` and the conditions) they were printed at. When the conf keeps the
+    job contract, a job is the very object of the last session unless it changed (the
+    cache hands a carried clone on, SchedulerCache's "Carried jobs"), and nothing but
+    that status moves on a kept clone; an equal status then proves the same lines, so
+    a print pays for the jobs that changed, not for the ~200 that live (equal values
+    held by the very objects they were compare by identity, in C loops). The others
+    are printed by :func:`_job_lines`. The scheduler's memo (``SchedulerState.memo``):
+    only the last print's jobs are held, never read, a job looked up by identity alone."""
+
+    __slots__ = ("lines", "status")
+
+    def __init__(self) -> None:
+        self.status: dict[JobInfo, tuple[object, ...]] = {}
+        self.lines: dict[JobInfo, Lines] = {}
+
+    def __call__(
+        self, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
+    ) -> list[Lines] | None:
+        """Each job's lines, in order; None when a job has no pod group."""
+        try:
+            status = list(zip(map(_STATUS, jobs), map(tuple, map(_CONDITIONS, jobs)), strict=True))
+        except AttributeError:  # a job without a pod group: _job_lines prints it
+            return None
+        lines: list[Lines | None] = list(map(self.lines.get, jobs))
+        for i in compress(range(len(jobs)), map(ne, map(self.status.get, jobs), status)):
+            lines[i] = _job_lines(jobs[i], task_text, group_text)
+        done = cast(list[Lines], lines)
+        self.status = dict(zip(jobs, status, strict=True))
+        self.lines = dict(zip(jobs, done, strict=True))
+        return done
+
+
+def _printed_lines(
+    ssn: Session, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
+) -> list[Lines]:
+    """Each job's lines: from the feed (:class:`_Feed`) when the conf keeps the job
+    contract, else (or for a job without a pod group) each from :func:`_job_lines`."""
+    if ssn.cache.carries_jobs:
+        lines = ssn.state.memo(_Feed)(jobs, task_text, group_text)
+        if lines is not None:
+            return lines
+    return [_job_lines(job, task_text, group_text) for job in jobs]
 
 
 @register_plugin
@@ -142,9 +207,9 @@ class LogprintPlugin(Plugin):
                 return
             task_text.next_session()
             group_text.next_session()
-            for job in jobs:
-                for text, source in _job_lines(job, task_text, group_text):
-                    log.v(PRINT_VERBOSITY, text, source)
+            lines = _printed_lines(ssn, jobs, task_text, group_text)
+            for text, source in chain.from_iterable(lines):
+                log.v(PRINT_VERBOSITY, text, source)
 
         ssn.add_print_fn(self.name, print_jobs)
         if log.enabled(5):

@@ -5,6 +5,9 @@ from __future__ import annotations
 from fractions import Fraction
 from types import SimpleNamespace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from vspec.api.resource import Resource
 from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError
@@ -21,7 +24,7 @@ from vspec.model.objects import (
     PodGroup,
     Queue,
 )
-from vspec.model.result import LogLine, Severity
+from vspec.model.result import LogLine, Severity, lines_starting_with
 from vspec.util.predicate_helper import _FailureLines
 
 
@@ -155,3 +158,49 @@ def test_failures_taken_in_bulk_grow_the_same_block() -> None:
     ]
     texts.insert(3, "a plugin's line")
     assert [line.text for line in log.lines] == texts
+
+
+_HEADS = ["", "J", "Jo", "Job", "Job ", "Job x", "Jobs", "X", "Job\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_HEADS), st.sampled_from(["", " y", "b x", "\n", "ob z"]), st.booleans()
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(["Job ", "J", ""]),
+)
+def test_lines_starting_with_tells_what_each_line_tells(
+    drawn: list[tuple[str, str, bool]], prefix: str
+) -> None:
+    """The C loops pick the lines :meth:`LogLine.startswith` picks, and format no
+    deferred line whose head alone decides."""
+
+    def make() -> list[LogLine]:
+        return [
+            LogLine.deferred(3, Severity.INFO, head, rest.__add__, ("",))
+            if deferred
+            else LogLine(3, Severity.INFO, (head + rest).rstrip("\n"))
+            for head, rest, deferred in drawn
+        ]
+
+    lines, asked = make(), make()
+    found = lines_starting_with(lines, prefix)
+    expected = [i for i, line in enumerate(asked) if line.startswith(prefix)]
+    assert list(map(id, found)) == [id(lines[i]) for i in expected]
+    assert [line._render is None for line in lines] == [line._render is None for line in asked]
+
+
+def test_each_logs_what_v_logs_line_by_line() -> None:
+    lines = [("Job a/b is pending", "logprint.go:53"), ("a trailing newline\n", ""), ("x", "y")]
+    one, many = Klog(verbosity=1, cycle=4), Klog(verbosity=1, cycle=4)
+    for text, source in lines:
+        one.v(1, text, source)
+        one.v(2, text, source)
+    many.each(1, iter(lines))
+    many.each(2, iter(lines))
+    assert list(many.lines) == list(one.lines) and len(many.lines) == 3
+    assert [line.source for line in many.lines] == [source for _, source in lines]

@@ -128,10 +128,10 @@ def test_the_feed_prints_what_the_jobs_print_afresh(
     assert _printed(ssn) == _afresh(list(ssn.jobs.values()))
     for changes in sequence:
         for index, what in changes:
-            change = CHANGES[what]
-            if what == "task taken out" and not list(ssn.jobs.values())[index].tasks:
+            job = list(ssn.jobs.values())[index]
+            if what.startswith("task") and not job.tasks:
                 continue
-            change(ssn, list(ssn.jobs.values())[index])
+            CHANGES[what](ssn, job)
         assert _printed(ssn) == _afresh(list(ssn.jobs.values())), changes
 
 

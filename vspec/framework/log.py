@@ -13,7 +13,7 @@ explain, the report).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +39,15 @@ class Klog:
         if level <= self.verbosity:
             line = LogLine(level, Severity.INFO, text.rstrip("\n"), self.cycle, source)
             self.lines.append(line)
+
+    def each(self, level: int, lines: Iterable[tuple[str, str]]) -> None:
+        """:meth:`v` of each ``(text, source)``, in order, in one call: logprint logs a
+        line per job every session."""
+        if level <= self.verbosity:
+            cycle, info = self.cycle, Severity.INFO
+            self.lines.extend(
+                [LogLine(level, info, text.rstrip("\n"), cycle, source) for text, source in lines]
+            )
 
     def infof(self, level: int, template: str, *args: Any, source: str = "") -> None:
         """``klog.V(level).Infof``: the line ``template.format(*args)`` (Python's ``{}``

@@ -9,11 +9,11 @@ from __future__ import annotations
 import operator
 import re
 from collections import ChainMap, Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, compress, repeat
-from operator import is_
+from operator import attrgetter, is_
 from typing import cast
 
 from vspec.api.resource import Resource
@@ -49,7 +49,7 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
 from vspec.invariants.yours import your_names
 from vspec.model.objects import Pod, PodGroup
-from vspec.model.result import LogLine, LogRecords, SimulationResult
+from vspec.model.result import LogLine, LogRecords, SimulationResult, lines_starting_with
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
 
@@ -699,13 +699,16 @@ def _count_messages(
     return messages
 
 
-def _job_lines(result: SimulationResult) -> Iterator[LogLine]:
-    """The lines starting "Job " (logprint's), read from the log's records: a block of
-    per-node lines whose head is another is skipped without being formatted."""
+def _job_lines(result: SimulationResult) -> list[LogLine]:
+    """The lines starting "Job " (logprint's), read from the log's records (a block of
+    per-node lines whose head is another is skipped without being formatted) or, for a
+    list (a timeline's session), in C loops (:func:`lines_starting_with`)."""
     logs = result.logs
     if isinstance(logs, LogRecords):
-        return logs.starting_with("Job ")
-    return (line for line in logs if line.startswith("Job "))
+        return list(logs.starting_with("Job "))
+    if isinstance(logs, list):
+        return lines_starting_with(logs, "Job ")
+    return [line for line in logs if line.startswith("Job ")]
 
 
 def _lines_by_cycle(inputs: InvariantInputs, result: SimulationResult) -> dict[int, list[str]]:
@@ -714,10 +717,20 @@ def _lines_by_cycle(inputs: InvariantInputs, result: SimulationResult) -> dict[i
     return inputs.derived("logprint lines", result, lambda: _read_lines(result))
 
 
+_CYCLE = attrgetter("cycle")
+_TEXT = attrgetter("text")
+
+
 def _read_lines(result: SimulationResult) -> dict[int, list[str]]:
+    lines = _job_lines(result)
+    if not lines:
+        return {}
+    cycles = list(map(_CYCLE, lines))
+    if cycles.count(cycles[0]) == len(cycles):  # one cycle: a timeline's session
+        return {cycles[0]: list(map(_TEXT, lines))}
     lines_by_cycle: dict[int, list[str]] = {}
-    for line in _job_lines(result):
-        lines_by_cycle.setdefault(line.cycle, []).append(line.text)
+    for cycle, text in zip(cycles, map(_TEXT, lines), strict=True):
+        lines_by_cycle.setdefault(cycle, []).append(text)
     return lines_by_cycle
 
 
@@ -756,7 +769,10 @@ def _logprint_check(inputs: InvariantInputs, result: SimulationResult) -> list[s
 
 
 def _logprint_findings(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
-    texts = chain.from_iterable(_lines_by_cycle(inputs, result).values())
+    # Read from the last line back: a timeline's pending jobs are mostly those that just
+    # came, printed last, so the scan ends at once rather than after every running job.
+    by_cycle = _lines_by_cycle(inputs, result)
+    texts = chain.from_iterable(map(reversed, reversed(by_cycle.values())))
     missing = any(map(operator.methodcaller("endswith", " on node %!s(MISSING)"), texts))
     return [LOGPRINT_FINDING] if missing else []
 

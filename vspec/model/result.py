@@ -6,6 +6,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import compress
+from operator import attrgetter, methodcaller
 from typing import Any
 
 from vspec.model.corev1 import Condition
@@ -98,6 +100,22 @@ class LogLine:
         return self.text
 
 
+_HEAD = attrgetter("_message")  # a line's text, or a deferred line's head
+
+
+def lines_starting_with(lines: Sequence[LogLine], prefix: str) -> list[LogLine]:
+    """The lines of ``lines`` whose text starts with ``prefix``, in order, as
+    :meth:`LogLine.startswith` tells them (no deferred line formatted that its head
+    decides): tested on each line's kept text or head in C loops, and only a line
+    whose head is too short to tell (a part of ``prefix``) asked itself. A timeline
+    session's lines are a list, and logprint-correct reads logprint's from it."""
+    heads = list(map(_HEAD, lines))
+    keep = list(map(methodcaller("startswith", prefix), heads))
+    for i in compress(range(len(heads)), map(prefix.startswith, heads)):
+        keep[i] = lines[i].startswith(prefix)
+    return list(compress(lines, keep))
+
+
 class LogBlock:
     """``count`` lines logged at once with one head, kept as one record: line ``i`` is
     ``head + render(i)`` (trailing newlines dropped), formatted only when read. A task's
@@ -161,6 +179,10 @@ class LogRecords(Sequence[LogLine]):
     def append(self, line: LogLine) -> None:
         self._records.append(line)
         self._total += 1
+
+    def extend(self, lines: list[LogLine]) -> None:
+        self._records.extend(lines)
+        self._total += len(lines)
 
     def append_block(self, block: LogBlock) -> None:
         if block.count == 0:

@@ -208,8 +208,7 @@ class LogprintPlugin(Plugin):
             task_text.next_session()
             group_text.next_session()
             lines = _printed_lines(ssn, jobs, task_text, group_text)
-            for text, source in chain.from_iterable(lines):
-                log.v(PRINT_VERBOSITY, text, source)
+            log.each(PRINT_VERBOSITY, chain.from_iterable(lines))
 
         ssn.add_print_fn(self.name, print_jobs)
         if log.enabled(5):

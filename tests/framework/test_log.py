@@ -204,3 +204,30 @@ def test_each_logs_what_v_logs_line_by_line() -> None:
     many.each(2, iter(lines))
     assert list(many.lines) == list(one.lines) and len(many.lines) == 3
     assert [line.source for line in many.lines] == [source for _, source in lines]
+
+
+def test_each_hands_on_the_last_calls_lines_only_at_the_same_level_and_cycle() -> None:
+    log = Klog(verbosity=2)
+    log.each(1, [("a", "s"), ("b", "s")])
+    log.each(1, [("b", "s"), ("c", "s"), ("a", "t")])
+    first, second = list(log.lines)[:2], list(log.lines)[2:]
+    assert second[0] is first[1]  # the very line: equal text, source, level and cycle
+    assert [line.text for line in second] == ["b", "c", "a"] and second[2].source == "t"
+    log.each(2, [("b", "s")])
+    assert log.lines[-1] is not first[1] and log.lines[-1].verbosity == 2
+    log.cycle = 1
+    log.each(2, [("b", "s")])
+    assert log.lines[-1] is not log.lines[-2] and log.lines[-1].cycle == 1
+
+
+def test_a_slice_is_the_lines_with_or_without_blocks() -> None:
+    for with_block in (False, True):
+        log = Klog(verbosity=3)
+        for i in range(6):
+            log.v(3, f"line {i}")
+            if with_block and i == 2:
+                log.block(3, "node ", str, 3)
+        for cut in (slice(2, None), slice(None, -2), slice(1, 5, 2), slice(-3, None)):
+            sliced = log.lines[cut]
+            assert sliced == list(log.lines)[cut]
+            assert all(isinstance(line, LogLine) for line in sliced)

@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from itertools import compress, repeat
+from operator import is_
+from typing import Any, cast
 
 from vspec.model.result import LogBlock, LogLine, LogRecords, Severity
 
@@ -29,6 +31,11 @@ class Klog:
     verbosity: int = 3
     lines: LogRecords = field(default_factory=LogRecords)
     cycle: int = 0
+    # The lines of the last :meth:`each` by (text, source), made at (level, cycle).
+    _each_at: tuple[int, int] = field(default=(-1, -1), repr=False, compare=False)
+    _each_kept: dict[tuple[str, str], LogLine] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def enabled(self, level: int) -> bool:
         return level <= self.verbosity
@@ -42,12 +49,22 @@ class Klog:
 
     def each(self, level: int, lines: Iterable[tuple[str, str]]) -> None:
         """:meth:`v` of each ``(text, source)``, in order, in one call: logprint logs a
-        line per job every session."""
-        if level <= self.verbosity:
-            cycle, info = self.cycle, Severity.INFO
-            self.lines.extend(
-                [LogLine(level, info, text.rstrip("\n"), cycle, source) for text, source in lines]
-            )
+        line per job every session, nearly all as the session before. A line logged by
+        the last call at the same level and cycle is that call's very line (a line
+        never changes once made; a timeline's sessions all log as cycle 0), found in C
+        loops; only the others are made."""
+        if level > self.verbosity:
+            return
+        wanted = list(lines)
+        at = (level, self.cycle)
+        kept = self._each_kept if self._each_at == at else {}
+        made: list[LogLine | None] = list(map(kept.get, wanted))
+        for i in compress(range(len(made)), map(is_, made, repeat(None))):
+            text, source = wanted[i]
+            made[i] = LogLine(level, Severity.INFO, text.rstrip("\n"), at[1], source)
+        done = cast(list[LogLine], made)
+        self._each_at, self._each_kept = at, dict(zip(wanted, done, strict=True))
+        self.lines.extend(done)
 
     def infof(self, level: int, template: str, *args: Any, source: str = "") -> None:
         """``klog.V(level).Infof``: the line ``template.format(*args)`` (Python's ``{}``

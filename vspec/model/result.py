@@ -240,6 +240,8 @@ class LogRecords(Sequence[LogLine]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
+            if not self._block_records:  # every record is a line (a timeline's session)
+                return self._records[index]
             return [self._line(i) for i in range(*index.indices(self._total))]
         return self._line(index)
 

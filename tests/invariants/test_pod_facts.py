@@ -172,6 +172,54 @@ def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
         _same(old, PodFacts().of(old_pods, NAMES))
 
 
+_CONTAINERS = ("statuses", "job_ids", "terminating", "members", "on_node")
+
+
+@settings(max_examples=200, deadline=None)
+@given(changes, st.lists(st.sampled_from(("facts", *_CONTAINERS)), max_size=8), st.booleans())
+def test_facts_patched_in_place_equal_fresh_and_leave_what_is_held(
+    sessions: list[list[Change]], held_per_session: list[str], stepped: bool
+) -> None:
+    """PodFacts patches the last facts in place when nothing else holds them (a
+    timeline's last views are gone by the next session), and copies first what anyone
+    still holds: the patched facts equal the fresh ones, and what a caller kept of an
+    earlier session (the facts, or one of their containers, as a view does) is as it was."""
+    index, facts = PodIndex(), PodFacts()
+    pods: list[Pod] = []
+    kept: list[tuple[dict[str, Pod], str, object]] = []  # the pods, what was held, and it
+    for at, session in enumerate(sessions):
+        pods = list(pods)
+        for change in session:
+            _apply(pods, change)
+        step = index.update(pods)
+        got = facts.of(step.after, NAMES, step if stepped else None)
+        _same(got, PodFacts().of(_by_key(pods), NAMES))
+        if at < len(held_per_session):
+            what = held_per_session[at]
+            held = got if what == "facts" else getattr(got, what)
+            kept.append((step.after, what, (held, copy.deepcopy(held))))
+            del held  # the list alone holds it, as a caller's kept view would
+        del got
+    for _, _, (held, then) in kept:  # patching later sessions left these alone
+        assert (held.__dict__ if isinstance(held, Facts) else held) == (
+            then.__dict__ if isinstance(then, Facts) else then
+        )
+
+
+def test_facts_nobody_holds_are_patched_not_copied() -> None:
+    """The step path patches the very containers when the last views are gone (the
+    count of holders Facts.to_patch expects is the one CPython gives)."""
+    index, facts = PodIndex(), PodFacts()
+    pods = [pod("ns", f"p{i}", "j1", {"cpu": 1}) for i in range(4)]
+    step = index.update(pods)
+    ids = [id(getattr(facts.of(step.after, NAMES, step), c)) for c in _CONTAINERS]
+    pods = [*pods, pod("ns", "p9", "j2", {"cpu": 1})]
+    step = index.update(pods)
+    patched = facts.of(step.after, NAMES, step)
+    assert [id(getattr(patched, c)) for c in _CONTAINERS] == ids
+    assert patched.job_ids["ns/p9"] == "ns/j2"
+
+
 @settings(max_examples=100, deadline=None)
 @given(changes)
 def test_facts_patched_without_a_step_equal_fresh(sessions: list[list[Change]]) -> None:

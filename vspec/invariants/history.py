@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import sys
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -389,6 +390,35 @@ class Facts:
             dict(self.on_node),
         )
 
+    def to_patch(self) -> Facts:
+        """These facts to patch for the next pods: themselves when nothing but the memo
+        holds them or their containers (the last views are gone once their result is
+        judged), each container still held elsewhere copied first (copy-on-write: what
+        anyone holds stays as it was); a copy when someone holds these facts. The
+        holders are counted by reference (CPython's ``sys.getrefcount``: the memo's
+        tuple and the call's argument for the facts, their attribute and the call's
+        argument for a container), so a missed holder costs a copy, never a change seen."""
+        if sys.getrefcount(self) > _HELD_BY_MEMO:
+            return self.copy()
+        if sys.getrefcount(self.statuses) > _HELD_BY_FACTS:
+            self.statuses = dict(self.statuses)
+        if sys.getrefcount(self.job_ids) > _HELD_BY_FACTS:
+            self.job_ids = dict(self.job_ids)
+        if sys.getrefcount(self.terminating) > _HELD_BY_FACTS:
+            self.terminating = set(self.terminating)
+        if sys.getrefcount(self.members) > _HELD_BY_FACTS:
+            self.members = dict(self.members)
+        if sys.getrefcount(self.on_node) > _HELD_BY_FACTS:
+            self.on_node = dict(self.on_node)
+        return self
+
+
+# The references to facts held by PodFacts alone, as Facts.to_patch counts them: the
+# memo's tuple, the method's ``self`` and getrefcount's argument; and to one of their
+# containers: the facts' attribute and getrefcount's argument.
+_HELD_BY_MEMO = 3
+_HELD_BY_FACTS = 2
+
 
 class PodFacts:
     """Each pod's status and job (:func:`pod_status`, ``Pod.job_id``), worked out once
@@ -424,12 +454,12 @@ class PodFacts:
         elif last[0] is pods:
             return last[1]
         elif step is not None and step.before is last[0] and step.after is pods:
-            facts = last[1].copy()
+            facts = last[1].to_patch()
             for key, pod in step.gone:
                 self._drop(facts, key, pod)
             fresh = step.came
         else:
-            before_pods, facts = last[0], last[1].copy()
+            before_pods, facts = last[0], last[1].to_patch()
             before = dict(zip(before_pods, map(id, before_pods.values()), strict=True))
             ids = dict(zip(pods, map(id, pods.values()), strict=True))
             for key in before.keys() - ids.keys():

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
+from tests.conftest import FakeEngine
 from vspec.api.resource import Resource
 from vspec.fuzz.strategies import ClusterBounds, clusters
+from vspec.invariants.base import InvariantInputs
 from vspec.invariants.history import (
     HOLDING,
     Allocatables,
@@ -26,8 +28,11 @@ from vspec.invariants.history import (
     taint_fails,
     unschedulable_fails,
 )
+from vspec.invariants.liveness import FirstCycle
 from vspec.invariants.nodetable import TAKER_FILTERS, NodeColumns, NodeLoads, NodeTable
+from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster, Node, Pod
+from vspec.model.result import SimulationResult
 
 
 def _takes(view: CycleView, request: Requests, node: Node, pods: list[Pod]) -> bool:
@@ -105,3 +110,24 @@ def test_loads_carried_from_another_cycle_are_summed_afresh(first: Cluster, then
     assert carried.held.keys() == fresh.held.keys()
     for name, column in fresh.held.items():
         assert carried.held[name].tolist() == column.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(clusters(ClusterBounds(max_nodes=5, max_jobs=6)))
+def test_only_the_waiting_jobs_can_be_placed_whole(cluster: Cluster) -> None:
+    """``liveness`` and ``allocate-order`` ask their node question of the waiting jobs
+    alone (a timeline's session holds hundreds of jobs, a few with a Pending pod): every
+    other job of the session has no pod allocate tries and no node takes it whole, and
+    the waiting ones keep the session's order."""
+    conf = load_conf({"actions": "enqueue, allocate", "tiers": [{"plugins": [{"name": "gang"}]}]})
+    inputs = InvariantInputs(conf, cluster, engine=FakeEngine())
+    first = FirstCycle.of(inputs, SimulationResult())
+    groups = list(first.jobs.pod_groups)
+    waiting = list(first.waiting_jobs)
+    assert waiting == [uid for uid in groups if uid in waiting]
+    for uid in groups:
+        if uid not in first.waiting_jobs:
+            assert first.pending(uid) == []
+            assert list(first.takers(uid)) == []
+        else:
+            assert first.waiting_jobs[uid] is first.jobs.pod_groups[uid]

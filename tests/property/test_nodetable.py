@@ -131,3 +131,9 @@ def test_only_the_waiting_jobs_can_be_placed_whole(cluster: Cluster) -> None:
             assert list(first.takers(uid)) == []
         else:
             assert first.waiting_jobs[uid] is first.jobs.pod_groups[uid]
+    # What a job's placeable pods are is kept per job: asked again after the other jobs,
+    # the answer is that of a fresh first cycle asked of this job alone.
+    for uid in [*first.waiting_jobs, *first.waiting_jobs]:
+        inputs = InvariantInputs(conf, cluster, engine=FakeEngine())
+        fresh = FirstCycle.of(inputs, SimulationResult()).placeable(uid)
+        assert [p.meta.key for p in first.placeable(uid)] == [p.meta.key for p in fresh]

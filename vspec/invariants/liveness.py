@@ -26,6 +26,7 @@ from vspec.invariants.history import (
     HOLDING,
     CycleView,
     Jobs,
+    NodeFilter,
     Requests,
     cluster_total,
     cycles,
@@ -76,6 +77,9 @@ class FirstCycle:
     # of every job, allocate-order once per comparison.
     _pending: dict[str, list[Pod]] = field(default_factory=dict, init=False)
     readiness: dict[str, int] = field(default_factory=dict, init=False)
+    # What :meth:`placeable` found, by job: :meth:`takers` and allocate-order's first
+    # bind ask it of the same job.
+    _placeable: dict[str, list[Pod]] = field(default_factory=dict, init=False)
 
     @classmethod
     def of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
@@ -206,13 +210,20 @@ class FirstCycle:
         when the failed task has none) are skipped or no longer count towards
         minMember. So the others are placed when no role is shared with a pod that fits
         nowhere and such pods' roles set no minimum."""
+        kept = self._placeable.get(uid)
+        if kept is None:
+            kept = self._placeable[uid] = self._placed(uid)
+        return kept
+
+    def _placed(self, uid: str) -> list[Pod]:
         pods = self.members.get(uid, [])
         nowhere = [p for p in self.pending(uid) if self._fits_nowhere(p)]
         if not nowhere:
             return pods
         pg = self.jobs.pod_groups[uid]
         failed = {task_role(p) for p in nowhere}
-        rest = [p for p in pods if p not in nowhere]
+        refused = set(map(id, nowhere))  # a view's pods are distinct objects, one a key
+        rest = [p for p in pods if id(p) not in refused]
         if pg.min_member >= len(pods) or any(pg.min_task_member.get(r, 0) for r in failed):
             return []
         return [] if any(task_role(p) in failed for p in rest) else rest
@@ -221,7 +232,11 @@ class FirstCycle:
         """Every node refuses the pod whatever runs on it: it asks more than the node's
         allocatable in some resource (FutureIdle never exceeds it), or one of the
         configured node filters refuses it."""
-        return not self.table.fits_somewhere(pod, tuple(node_filters(self.inputs.conf)))
+        return not self.table.fits_somewhere(pod, self._filters)
+
+    @cached_property
+    def _filters(self) -> tuple[NodeFilter, ...]:
+        return tuple(node_filters(self.inputs.conf))
 
     def _queue(self, uid: str) -> Queue | None:
         name = self.jobs.queue(uid)
@@ -585,7 +600,8 @@ def _first_bind_messages(
         return []
     if not _queue_allows(first, top):
         return []
-    tried = [p for p in first.placeable(top) if p in first.pending(top)]
+    pending = set(map(id, first.pending(top)))  # a view's pods: one object a key
+    tried = [p for p in first.placeable(top) if id(p) in pending]
     want = sorted(tried, key=cmp_to_key(tasks_cmp))[0].meta.key
     got = first.view.binds[0].task if first.view.binds else None
     if got == want:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from vspec.api.job_info import JobInfo
 from vspec.api.task_info import TaskInfo
 from vspec.engines import get_engine
 from vspec.framework.cache import SchedulerCache
@@ -51,6 +52,7 @@ from vspec.model.objects import (
     Queue,
 )
 from vspec.model.result import SimulationResult
+from vspec.plugins.logprint import pending_text, ready_text
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -206,6 +208,30 @@ def session(
     return open_session(
         cache, conf, log=log, rng=random.Random(0), now=now, uid="test", state=state
     )
+
+
+def printed(ssn: Session) -> list[str]:
+    """The job lines of one ``print`` of every session job (logprint's tests)."""
+    before = len(ssn.log.lines)
+    ssn.print_jobs(list(ssn.jobs.values()))
+    return [line.text for line in list(ssn.log.lines)[before:]]
+
+
+def printed_afresh(*jobs: JobInfo) -> list[str]:
+    """The lines logprint prints for ``jobs``, rendered from scratch (nothing kept)."""
+    lines = []
+    for job in jobs:
+        if job.is_pending():
+            lines.append(pending_text(job.namespace, job.name))
+        if job.is_ready():
+            lines.append(ready_text(job.namespace, job.name, job.go_string()))
+    return lines
+
+
+def group_of(job: JobInfo) -> PodGroup:
+    """The job's pod group, which the test gave it."""
+    assert job.pod_group is not None
+    return job.pod_group
 
 
 def task(ssn: Session, key: str) -> Any:

@@ -17,13 +17,12 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.builders import node, pod, pod_group, queue, session
+from tests.builders import group_of, node, pod, pod_group, printed, printed_afresh, queue, session
 from vspec.api.job_info import JobInfo
 from vspec.api.types import TaskStatus
 from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
-from vspec.model.objects import Cluster, PodGroup
-from vspec.plugins.logprint import pending_text, ready_text
+from vspec.model.objects import Cluster
 
 T0 = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 PLUGINS = [{"name": "gang"}, {"name": "logprint"}]
@@ -49,27 +48,6 @@ def _session() -> Session:
     return ssn
 
 
-def _printed(ssn: Session) -> list[str]:
-    before = len(ssn.log.lines)
-    ssn.print_jobs(list(ssn.jobs.values()))
-    return [line.text for line in list(ssn.log.lines)[before:]]
-
-
-def _afresh(jobs: list[JobInfo]) -> list[str]:
-    lines = []
-    for job in jobs:
-        if job.is_pending():
-            lines.append(pending_text(job.namespace, job.name))
-        if job.is_ready():
-            lines.append(ready_text(job.namespace, job.name, job.go_string()))
-    return lines
-
-
-def _pg(job: JobInfo) -> PodGroup:
-    assert job.pod_group is not None
-    return job.pod_group
-
-
 def _task_status(status: TaskStatus) -> Callable[[Session, JobInfo], None]:
     def change(ssn: Session, job: JobInfo) -> None:
         task = next(iter(reversed(job.tasks.values())))
@@ -86,8 +64,8 @@ def _condition(ssn: Session, job: JobInfo) -> None:
 
 def _put_back(ssn: Session, job: JobInfo) -> None:
     """hand_back's restore: a new list of other conditions."""
-    first = _pg(job).conditions[0]
-    _pg(job).conditions = [dataclasses.replace(first, reason="restored")]
+    first = group_of(job).conditions[0]
+    group_of(job).conditions = [dataclasses.replace(first, reason="restored")]
 
 
 def _fresh_clone(ssn: Session, job: JobInfo) -> None:
@@ -100,14 +78,14 @@ CHANGES: dict[str, Callable[[Session, JobInfo], None]] = {
     "task running": _task_status(TaskStatus.Running),
     "task pending": _task_status(TaskStatus.Pending),
     "task taken out": lambda ssn, job: job.delete_task_info(next(iter(job.tasks.values()))),
-    "phase running": lambda ssn, job: setattr(_pg(job), "phase", "Running"),
-    "phase inqueue": lambda ssn, job: setattr(_pg(job), "phase", "Inqueue"),
-    "phase pending": lambda ssn, job: setattr(_pg(job), "phase", "Pending"),
-    "running": lambda ssn, job: setattr(_pg(job), "running", _pg(job).running + 1),
-    "succeeded": lambda ssn, job: setattr(_pg(job), "succeeded", _pg(job).succeeded + 1),
-    "failed": lambda ssn, job: setattr(_pg(job), "failed", _pg(job).failed + 1),
+    "phase running": lambda ssn, job: setattr(group_of(job), "phase", "Running"),
+    "phase inqueue": lambda ssn, job: setattr(group_of(job), "phase", "Inqueue"),
+    "phase pending": lambda ssn, job: setattr(group_of(job), "phase", "Pending"),
+    "running": lambda ssn, job: setattr(group_of(job), "running", group_of(job).running + 1),
+    "succeeded": lambda ssn, job: setattr(group_of(job), "succeeded", group_of(job).succeeded + 1),
+    "failed": lambda ssn, job: setattr(group_of(job), "failed", group_of(job).failed + 1),
     "condition written": _condition,
-    "condition added": lambda ssn, job: _pg(job).conditions.append(Condition("Unschedulable")),
+    "condition added": lambda ssn, job: group_of(job).conditions.append(Condition("Unschedulable")),
     "conditions put back": _put_back,
     "fresh clone": _fresh_clone,
 }
@@ -125,24 +103,24 @@ def test_the_feed_prints_what_the_jobs_print_afresh(
     sequence: list[list[tuple[int, str]]],
 ) -> None:
     ssn = _session()
-    assert _printed(ssn) == _afresh(list(ssn.jobs.values()))
+    assert printed(ssn) == printed_afresh(*ssn.jobs.values())
     for changes in sequence:
         for index, what in changes:
             job = list(ssn.jobs.values())[index]
             if what.startswith("task") and not job.tasks:
                 continue
             CHANGES[what](ssn, job)
-        assert _printed(ssn) == _afresh(list(ssn.jobs.values())), changes
+        assert printed(ssn) == printed_afresh(*ssn.jobs.values()), changes
 
 
 def test_an_unchanged_carried_job_is_not_printed_again() -> None:
     """The feed hands the kept line on: not rendered, and not even looked up by its
     value key (``JobInfo.printed``), which a session of ~200 carried jobs paid per job."""
     ssn = _session()
-    first = _printed(ssn)
+    first = printed(ssn)
     for job in ssn.jobs.values():
         job.derived.clear()  # what _job_lines keeps: the feed must not need it
-    again = _printed(ssn)
+    again = printed(ssn)
     assert again == first
     assert all(a is b for a, b in zip(again, first, strict=True))
     assert not any(job.derived for job in ssn.jobs.values())

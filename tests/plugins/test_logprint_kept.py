@@ -17,13 +17,12 @@ import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from tests.builders import node, pod, pod_group, queue, session
+from tests.builders import group_of, node, pod, pod_group, printed, printed_afresh, queue, session
 from vspec.api.job_info import JobInfo
 from vspec.api.types import TaskStatus
 from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
-from vspec.model.objects import Cluster, PodGroup
-from vspec.plugins.logprint import pending_text, ready_text
+from vspec.model.objects import Cluster
 
 T0 = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
 PLUGINS = [{"name": "gang"}, {"name": "logprint"}]
@@ -48,31 +47,9 @@ def _session() -> Session:
     return session(cluster, [PLUGINS], verbosity=1)
 
 
-def _printed(ssn: Session) -> list[str]:
-    """The job lines of one ``print`` of every session job."""
-    before = len(ssn.log.lines)
-    ssn.print_jobs(list(ssn.jobs.values()))
-    return [line.text for line in list(ssn.log.lines)[before:]]
-
-
-def _afresh(job: JobInfo) -> list[str]:
-    """The job's lines rendered from scratch (nothing kept)."""
-    lines = []
-    if job.is_pending():
-        lines.append(pending_text(job.namespace, job.name))
-    if job.is_ready():
-        lines.append(ready_text(job.namespace, job.name, job.go_string()))
-    return lines
-
-
-def _pg(job: JobInfo) -> PodGroup:
-    assert job.pod_group is not None
-    return job.pod_group
-
-
 def _meta(job: JobInfo, **change: object) -> None:
     """A new ObjectMeta with ``change``: the model never changes one in place."""
-    pg = _pg(job)
+    pg = group_of(job)
     meta = copy.copy(pg.meta)
     for name, value in change.items():
         setattr(meta, name, value)
@@ -80,7 +57,7 @@ def _meta(job: JobInfo, **change: object) -> None:
 
 
 def _condition(job: JobInfo, **change: object) -> None:
-    conditions = _pg(job).conditions
+    conditions = group_of(job).conditions
     conditions[0] = dataclasses.replace(conditions[0], **change)  # type: ignore[arg-type]
 
 
@@ -125,35 +102,35 @@ _CHANGES: dict[str, Callable[[JobInfo], None]] = {
     "meta annotations": lambda job: _meta(job, annotations={}),
     "meta creation": lambda job: _meta(job, creation_timestamp=datetime(2026, 1, 1, tzinfo=UTC)),
     "meta deletion": lambda job: _meta(job, deletion_timestamp=T0),
-    "minMember": lambda job: setattr(_pg(job), "min_member", 2),
-    "minTaskMember": lambda job: setattr(_pg(job), "min_task_member", {"web": 2}),
-    "spec queue": lambda job: setattr(_pg(job), "queue", "q2"),
-    "priorityClassName": lambda job: setattr(_pg(job), "priority_class_name", "high"),
-    "minResources": lambda job: setattr(_pg(job), "min_resources", {"cpu": 1}),
+    "minMember": lambda job: setattr(group_of(job), "min_member", 2),
+    "minTaskMember": lambda job: setattr(group_of(job), "min_task_member", {"web": 2}),
+    "spec queue": lambda job: setattr(group_of(job), "queue", "q2"),
+    "priorityClassName": lambda job: setattr(group_of(job), "priority_class_name", "high"),
+    "minResources": lambda job: setattr(group_of(job), "min_resources", {"cpu": 1}),
     "no pod group": lambda job: setattr(job, "pod_group", None),
     # its status, in place, as the session's actions and the job updater write it
-    "phase": lambda job: setattr(_pg(job), "phase", "Inqueue"),
-    "phase pending": lambda job: setattr(_pg(job), "phase", "Pending"),
-    "running": lambda job: setattr(_pg(job), "running", 3),
-    "succeeded": lambda job: setattr(_pg(job), "succeeded", 1),
-    "failed": lambda job: setattr(_pg(job), "failed", 1),
+    "phase": lambda job: setattr(group_of(job), "phase", "Inqueue"),
+    "phase pending": lambda job: setattr(group_of(job), "phase", "Pending"),
+    "running": lambda job: setattr(group_of(job), "running", 3),
+    "succeeded": lambda job: setattr(group_of(job), "succeeded", 1),
+    "failed": lambda job: setattr(group_of(job), "failed", 1),
     "condition type": lambda job: _condition(job, type="Unschedulable"),
     "condition status": lambda job: _condition(job, status="False"),
     "condition reason": lambda job: _condition(job, reason="NotEnoughResources"),
     "condition message": lambda job: _condition(job, message="1/2 tasks in gang unschedulable"),
     "condition transition id": lambda job: _condition(job, transition_id="tx2"),
     "condition time": lambda job: _condition(job, last_transition_time=datetime(2026, 1, 1)),
-    "condition added": lambda job: _pg(job).conditions.append(Condition("Unschedulable")),
-    "conditions replaced": lambda job: setattr(_pg(job), "conditions", []),
+    "condition added": lambda job: group_of(job).conditions.append(Condition("Unschedulable")),
+    "conditions replaced": lambda job: setattr(group_of(job), "conditions", []),
 }
 
 
 def test_an_unchanged_job_prints_its_kept_lines() -> None:
     ssn = _session()
-    first = _printed(ssn)
+    first = printed(ssn)
     (job,) = ssn.jobs.values()
-    assert first == _afresh(job) and len(first) == 1
-    again = _printed(ssn)
+    assert first == printed_afresh(job) and len(first) == 1
+    again = printed(ssn)
     assert again == first
     assert again[0] is first[0]  # the kept line itself, not rendered again
 
@@ -161,9 +138,9 @@ def test_an_unchanged_job_prints_its_kept_lines() -> None:
 def test_every_printed_field_changed_between_prints_prints_anew() -> None:
     for what, change in _CHANGES.items():
         ssn = _session()
-        first = _printed(ssn)
+        first = printed(ssn)
         (job,) = ssn.jobs.values()
         change(job)
-        expected = _afresh(job)
+        expected = printed_afresh(job)
         assert expected != first, what  # the change is one the lines show
-        assert _printed(ssn) == expected, what
+        assert printed(ssn) == expected, what

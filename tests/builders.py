@@ -11,6 +11,7 @@ run, no action) the way Volcano's ``uthelper`` does.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -301,3 +302,31 @@ def violations(name: str, inputs: InvariantInputs, result: SimulationResult) -> 
     inv = get(name)
     assert inv is not None
     return inv.check(inputs, result)
+
+
+def less_once(items: Sequence[Any], taken: Sequence[Any]) -> list[Any]:
+    """``items`` less one occurrence (by identity) of each of ``taken``, in order: what a
+    change of a list of model objects left in place."""
+    left: dict[int, int] = {}
+    for item in taken:
+        left[id(item)] = left.get(id(item), 0) + 1
+    kept = []
+    for item in items:
+        if left.get(id(item)):
+            left[id(item)] -= 1
+        else:
+            kept.append(item)
+    return kept
+
+
+def check_changes(
+    before: Sequence[Any], after: Sequence[Any], gone: Sequence[Any], added: Sequence[Any]
+) -> None:
+    """``after`` is ``before`` less ``gone`` (each an element of it) plus ``added``, by
+    identity, the elements left in place in the same order (what a change report says)."""
+    counted = Counter(map(id, before))
+    counted.subtract(map(id, gone))
+    assert all(n >= 0 for n in counted.values())
+    counted.update(map(id, added))
+    assert +counted == Counter(map(id, after))
+    assert list(map(id, less_once(before, gone))) == list(map(id, less_once(after, added)))

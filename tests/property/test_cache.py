@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from tests.builders import node, pod, pod_group, queue
+from tests.builders import check_changes, node, pod, pod_group, queue
 from vspec.api.resource import Resource
 from vspec.engines import get_engine
 from vspec.errors import VspecError
+from vspec.framework import cache as cache_module
 from vspec.framework.cache import SchedulerCache, Snapshot
 from vspec.framework.log import Klog
 from vspec.fuzz.runner import SEED_CONF, load_space
@@ -28,6 +29,8 @@ from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.k8s.nodeinfo import build_node_map
+from vspec.model.changes import changes_of
+from vspec.model.cycles import next_cluster
 from vspec.model.objects import Cluster
 from vspec.model.timeline import Arrival, Timeline
 from vspec.timeline.clock import run_timeline
@@ -99,6 +102,7 @@ def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list
 
     def checked(self: SchedulerCache, cluster: Cluster) -> None:
         kept.append(True)
+        _reports_tell_the_truth(self, cluster)
         updating.append(self)
         try:
             update(self, cluster)
@@ -132,6 +136,23 @@ def compared_with_fresh_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list
     monkeypatch.setattr(SchedulerCache, "update", checked)
     monkeypatch.setattr(SchedulerCache, "_build", rebuilt)
     yield kept
+
+
+def _reports_tell_the_truth(cache: SchedulerCache, cluster: Cluster) -> None:
+    """Each change report the cache will trust (one from the very lists it last saw, made
+    by ``next_cluster`` and the clock) says what changed: the cache's copy of the last
+    list less what it says went plus what it says came is the cluster's list, the rest in
+    order."""
+    seen = cache._seen
+    for report, source, last, now in (
+        (cluster.nodes_changed, seen.node_source, seen.nodes, cluster.nodes),
+        (cluster.pods_changed, seen.pod_source, seen.pods, cluster.pods),
+        (cluster.pod_groups_changed, seen.group_source, seen.group_list, cluster.pod_groups),
+    ):
+        found = changes_of(report, source, now)  # type: ignore[arg-type]
+        if found is None:
+            continue
+        check_changes(last, now, *found)
 
 
 def _run(case: GeneratedTimelineSpec) -> None:
@@ -171,10 +192,40 @@ def test_a_busy_timeline_keeps_the_cache(monkeypatch: pytest.MonkeyPatch) -> Non
         run = {p.meta.key: timedelta(seconds=30 + 7 * j) for p in pods}
         timeline.arrivals.append(Arrival(timedelta(seconds=11 * j), [group], pods, run))
     conf = conf_from_document(SEED_CONF)
+    compared: list[int] = []
+    monkeypatch.setattr(cache_module, "list_changes", lambda *a, **k: compared.append(1))
     with compared_with_fresh_caches(monkeypatch) as kept:
         result = run_timeline(conf, cluster, timeline, seed=3, engine=get_engine())
     assert result.sessions >= 6 and all(job.completed for job in result.jobs.values())
     assert len(kept) == result.sessions - 1 and all(kept)
+    assert not compared  # every change was taken from the reports
+
+
+def test_a_report_is_trusted_only_between_its_own_two_lists() -> None:
+    """A cluster whose pods list was replaced, or changed in place, after the report on
+    it was made is compared: the cache sees the pod the report does not name."""
+    nodes = [node("n0", {"cpu": 4, "pods": 110})]
+    first = Cluster(
+        nodes=nodes,
+        pods=[pod("ns", "a", "j", {"cpu": 1})],
+        pod_groups=[pod_group("ns", "j", "default")],
+        queues=[queue("default")],
+    )
+    options = conf_from_document(SEED_CONF).options
+    for how in ("replaced", "in place"):
+        cache = SchedulerCache(first, options, Klog(0))
+        moved_on = next_cluster(first, binds={"ns/a": "n0"}, evicted=(), patched={}, pod_groups={})
+        assert changes_of(moved_on.pods_changed, first.pods, moved_on.pods) is not None
+        extra = pod("ns", "b", "j", {"cpu": 1}, phase="Running", node_name="n0")
+        if how == "replaced":
+            moved_on.pods = [*moved_on.pods, extra]
+        else:
+            moved_on.pods.append(extra)
+        cache.update(moved_on)
+        fresh = SchedulerCache(moved_on, options, Klog(0))
+        assert list(cache.nodes["n0"].tasks) == ["ns/a", "ns/b"]
+        assert state(cache.nodes) == state(fresh.nodes)
+        assert state(cache.jobs) == state(fresh.jobs)
 
 
 # The other timeline specs (hundreds of jobs, run twice more here: 10-40 CPU-s each) are

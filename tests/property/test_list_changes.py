@@ -10,7 +10,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vspec.model.changes import FEW_MOVED, MOST_RUNS, list_changes
+from tests.builders import check_changes, less_once
+from vspec.model.changes import FEW_MOVED, MOST_RUNS, Changed, changed, changes_of, list_changes
 from vspec.model.objects import ObjectMeta, Pod
 
 _POOL = [Pod(ObjectMeta(f"p{i}", "ns")) for i in range(600)]
@@ -55,7 +56,7 @@ def test_the_changes_turn_the_last_list_into_the_new_one(
     # Of an object listed twice, the place that went may be either: order is checked
     # when each list holds each object once.
     if keep_order and all(len(set(map(id, part))) == len(part) for part in (old, new)):
-        assert _kept_in_order(_without(old, gone), _without(new, added))
+        assert _kept_in_order(less_once(old, gone), less_once(new, added))
     counted = Counter(map(id, old))
     counted.subtract(map(id, gone))
     counted.update(map(id, added))
@@ -68,18 +69,6 @@ def test_a_list_shifted_by_a_removal_near_its_start_is_diffed_by_identity() -> N
     old = _POOL[: 3 * FEW_MOVED]
     new = old[1:]
     assert list_changes(old, new) == ([old[0]], [])
-
-
-def _without(items: list[Pod], taken: list[Pod]) -> list[Pod]:
-    """``items`` less one occurrence of each of ``taken``, in order."""
-    left = Counter(map(id, taken))
-    kept = []
-    for item in items:
-        if left[id(item)]:
-            left[id(item)] -= 1
-        else:
-            kept.append(item)
-    return kept
 
 
 def _kept_in_order(old: list[Pod], new: list[Pod]) -> bool:
@@ -178,3 +167,99 @@ def test_more_runs_than_are_walked_are_compared_object_by_object() -> None:
     new = old[::2]
     assert len(old) - len(new) > MOST_RUNS
     assert list_changes(old, new, keep_order=True) == (old[1::2], [])
+
+
+_REPORTED = ["replace", "append", "take", "put back"]
+
+
+@st.composite
+def _reported_steps(draw: st.DrawFn) -> list[tuple[str, int, int]]:
+    """What ``next_cluster`` and the clock do to the pods between two sessions, step by
+    step, each making a new list: replace in place (a bind), append (an arrival, an
+    evicted pod created again), take out (a finished job, a drain), and put back at the
+    end a pod the steps took out (an evicted pod's original created again)."""
+    edits = st.tuples(st.sampled_from(_REPORTED), st.integers(0, 10**6), st.integers(1, 8))
+    return draw(st.lists(edits, max_size=20))
+
+
+def _step(before: list[Pod], edit: tuple[str, int, int], fresh: list[Pod], out: list[Pod]):
+    """The list ``edit`` makes of ``before``, and what it took out and put in."""
+    kind, at, n = edit
+    after = list(before)
+    if kind == "append" or not after:
+        put = [fresh.pop() for _ in range(n)]
+        return [*after, *put], [], put
+    i = at % len(after)
+    if kind == "replace":
+        new = fresh.pop()
+        gone = [after[i]]
+        after[i] = new
+        out += gone
+        return after, gone, [new]
+    if kind == "take":
+        gone = after[i : i + n]
+        del after[i : i + n]
+        out += gone
+        return after, gone, []
+    back = [p for p in out[:n] if all(p is not q for q in after)][:1]
+    return [*after, *back], [], back
+
+
+@settings(max_examples=300)
+@given(
+    size=st.integers(0, 60),
+    steps=_reported_steps(),
+    then=st.sampled_from(["as is", "copied", "grown", "other"]),
+)
+def test_a_report_followed_on_step_by_step_turns_the_first_list_into_the_last(
+    size: int, steps: list[tuple[str, int, int]], then: str
+) -> None:
+    """Reports followed on from list to list say what a comparison of the first and the
+    last list finds (as multisets, the rest in order), and are trusted between those two
+    lists alone: not for a copy of the last, nor once it was changed in place."""
+    first = _POOL[:size]
+    fresh = list(reversed(_POOL[size:]))
+    out: list[Pod] = []
+    report: Changed[Pod] | None = None
+    lists = [first]
+    for edit in steps:
+        after, gone, added = _step(lists[-1], edit, fresh, out)
+        report = changed(report, lists[-1], after, gone, added)
+        lists.append(after)
+    last = lists[-1]
+    if len(lists) == 1:
+        assert changes_of(report, first, last) is None  # no step, no report
+        return
+    assert report is not None  # no step puts an object in twice
+    if then == "copied":
+        assert changes_of(report, first, list(last)) is None
+        return
+    if then == "grown":
+        last.append(fresh.pop())
+        assert changes_of(report, first, last) is None
+        return
+    if then == "other":
+        assert changes_of(report, list(first), last) is None
+        return
+    found = changes_of(report, first, last)
+    assert found is not None
+    gone, added = found
+    check_changes(first, last, gone, added)
+    compared = list_changes(first, last)  # a pod put back moved: compared, it may be kept
+    assert compared is not None
+    net = Counter(map(id, gone))
+    net.subtract(map(id, added))
+    by_list = Counter(map(id, compared[0]))
+    by_list.subtract(map(id, compared[1]))
+    assert +net == +by_list and -net == -by_list
+
+
+def test_a_report_does_not_follow_on_from_a_list_it_does_not_end_at() -> None:
+    """A step from a list the last report does not end at begins a report of its own,
+    and a pod put in twice leaves none."""
+    first, second, third = _POOL[:5], _POOL[:6], _POOL[:4]
+    report = changed(None, first, second, [], [_POOL[5]])
+    restarted = changed(report, list(second), third, [_POOL[4], _POOL[5]], [])
+    assert restarted is not None and restarted.before is not first
+    assert changes_of(restarted, first, third) is None
+    assert changed(report, second, [*second, _POOL[5]], [], [_POOL[5]]) is None

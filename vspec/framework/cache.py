@@ -23,7 +23,7 @@ from vspec.api.types import TaskStatus
 from vspec.errors import EngineError
 from vspec.framework.log import Klog
 from vspec.k8s.nodeinfo import K8sMemo
-from vspec.model.changes import list_changes
+from vspec.model.changes import changes_of, list_changes
 from vspec.model.conf import SchedulerOptions
 from vspec.model.corev1 import Condition
 from vspec.model.cycles import KnownPods
@@ -581,11 +581,14 @@ class _Seen:
         "by_job",
         "by_node",
         "group_list",
+        "group_source",
         "groups",
         "incremental",
         "job_of",
         "keys",
+        "node_source",
         "nodes",
+        "pod_source",
         "pods",
         "terminating",
     )
@@ -596,6 +599,10 @@ class _Seen:
         self.nodes = list(cluster.nodes)
         self.pods = list(cluster.pods)  # a copy: the caller's list may be reused
         self.group_list = list(cluster.pod_groups)
+        # The lists themselves, which a change report goes from (vspec.model.changes).
+        self.node_source = cluster.nodes
+        self.pod_source = cluster.pods
+        self.group_source = cluster.pod_groups
         self.groups = {_group_id(pg): pg for pg in cluster.pod_groups}
         # The pods by id (each held by ``pods``, so their ids are theirs alone), and by
         # key, job and node.
@@ -638,12 +645,16 @@ class _Seen:
     def diff(self, cluster: Cluster, touched: set[str]) -> _Dirty | None:
         """What to build again for ``cluster`` (and ``self`` moved on to it), or None
         when only a whole rebuild will do (``self`` is then left half moved on: the
-        cache makes a new one)."""
-        if len(cluster.nodes) != len(self.nodes) or not all(map(is_, cluster.nodes, self.nodes)):
+        cache makes a new one). The changes are those the cluster's maker reported
+        (vspec.model.changes, "Change reports") when the report goes from the lists
+        last seen, else found by comparing the lists."""
+        if not self._same_nodes(cluster):
             return None
         # The pods that stayed must stay in order: a job's and a node's tasks are
-        # kept in the cluster's order.
-        changes = list_changes(self.pods, cluster.pods, keep_order=True)
+        # kept in the cluster's order (as every report keeps them).
+        changes = changes_of(cluster.pods_changed, self.pod_source, cluster.pods)
+        if changes is None:
+            changes = list_changes(self.pods, cluster.pods, keep_order=True)
         if changes is None:
             return None
         gone, added = changes
@@ -664,17 +675,26 @@ class _Seen:
             if same is not None:  # the same object, touched by the session's effects
                 dirty_jobs.add(self.job_of[id(same)])
                 dirty_nodes.add(same.node_name)
-        found = self._groups_moved_on(cluster.pod_groups, dirty_jobs)
+        found = self._groups_moved_on(cluster, dirty_jobs)
         if found is None:
             return None
         groups, regrouped, moved = found
         dirty_jobs.discard("")
         dirty_nodes.discard("")
         self.pods, self.groups = list(cluster.pods), groups
+        self.node_source, self.pod_source = cluster.nodes, cluster.pods
         return _Dirty(dirty_jobs, dirty_nodes, regrouped - dirty_jobs, moved)
 
+    def _same_nodes(self, cluster: Cluster) -> bool:
+        """The cluster's nodes are those last seen, in order: reported unchanged, or
+        compared."""
+        reported = changes_of(cluster.nodes_changed, self.node_source, cluster.nodes)
+        if reported is not None and not (reported[0] or reported[1]):
+            return True
+        return len(cluster.nodes) == len(self.nodes) and all(map(is_, cluster.nodes, self.nodes))
+
     def _groups_moved_on(
-        self, pod_groups: list[PodGroup], dirty_jobs: set[str]
+        self, cluster: Cluster, dirty_jobs: set[str]
     ) -> tuple[dict[str, PodGroup], set[str], set[str] | None] | None:
         """The pod groups by job id, in ``pod_groups``' order, those only regrouped
         (their jobs' tasks stay), and the jobs whose pod group object changed (None when
@@ -682,8 +702,13 @@ class _Seen:
         listed twice. A session writes back a few pod groups in place and the clock
         appends and removes some, so the changes are found by identity and the last
         dict is patched, when that gives the list's order; else every pod group is
-        read."""
-        changes = list_changes(self.group_list, pod_groups, keep_order=True)
+        read. The changes are the reported ones when the report goes from the list last
+        seen (vspec.model.changes)."""
+        pod_groups = cluster.pod_groups
+        changes = changes_of(cluster.pod_groups_changed, self.group_source, pod_groups)
+        if changes is None:
+            changes = list_changes(self.group_list, pod_groups, keep_order=True)
+        self.group_source = pod_groups
         if changes is not None:
             patched = self._groups_patched(*changes)
             if patched is None:

@@ -15,14 +15,25 @@ up again, so that the Python work is per run (a few) rather than per element. A 
 the last list's ids is still built, as a list holding an object twice must give None
 wherever the twice-held object is; only an object that moved among the others (or
 listed twice) sends the lists to the comparison of every object by identity.
+
+**Change reports.** Whoever makes the next cluster knows what it changed: ``next_cluster``
+which pods it bound, took out or moved in and which pod groups it wrote, the clock which
+it appended, succeeded or took out. Each makes a new list for each change (a cluster's
+lists are copy-on-write like its objects) and reports it (:class:`Changed`, carried on the
+:class:`~vspec.model.objects.Cluster`), so that the consumers take the changes from the
+report (:func:`changes_of`) instead of finding them again. A report holds the very list
+objects it goes from and to, and is trusted only between those two, with the length it
+made the last one: a list made any other way (a spec, a fuzz case, a list someone
+replaced) has no report of its own and is compared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import is_, is_not, not_
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -118,3 +129,51 @@ def _by_identity(
     if keep_order and not all(map(is_, compress(before, stays), compress(after, stayed))):
         return None
     return list(compress(before, map(not_, stays))), list(compress(after, map(not_, stayed)))
+
+
+@dataclass(slots=True)
+class Changed(Generic[T]):
+    """``after`` (a list its maker made and holds ``size`` elements) is ``before`` less
+    ``gone`` (elements of it) plus the values of ``added`` (by id: each new object once),
+    the elements kept in the same relative order, as a ``keep_order`` comparison needs."""
+
+    before: list[T]
+    after: list[T]
+    size: int
+    gone: list[T]
+    added: dict[int, T]
+
+
+def changed(
+    last: Changed[T] | None, before: list[T], after: list[T], gone: Iterable[T], added: Iterable[T]
+) -> Changed[T] | None:
+    """The report of a list ``after`` made from ``before`` by taking out ``gone`` (each an
+    element of it) and putting in ``added``, the others kept in order: ``last`` followed
+    on when it ends at ``before``, so that one report goes from the list a consumer last
+    saw to the next, else begun at ``before``. An object put in that the report already
+    holds as put in (listed twice) leaves no report: the consumers compare."""
+    if last is not None and last.after is before and len(before) == last.size:
+        # Copied: the last report stays true of its own two lists.
+        report = Changed(last.before, after, len(after), list(last.gone), dict(last.added))
+        for obj in gone:
+            if report.added.pop(id(obj), None) is None:
+                report.gone.append(obj)
+    else:
+        report = Changed(before, after, len(after), list(gone), {})
+    for obj in added:
+        if id(obj) in report.added:
+            return None
+        report.added[id(obj)] = obj
+    return report
+
+
+def changes_of(
+    report: Changed[T] | None, before: list[T], after: list[T]
+) -> tuple[list[T], list[T]] | None:
+    """What ``report`` says changed from ``before`` to ``after`` (the objects, not copies),
+    when it goes from the one to the other; None when it does not: then they are compared."""
+    if report is None or report.before is not before or report.after is not after:
+        return None
+    if len(after) != report.size:
+        return None
+    return report.gone, list(report.added.values())

@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from itertools import compress, count
 
+from vspec.model.changes import Changed, changed
 from vspec.model.objects import Cluster, Pod, PodGroup, shallow_copy
 
 
@@ -53,30 +54,65 @@ def next_cluster(
     microsecond a pod, a session's pods being cold by then, where a pass over their
     identities costs a fifth of that.
     """
+    gone: list[Pod] = []
+    added: list[Pod] = []
     if known is not None and not (evicted or known.terminating):
-        pods = _bound_in_place(cluster.pods, binds, patched, known.by_key)
+        pods = _bound_in_place(cluster.pods, binds, patched, known.by_key, gone, added)
     else:
-        pods = [
-            _running(pod, binds[key], patched.get(key)) if key in binds else pod
-            for pod in cluster.pods
-            if (key := pod.meta.key) not in evicted and pod.meta.deletion_timestamp is None
-        ]
-    groups = _written_back(cluster.pod_groups, pod_groups, None if known is None else known.groups)
+        pods = _moved_on(cluster.pods, binds, evicted, patched, gone, added)
+    group_changes: tuple[list[PodGroup], list[PodGroup]] = ([], [])
+    groups = _written_back(
+        cluster.pod_groups, pod_groups, None if known is None else known.groups, *group_changes
+    )
     held: list[Pod] = []
     if cluster.held_pods:
         out_of_pending = {pg.meta.key for pg in groups if pg.phase not in ("", "Pending")}
         for pod in cluster.held_pods:
             group = f"{pod.meta.namespace}/{pod.group_name}"
-            (pods if group in out_of_pending else held).append(pod)
+            if group in out_of_pending:
+                pods.append(pod)
+                added.append(pod)
+            else:
+                held.append(pod)
+    nodes = cluster.nodes
     return Cluster(
-        nodes=cluster.nodes,
+        nodes=nodes,
         pods=pods,
         pod_groups=groups,
         queues=cluster.queues,
         priority_classes=cluster.priority_classes,
         objects=cluster.objects,
         held_pods=held,
+        # What this period changed (vspec.model.changes, "Change reports").
+        nodes_changed=Changed(nodes, nodes, len(nodes), [], {}),
+        pods_changed=changed(None, cluster.pods, pods, gone, added),
+        pod_groups_changed=changed(None, cluster.pod_groups, groups, *group_changes),
     )
+
+
+def _moved_on(
+    pods: list[Pod],
+    binds: Mapping[str, str],
+    evicted: Collection[str],
+    patched: Mapping[str, Mapping[str, str]],
+    gone: list[Pod],
+    added: list[Pod],
+) -> list[Pod]:
+    """``pods`` with the bound ones running and the evicted and terminating ones taken
+    out; those taken out or replaced go to ``gone``, their replacements to ``added``."""
+    moved_on = []
+    for pod in pods:
+        key = pod.meta.key
+        if key in evicted or pod.meta.deletion_timestamp is not None:
+            gone.append(pod)
+        elif key in binds:
+            running = _running(pod, binds[key], patched.get(key))
+            gone.append(pod)
+            added.append(running)
+            moved_on.append(running)
+        else:
+            moved_on.append(pod)
+    return moved_on
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,23 +130,33 @@ def _written_back(
     pod_groups: list[PodGroup],
     written: Mapping[str, PodGroup],
     known: Mapping[str, PodGroup] | None,
+    gone: list[PodGroup],
+    added: list[PodGroup],
 ) -> list[PodGroup]:
     """``pod_groups`` with those of the jobs in ``written`` replaced by copies of the
-    written ones, in place; the others are the same objects. ``known``: ``pod_groups``
-    by job id, to find the written ones by identity instead of reading every one's name
-    (a session writes back a few of its live jobs' pod groups)."""
+    written ones, in place; the others are the same objects. Those replaced go to
+    ``gone``, their copies to ``added``. ``known``: ``pod_groups`` by job id, to find
+    the written ones by identity instead of reading every one's name (a session writes
+    back a few of its live jobs' pod groups)."""
     if not written:
         return list(pod_groups)
     if known is not None and written.keys() <= known.keys():
         at = {id(known[uid]): pg for uid, pg in written.items()}
         groups = list(pod_groups)
         for i in compress(count(), map(at.__contains__, map(id, pod_groups))):
+            gone.append(pod_groups[i])
             groups[i] = _copied(at[id(pod_groups[i])])
+            added.append(groups[i])
         return groups
     groups = []
     for pg in pod_groups:
         found = written.get(f"{pg.meta.namespace}/{pg.meta.name}")
-        groups.append(pg if found is None else _copied(found))
+        if found is None:
+            groups.append(pg)
+        else:
+            gone.append(pg)
+            added.append(_copied(found))
+            groups.append(added[-1])
     return groups
 
 
@@ -126,13 +172,18 @@ def _bound_in_place(
     binds: Mapping[str, str],
     patched: Mapping[str, Mapping[str, str]],
     by_key: Mapping[str, Pod],
+    gone: list[Pod],
+    added: list[Pod],
 ) -> list[Pod]:
-    """``pods`` with the bound ones running in their places, found by identity."""
+    """``pods`` with the bound ones running in their places, found by identity; those
+    replaced go to ``gone``, their replacements to ``added``."""
     moved_on = list(pods)
     if not binds:
         return moved_on
     bound = {id(pod): key for key in binds if (pod := by_key.get(key)) is not None}
     for i in compress(count(), map(bound.__contains__, map(id, pods))):
         key = bound[id(pods[i])]
+        gone.append(pods[i])
         moved_on[i] = _running(pods[i], binds[key], patched.get(key))
+        added.append(moved_on[i])
     return moved_on

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vspec.errors import Location
 from vspec.model.corev1 import (
@@ -23,6 +23,9 @@ from vspec.model.corev1 import (
     Toleration,
     TopologySpreadConstraint,
 )
+
+if TYPE_CHECKING:
+    from vspec.model.changes import Changed
 
 # Go's zero time: what Volcano's test builders leave in every creationTimestamp.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=UTC)
@@ -225,6 +228,11 @@ class Cluster:
     # Pods a controller creates once their pod group has left Pending (a Volcano Job's):
     # not yet in the cache; a cycle whose session enqueued the group adds them.
     held_pods: list[Pod] = field(default_factory=list)
+    # What the engine or the clock that made this cluster changed in its lists since the
+    # one it was made from (vspec.model.changes, "Change reports"): not part of its value.
+    nodes_changed: Changed[Node] | None = field(default=None, compare=False, repr=False)
+    pods_changed: Changed[Pod] | None = field(default=None, compare=False, repr=False)
+    pod_groups_changed: Changed[PodGroup] | None = field(default=None, compare=False, repr=False)
 
     def objects_of_kind(self, kind: str) -> list[KubeObject]:
         return [o for o in self.objects if o.kind == kind]

@@ -53,7 +53,7 @@ from itertools import count
 from operator import attrgetter, is_
 from typing import TypeVar
 
-from vspec.model.changes import list_changes
+from vspec.model.changes import changed, changes_of, list_changes
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine, SchedulerProcess
 from vspec.model.objects import (
@@ -320,7 +320,9 @@ class Clock:
         if self.on_session is not None:
             self.on_session(now, before, session)
         self.cluster = after
-        changes = list_changes(before.pod_groups, after.pod_groups)
+        changes = changes_of(after.pod_groups_changed, before.pod_groups, after.pod_groups)
+        if changes is None:
+            changes = list_changes(before.pod_groups, after.pod_groups)
         if changes is not None:
             self._regrouped(before.pod_groups, *changes)
         for bind in session.binds:
@@ -423,10 +425,10 @@ class Clock:
         self.run_for.update(arrival.run_for)
         was_groups, was = self.cluster.pod_groups, self.cluster.pods
         self.group_places.appended([pg.meta.key for pg in groups], len(was_groups))
-        self.cluster.pod_groups = [*was_groups, *groups]
+        self._set_pod_groups([*was_groups, *groups], [], groups)
         self._regrouped(was_groups, [], groups)
         self.places.appended([pod.meta.key for pod in pods], len(was))
-        self.cluster.pods = [*was, *pods]
+        self._set_pods([*was, *pods], [], pods)
         self.cluster.held_pods = [*self.cluster.held_pods, *held]
         self._record_objects(groups, [*pods, *held], submitted)
         self._counted(was, [], pods)  # their loads recorded
@@ -448,13 +450,35 @@ class Clock:
             )
         gone = {key for job in finished for key in self.members[job]}
         was = self.cluster.pods
-        self.cluster.pods, changes = _pods_completed(was, done, gone, self.places)
+        pods, changes = _pods_completed(was, done, gone, self.places)
+        self._set_pods(pods, *(changes or (None, None)))
         if changes is not None:
             self._counted(was, *changes)
         if finished:
             was_groups = self.cluster.pod_groups
-            self.cluster.pod_groups, taken = _taken_out(was_groups, finished, self.group_places)
+            groups, taken = _taken_out(was_groups, finished, self.group_places)
+            self._set_pod_groups(groups, taken, [])
             self._regrouped(was_groups, taken, [])
+
+    def _set_pods(self, pods: list[Pod], gone: list[Pod] | None, added: list[Pod] | None) -> None:
+        """The cluster's pods are now ``pods``, a new list: the last less ``gone`` plus
+        ``added``, the rest in order, as reported to the next session's cache and the
+        tally (vspec.model.changes, "Change reports"); not known when None."""
+        cluster = self.cluster
+        if gone is None or added is None:
+            cluster.pods_changed = None
+        else:
+            cluster.pods_changed = changed(cluster.pods_changed, cluster.pods, pods, gone, added)
+        cluster.pods = pods
+
+    def _set_pod_groups(
+        self, groups: list[PodGroup], gone: list[PodGroup], added: list[PodGroup]
+    ) -> None:
+        """As :meth:`_set_pods`, for the cluster's pod groups."""
+        cluster = self.cluster
+        was = cluster.pod_groups
+        cluster.pod_groups_changed = changed(cluster.pod_groups_changed, was, groups, gone, added)
+        cluster.pod_groups = groups
 
     def _node_event(self, event: NodeEvent, now: datetime) -> None:
         nodes = self.cluster.nodes
@@ -473,7 +497,9 @@ class Clock:
                 for p in self.cluster.pods
                 if p.node_name == event.node and p.phase not in _FINISHED
             ]
-            self.cluster.pods = [p for p in self.cluster.pods if p.meta.key not in set(gone)]
+            drained = set(gone)
+            kept = [p for p in self.cluster.pods if p.meta.key not in drained]
+            self._set_pods(kept, [p for p in self.cluster.pods if p.meta.key in drained], [])
             self._evicted(gone, now)
 
     # -- bookkeeping ------------------------------------------------------------------------
@@ -535,10 +561,8 @@ class Clock:
             again.append(original)
         if again:
             present = {p.meta.key for p in self.cluster.pods}
-            self.cluster.pods = [
-                *self.cluster.pods,
-                *(p for p in again if p.meta.key not in present),
-            ]
+            created = [p for p in again if p.meta.key not in present]
+            self._set_pods([*self.cluster.pods, *created], [], created)
 
     def _allocatable(self) -> dict[str, ResourceVector]:
         """Each node's allocatable; read again only when the nodes change (a node event:
@@ -619,7 +643,9 @@ class Clock:
         if last is not None and last.pods is pods:
             return last
         if last is not None and last.exact:
-            changes = list_changes(last.pods, pods)
+            changes = changes_of(self.cluster.pods_changed, last.pods, pods)
+            if changes is None:
+                changes = list_changes(last.pods, pods)
             if changes is not None:
                 gone, new = changes
                 for pod in gone:

@@ -227,9 +227,10 @@ class SchedulerCache:
             # and the tasks, the same pods', stay as a fresh build adds them.
             self.jobs[uid].set_pod_group(seen.groups[uid])
         for uid in dirty_jobs:
-            self.jobs.pop(uid, None)
             pg = seen.groups.get(uid)
-            if pg is not None:
+            if pg is None:
+                self.jobs.pop(uid, None)
+            else:  # in its place: the jobs keep a fresh cache's order but for new ones
                 self.jobs[uid] = JobInfo(uid, pg)
         request = PodRequests()  # a job's pods share their containers: parsed once
         for pod in seen.pods_of(dirty_jobs, dirty_nodes):  # the cluster's order

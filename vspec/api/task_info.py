@@ -75,6 +75,10 @@ class PodRequests:
         # id -> (the list, its request): holding the list keeps its id from being reused.
         self._of: dict[int, tuple[object, Resource]] = {}
 
+    def __len__(self) -> int:
+        """How many containers lists it holds."""
+        return len(self._of)
+
     def __call__(self, pod: Pod) -> Resource:
         if pod.init_containers or pod.overhead:
             return pod_resource_request(pod)

@@ -135,7 +135,9 @@ class SchedulerCache:
                 self.jobs[uid] = JobInfo(uid, pg)
             else:
                 job.set_pod_group(pg)
-        request = PodRequests()
+        # Kept for the updates: a bound pod is a copy of the pending one, sharing its
+        # containers, so its request is found again rather than worked out again.
+        request = self._requests = PodRequests()
         jobs: list[str] = []  # per pod, its job id, as _Seen keeps them: found in the same pass
         for pod in cluster.pods:
             if pod.scheduled_by(self.names) or pod.node_name:
@@ -232,7 +234,9 @@ class SchedulerCache:
                 self.jobs.pop(uid, None)
             else:  # in its place: the jobs keep a fresh cache's order but for new ones
                 self.jobs[uid] = JobInfo(uid, pg)
-        request = PodRequests()  # a job's pods share their containers: parsed once
+        request = self._requests  # a job's pods share their containers: parsed once
+        if len(request) > 2 * len(seen.pods) + 64:  # mostly finished jobs' by now
+            request = self._requests = PodRequests()
         for pod in seen.pods_of(dirty_jobs, dirty_nodes):  # the cluster's order
             host, job = pod.node_name, seen.job_of[id(pod)]
             if not (host or pod.scheduled_by(self.names)):

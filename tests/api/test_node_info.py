@@ -1,5 +1,5 @@
-"""``NodeInfo.emptied``: the cache rebuilds a node whose pods changed from the node it
-held, and must get what ``NewNodeInfo`` of the same Node gives."""
+"""``NodeInfo.empty``: the cache rebuilds a node whose pods changed in place, and must
+get what ``NewNodeInfo`` of the same Node gives."""
 
 from __future__ import annotations
 
@@ -37,11 +37,11 @@ def test_an_emptied_node_is_a_new_node_info_of_its_node(shape: Node) -> None:
     for i in range(3):
         running = pod("ns", f"p{i}", "j", {"cpu": 1}, node_name=shape.meta.name, phase="Running")
         held.add_task(TaskInfo(running))
-    emptied = held.emptied()
-    assert state(emptied) == state(NodeInfo(shape))
-    assert emptied.node is shape and not emptied.tasks and emptied.ready
-    assert emptied.idle is not emptied.allocatable is not held.allocatable
-
-
-def test_a_placeholder_is_emptied_as_a_fresh_cache_would_make_it_again() -> None:
-    assert state(NodeInfo(None, "gone").emptied()) == state(NodeInfo(None))
+    held.others["pool"] = object()
+    was = held.future_idle_view()
+    held.empty()
+    assert state(held) == state(NodeInfo(shape))
+    assert held.node is shape and not held.tasks and held.ready and not held.others
+    assert held.idle is not held.allocatable
+    assert held.future_idle_view() is not was
+    assert held.future_idle_view().values() == NodeInfo(shape).future_idle().values()

@@ -108,22 +108,21 @@ class NodeInfo:
         info.version = len(info.tasks)
         return info
 
-    def emptied(self) -> NodeInfo:
-        """``NewNodeInfo`` of this node's Node, without its tasks: what it parses from the
-        Node is what this node parsed from the same object (never changed since), so it
-        is copied, as :meth:`clone` does; parsing the quantities again cost the cache
-        most of rebuilding a node whose pods changed."""
-        if self.node is None:
-            return NodeInfo(None)
-        info = NodeInfo(None, self.name)
-        info.node = self.node
-        info.ready = True
-        info.oversubscription = self.oversubscription.clone()
-        info.revocable_zone = self.revocable_zone
-        info.allocatable = self.allocatable.clone()
-        info.capacity = self.capacity.clone()
-        info.idle = self.allocatable.clone()
-        return info
+    def empty(self) -> None:
+        """This node without its tasks, in place: ``NewNodeInfo`` of its Node, as the
+        cache rebuilds a node whose pods changed. What it parsed from the Node (never
+        changed since) is kept, and so is the object, which goes on reporting its
+        changes: parsing the quantities again, and freeing a node to make another, cost
+        the rebuild most of its time. The version goes on counting, so nothing memoised
+        against it matches again."""
+        self.tasks = {}
+        self._others = {}
+        self._future_idle = None
+        self.idle = self.allocatable.clone()
+        self.used = Resource()
+        self.releasing = Resource()
+        self.pipelined = Resource()
+        self._changed()
 
     @property
     def others(self) -> dict[str, object]:

@@ -217,11 +217,7 @@ class SchedulerCache:
     def _rebuild(self, cluster: Cluster, dirty: _Dirty, seen: _Seen) -> None:
         dirty_jobs, dirty_nodes = dirty.jobs, dirty.nodes
         for name in dirty_nodes:
-            self.nodes[name].report_changes(None)
-            self.nodes[name].report_others(None)
-            rebuilt = self.nodes[name] = self.nodes[name].emptied()
-            rebuilt.report_changes(self._stale)
-            rebuilt.report_others(self._others_touched)
+            self.nodes[name].empty()
         self._stale |= dirty_nodes
         for uid in dirty.regrouped:
             # The cache's job takes the new pod group (``UpdatePodGroup``): what

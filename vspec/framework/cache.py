@@ -50,11 +50,34 @@ def pod_group_status(pg: PodGroup) -> PodGroupStatus:
     return PodGroupStatus(pg.phase, tuple(pg.conditions), pg.running, pg.succeeded, pg.failed)
 
 
+@dataclass(frozen=True)
+class JobFeed:
+    """Which of a snapshot's jobs may open with other values than at the last snapshot
+    (SchedulerCache's "The job feed"), for the passes that keep what they worked out
+    per job from session to session and patch it rather than read every live job.
+
+    A consumer keeps the ``mark`` of the snapshot its state was last brought to; when
+    the next feed :meth:`follows` it, the jobs outside ``changed`` open as they did
+    then (the same clone, holding the same tasks, statuses, priority and pod group
+    values) and those in ``gone`` left; else it works its state out afresh from every
+    job, as it does when ``since`` is None (no carried predecessor: ``changed`` then
+    holds every job)."""
+
+    mark: object  # this snapshot's, for the consumers to keep
+    since: object | None  # the mark of the snapshot the changes are counted from
+    changed: frozenset[str]  # the jobs that may differ from that snapshot's (or are new)
+    gone: frozenset[str]  # that snapshot's jobs this one has not
+
+    def follows(self, mark: object | None) -> bool:
+        """Whether the changes are counted from the snapshot of ``mark``."""
+        return self.since is not None and self.since is mark
+
+
 @dataclass
 class Snapshot:
     """The cache's copy of the cluster that one session works on (the ``ClusterInfo``
-    of Go's ``SchedulerCache.Snapshot``), and each job's pod group status as it opens
-    (the session's ``podGroupStatus``)."""
+    of Go's ``SchedulerCache.Snapshot``), each job's pod group status as it opens (the
+    session's ``podGroupStatus``), and which jobs changed since the last snapshot."""
 
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
@@ -63,6 +86,7 @@ class Snapshot:
     revocable_nodes: dict[str, NodeInfo]
     total_allocatable: Resource  # the nodes' allocatable summed, in order
     pod_group_status: dict[str, PodGroupStatus]
+    feed: JobFeed
 
 
 @dataclass
@@ -101,6 +125,16 @@ class SchedulerCache:
     job took again (or held already); the per-session fields a fresh clone resets are
     reset (:meth:`snapshot`). A session then pays for the jobs that changed, not for
     every live one.
+
+    **The job feed.** So each snapshot tells (:class:`JobFeed`) which of its jobs may
+    differ from the last snapshot's as the session opens: a carried clone holds what it
+    held at the last open unless its pod group was written back (``advance`` wrote it
+    from the clone's new status: ``_rewritten``) or its priority moved (its pod group
+    took another class, or the class another value); every new clone, and every job of
+    a snapshot with no carried predecessor (the first, after a whole rebuild, or when
+    the conf does not keep the job contract), counts as changed. What a session does to
+    a clone after it opens is not in the feed: a consumer that reads jobs later than
+    the open checks what may have moved since (the version, the pod group's phase).
     """
 
     def __init__(self, cluster: Cluster, options: SchedulerOptions, log: Klog) -> None:
@@ -115,6 +149,11 @@ class SchedulerCache:
         self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
         self._carried: dict[str, _Carried] = {}  # those the next snapshot may hand again
         self._rewritten: set[str] = set()  # those of them whose pod group was written back
+        # Those of ``_carried`` written back, for the next snapshot's feed (JobFeed).
+        self._written_back: set[str] = set()
+        # The last snapshot's feed mark and jobs, when the next feed may follow it.
+        self._feed_mark: object | None = None
+        self._fed_jobs: dict[str, JobInfo] = {}
         self._build(cluster)
 
     def _build(self, cluster: Cluster) -> None:
@@ -122,6 +161,7 @@ class SchedulerCache:
         self._prepare(cluster)
         self._carried = {}
         self._rewritten = set()
+        self._feed_mark = None  # the next snapshot's jobs all count as changed
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
         for node in cluster.nodes:
@@ -203,6 +243,7 @@ class SchedulerCache:
         the diff knows which were replaced."""
         carried, rewritten = self._carried, self._rewritten
         self._rewritten = set()
+        self._written_back = rewritten
         if diff.moved is None:
             self._carried = {
                 uid: kept
@@ -277,8 +318,10 @@ class SchedulerCache:
         jobs: dict[str, JobInfo] = {}
         statuses: dict[str, PodGroupStatus] = {}
         carried, self._carried = self._carried, {}
+        written_back, self._written_back = self._written_back, set()
         self._rewritten = set()
         handed: dict[str, _Carried] = {}
+        changed: list[str] = []  # the jobs that may open otherwise than at the last snapshot
         for uid, job in self.jobs.items():
             group = job.pod_group
             if group is None:
@@ -304,12 +347,15 @@ class SchedulerCache:
                 clone.nodes_fit_errors = {}
                 clone.schedule_start_timestamp = job.schedule_start_timestamp
                 kept.version, kept.written = clone.version, None
-                if kept.group is not group:
+                same = uid not in written_back and kept.group is group
+                if not same:
                     kept.took(group)
+                last_priority = clone.priority
             else:
                 clone = jobs[uid] = job.clone()
                 kept = _Carried(job, clone, clone.version)
                 kept.took(group)
+                same, last_priority = False, clone.priority
             if self.carries_jobs:
                 handed[uid] = kept
             statuses[uid] = kept.status
@@ -317,13 +363,31 @@ class SchedulerCache:
             pc = self.priority_classes.get(kept.priority_class)
             if pc is not None:
                 clone.priority = pc.value
+            if not same or clone.priority != last_priority:
+                changed.append(uid)
         self.log.v(
             3,
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "
             "in total for scheduling.",
         )
         self._handed_jobs = handed
-        return Snapshot(jobs, nodes, node_list, queues, revocable, total, statuses)
+        feed = self._feed(jobs, changed)
+        return Snapshot(jobs, nodes, node_list, queues, revocable, total, statuses, feed)
+
+    def _feed(self, jobs: dict[str, JobInfo], changed: list[str]) -> JobFeed:
+        """This snapshot's :class:`JobFeed` (``changed``: its jobs that may differ from
+        the last snapshot's), and the mark the next one follows from, when it may: the
+        carried clones are all that a snapshot does not count as changed, so a conf
+        that hands none on has every job counted, with no predecessor to follow."""
+        mark = object()
+        since, last = self._feed_mark, self._fed_jobs
+        if since is None:
+            feed = JobFeed(mark, None, frozenset(jobs), frozenset())
+        else:
+            feed = JobFeed(mark, since, frozenset(changed), frozenset(last.keys() - jobs.keys()))
+        self._feed_mark = mark if self.carries_jobs else None
+        self._fed_jobs = jobs
+        return feed
 
     def hand_back(self, cluster: Cluster) -> None:
         """Keep the last snapshot's clones that the next may hand again (class

@@ -22,7 +22,7 @@ from vspec.api.task_info import TaskInfo
 from vspec.api.types import Code, TaskStatus
 from vspec.api.unschedule_info import FitError
 from vspec.errors import EngineError, GoError
-from vspec.framework.cache import PodGroupStatus, SchedulerCache
+from vspec.framework.cache import JobFeed, PodGroupStatus, SchedulerCache
 from vspec.framework.interface import Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.recorder import NO_RECORDER, Recorder
@@ -119,6 +119,8 @@ class Session(SessionPlugins):
         self.queues: dict[str, QueueInfo] = snapshot.queues
         # Each job's pod group status as the session opened (``podGroupStatus``).
         self.pod_group_status: dict[str, PodGroupStatus] = snapshot.pod_group_status
+        # Which jobs may open otherwise than at the cache's last snapshot (JobFeed).
+        self.job_feed: JobFeed = snapshot.feed
         self.total_resource = snapshot.total_allocatable
         self.total_guarantee = Resource()
         self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list, cache.k8s)

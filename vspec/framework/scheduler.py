@@ -363,6 +363,7 @@ def _run_session(
         recorder.action_started(ssn, action.name)
         action.initialize()
         action.execute(ssn)
+        ssn.jobs_as_opened = False
         action.uninitialize()
         if trace is not None:
             log.v(5, trace.leaving, trace.leaving_at)

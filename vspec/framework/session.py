@@ -119,8 +119,11 @@ class Session(SessionPlugins):
         self.queues: dict[str, QueueInfo] = snapshot.queues
         # Each job's pod group status as the session opened (``podGroupStatus``).
         self.pod_group_status: dict[str, PodGroupStatus] = snapshot.pod_group_status
-        # Which jobs may open otherwise than at the cache's last snapshot (JobFeed).
+        # Which jobs may open otherwise than at the cache's last snapshot (JobFeed), and
+        # whether they still hold what they opened with: no action has run yet (no
+        # plugin that keeps the job contract changes a job at open).
         self.job_feed: JobFeed = snapshot.feed
+        self.jobs_as_opened = True
         self.total_resource = snapshot.total_allocatable
         self.total_guarantee = Resource()
         self.node_map: dict[str, K8sNodeInfo] = build_node_map(self.node_list, cache.k8s)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import chain, compress
-from operator import attrgetter, ne
+from operator import attrgetter, is_, ne
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, cast
 
 from vspec.api.job_info import JobInfo
@@ -32,6 +32,7 @@ from vspec.gofmt import Typed, sprintf
 from vspec.plugins._process_state import process_memory
 
 if TYPE_CHECKING:
+    from vspec.framework.cache import JobFeed
     from vspec.framework.session import Session
 
 PRINT_VERBOSITY = 1
@@ -142,19 +143,67 @@ class _Feed:
     clone; an equal status then proves the same lines, so a print pays for the jobs
     that changed, not for the ~200 that live (equal values held by the very objects
     they were compare by identity, in C loops). The others are printed by
-    :func:`_job_lines`. The scheduler's memo (``SchedulerState.memo``): only the last
-    print's jobs are held, never read, a job looked up by identity alone."""
+    :func:`_job_lines`.
 
-    __slots__ = ("lines", "status")
+    A print that sees the jobs as the session opened them (the first action's, as in
+    the seed's conf) reads no job at all but those the snapshot's feed names
+    (``JobFeed``): when the last print was such a print on the snapshot the feed
+    follows, every other job opens as then and prints the lines it printed then, kept
+    by job id (``by_uid``, ``mark``). The scheduler's memo (``SchedulerState.memo``):
+    only the last print's jobs are held, never read, a job looked up by identity
+    alone."""
+
+    __slots__ = ("by_uid", "lines", "mark", "status")
 
     def __init__(self) -> None:
         self.status: dict[JobInfo, tuple[object, ...]] = {}
         self.lines: dict[JobInfo, Lines] = {}
+        # The last print's lines by job id, when it printed the jobs as they opened
+        # from the snapshot of ``mark`` (else ``mark`` is None).
+        self.by_uid: dict[str, Lines] = {}
+        self.mark: object | None = None
 
     def __call__(
-        self, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
+        self, ssn: Session, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
     ) -> list[Lines] | None:
         """Each job's lines, in order; None when a job has no pod group."""
+        session_jobs = ssn.jobs
+        as_opened = (
+            ssn.jobs_as_opened
+            and len(jobs) == len(session_jobs)
+            and all(map(is_, jobs, session_jobs.values()))
+        )
+        feed = ssn.job_feed
+        if as_opened and feed.follows(self.mark):
+            return self._fed(session_jobs, feed, task_text, group_text)
+        done = self._compared(jobs, task_text, group_text)
+        self.mark, self.by_uid = None, {}
+        if done is not None and as_opened:
+            self.mark, self.by_uid = feed.mark, dict(zip(session_jobs, done, strict=True))
+        return done
+
+    def _fed(
+        self,
+        jobs: dict[str, JobInfo],
+        feed: JobFeed,
+        task_text: TaskTexts,
+        group_text: PodGroupTexts,
+    ) -> list[Lines]:
+        """The lines of the last print, those of the jobs the feed names printed again
+        (every job has a pod group: the snapshot hands no other)."""
+        by_uid = self.by_uid
+        for uid in feed.gone:
+            del by_uid[uid]
+        for uid in feed.changed:
+            by_uid[uid] = _job_lines(jobs[uid], task_text, group_text)
+        self.mark = feed.mark
+        self.status, self.lines = {}, {}  # not kept by this path
+        return list(map(by_uid.__getitem__, jobs))
+
+    def _compared(
+        self, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
+    ) -> list[Lines] | None:
+        """Each job's lines by the status comparison; None when a job has no pod group."""
         groups = list(map(_POD_GROUP, jobs))
         try:
             status = list(
@@ -183,7 +232,7 @@ def _printed_lines(
     """Each job's lines: from the feed (:class:`_Feed`) when the conf keeps the job
     contract, else (or for a job without a pod group) each from :func:`_job_lines`."""
     if ssn.cache.carries_jobs:
-        lines = ssn.state.memo(_Feed)(jobs, task_text, group_text)
+        lines = ssn.state.memo(_Feed)(ssn, jobs, task_text, group_text)
         if lines is not None:
             return lines
     return [_job_lines(job, task_text, group_text) for job in jobs]

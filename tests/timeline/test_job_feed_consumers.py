@@ -1,0 +1,94 @@
+"""The passes fed by the job feed (vspec.framework.cache, JobFeed) keep, session by
+session over drawn timelines, what they would work out afresh from every job."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from vspec.api.pod_group_info import PodGroupTexts
+from vspec.api.task_info import TaskTexts
+from vspec.engines import get_engine
+from vspec.errors import VspecError
+from vspec.fuzz.runner import SEED_CONF
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.timeline import Timeline
+from vspec.plugins import logprint
+from vspec.timeline.clock import run_timeline
+
+BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
+
+
+@dataclass
+class Seen:
+    """How often each consumer was checked, and took the feed's way."""
+
+    checked: dict[str, int] = field(default_factory=dict)
+    fed: dict[str, int] = field(default_factory=dict)
+    wrong: list[str] = field(default_factory=list)
+
+    def count(self, what: dict[str, int], name: str) -> None:
+        what[name] = what.get(name, 0) + 1
+
+
+def _counted(seen: Seen, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        seen.count(seen.fed, name)
+        return fn(*args, **kwargs)
+
+    return counted
+
+
+@contextmanager
+def consumers_checked() -> Iterator[Seen]:
+    """Every fed consumer's answer compared with one worked out afresh."""
+    seen = Seen()
+    printed = logprint._printed_lines
+
+    def lines_checked(ssn: Any, jobs: Any, task_text: Any, group_text: Any) -> Any:
+        lines = printed(ssn, jobs, task_text, group_text)
+        fresh = [
+            logprint._render(job, job.tasks_go_string(TaskTexts()), PodGroupTexts()) for job in jobs
+        ]
+        seen.count(seen.checked, "logprint")
+        if lines != fresh:
+            seen.wrong.append(f"logprint's lines in session {ssn.uid}")
+        return lines
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(logprint, "_printed_lines", lines_checked)
+        patch.setattr(logprint._Feed, "_fed", _counted(seen, "logprint", logprint._Feed._fed))
+        yield seen
+
+
+def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int, v: int) -> None:
+    run_timeline(conf, cluster, timeline, seed=seed, verbosity=v, engine=get_engine())
+
+
+def test_the_day_shape_feeds_every_consumer_what_it_works_out_afresh() -> None:
+    from benchmarks.timeline_day import workload
+
+    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    with consumers_checked() as seen:
+        _run(conf_from_document(SEED_CONF), cluster, timeline, 4, 1)
+    assert seen.wrong == []
+    assert seen.checked["logprint"] > 40
+    assert seen.fed["logprint"] > seen.checked["logprint"] / 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+def test_seed_conf_timelines_feed_every_consumer_what_it_works_out_afresh(
+    case: GeneratedTimelineSpec,
+) -> None:
+    with consumers_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
+        _run(case.conf, case.cluster, case.timeline, case.seed, max(case.verbosity, 1))
+    assert seen.wrong == []

@@ -211,7 +211,7 @@ def _two_jobs() -> Snapshot:
 
 def _queues(sums: QueueSums, opened: Snapshot) -> dict[str, Any] | None:
     """The queues' allocated, request, inqueue and elastic, as the sums fill them."""
-    if not sums.update(opened.jobs, opened.pod_group_status, True):
+    if not sums.update(opened.jobs, opened.feed, True):
         return None
     filled = {}
     for uid, count in sums.jobs_in.items():
@@ -283,13 +283,15 @@ def test_queue_sums_are_refused_where_float64_would_round() -> None:
     assert _queues(QueueSums(), opened) is None
 
 
-def _attrs(kept: JobAttrs, jobs: dict[str, JobInfo], total: Resource) -> dict[str, Any]:
+def _attrs(kept: JobAttrs, opened: Snapshot, total: Resource) -> dict[str, Any]:
+    jobs, feed = opened.jobs, opened.feed
+
     def work_out(job: JobInfo, _total: object) -> DrfAttr:
         return DrfAttr(allocated=job.allocated.clone().add(total))
 
     return {
         uid: attr.allocated.values()
-        for uid, attr in kept.update(jobs, total.values(), work_out).items()
+        for uid, attr in kept.update(jobs, feed, total.values(), work_out).items()
     }
 
 
@@ -301,7 +303,7 @@ def _attrs(kept: JobAttrs, jobs: dict[str, JobInfo], total: Resource) -> dict[st
 def test_job_attrs_are_worked_out_again_for_what_changed(change: Any) -> None:
     opened, kept, total = _two_jobs(), JobAttrs(), Resource(1.0)
     jobs = opened.jobs
-    before = _attrs(kept, jobs, total)
+    before = _attrs(kept, opened, total)
     if change == "total":
         total = Resource(2.0)
     elif change == "forget":  # an event changed the attribute in its session
@@ -309,6 +311,6 @@ def test_job_attrs_are_worked_out_again_for_what_changed(change: Any) -> None:
         jobs["c1/a"].allocated.add(Resource(7.0))
     else:
         change(opened)
-    after = _attrs(kept, jobs, total)
-    assert after == _attrs(JobAttrs(), jobs, total)
+    after = _attrs(kept, opened, total)
+    assert after == _attrs(JobAttrs(), opened, total)
     assert after != before

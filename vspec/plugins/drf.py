@@ -10,7 +10,7 @@ and decides reclaims.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
@@ -26,9 +26,9 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float, parse_go_float
 from vspec.plugins._job_accounting import format_tasks, share
-from vspec.util.changed import changed_keys
 
 if TYPE_CHECKING:
+    from vspec.framework.cache import JobFeed
     from vspec.framework.session import Session
 
 SHARE_DELTA = 0.000001
@@ -122,31 +122,40 @@ class JobAttrs:
     A session changes an attribute only on an allocate or deallocate event, which
     forgets it (:meth:`forget`), as its task's status change ends the carrying anyway."""
 
-    __slots__ = ("_attrs", "_from", "_jobs", "_total")
+    __slots__ = ("_attrs", "_forgotten", "_from", "_mark", "_total")
 
     def __init__(self) -> None:
         self._total: ResourceValues | None = None
         self._attrs: dict[str, DrfAttr] = {}
         self._from: dict[str, tuple[JobInfo, int]] = {}  # uid -> (clone, version)
-        # The session's jobs at the last update, less those forgotten since.
-        self._jobs: dict[str, JobInfo] = {}
+        # The feed mark of the session the attributes were last brought to (JobFeed),
+        # and the jobs forgotten since.
+        self._mark: object | None = None
+        self._forgotten: set[str] = set()
 
     def update(
         self,
         jobs: dict[str, JobInfo],
+        feed: JobFeed,
         total: ResourceValues,
         work_out: Callable[[JobInfo, ResourceValues], DrfAttr],
     ) -> dict[str, DrfAttr]:
         """Every job's attribute over ``total``: a new dict, as the session keeps it.
 
-        Only the jobs whose clone is not the one of the last update are read
-        (:func:`~vspec.util.changed.changed_keys`): a clone handed on again is carried,
-        with the version it had when last handed out (SchedulerCache's "Carried jobs"),
-        the version its attribute was worked out at."""
+        When the snapshot's feed follows the last update's, only the jobs it names (and
+        those forgotten since) are read: every other job is the clone of then, at the
+        version it was handed out with (SchedulerCache's "Carried jobs"), the version
+        its attribute was worked out at. Else every job is checked against the clone
+        and version its attribute came from."""
         if total != self._total:
-            self._total, self._from, self._jobs = total, {}, {}
+            self._total, self._from, self._mark = total, {}, None
         attrs, worked_from = self._attrs, self._from
-        for uid in sorted(changed_keys(jobs, self._jobs)):  # sorted: a fixed order
+        examine: Set[str]
+        if feed.follows(self._mark):
+            examine = feed.changed | feed.gone | self._forgotten
+        else:
+            examine = jobs.keys() | attrs.keys()
+        for uid in sorted(examine):  # sorted: a fixed order
             job = jobs.get(uid)
             if job is None:
                 continue  # gone: dropped below
@@ -158,12 +167,12 @@ class JobAttrs:
             for uid in attrs.keys() - jobs.keys():
                 del attrs[uid]
                 worked_from.pop(uid, None)
-        self._jobs = dict(jobs)
+        self._mark, self._forgotten = feed.mark, set()
         return dict(attrs)
 
     def forget(self, uid: str) -> None:
         self._from.pop(uid, None)
-        self._jobs.pop(uid, None)
+        self._forgotten.add(uid)
 
 
 @register_plugin
@@ -322,7 +331,7 @@ class DrfPlugin(Plugin):
         total = self.total_resource.values()
         self._kept = None if hierarchy else self._kept_attrs(ssn)
         if self._kept is not None:
-            self.job_attrs = self._kept.update(ssn.jobs, total, self._job_attr)
+            self.job_attrs = self._kept.update(ssn.jobs, ssn.job_feed, total, self._job_attr)
         else:
             for job in ssn.jobs.values():
                 attr = self._job_attr(job, total)

@@ -8,7 +8,7 @@ raised to its guarantee. A queue's ``spec.deserved`` is ignored (capacity reads 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
@@ -30,9 +30,9 @@ from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
 from vspec.plugins._job_accounting import format_tasks, running_job_reservation, share
-from vspec.util.changed import changed_keys
 
 if TYPE_CHECKING:
+    from vspec.framework.cache import JobFeed
     from vspec.framework.session import Session
 
 QUOTA_INSUFFICIENT = "queue resource quota insufficient"
@@ -169,7 +169,7 @@ class ProportionPlugin(Plugin):
             return None
         sums = ssn.state.memo(QueueSums)
         exceeded = ssn.gates.elastic_exceeded_part
-        return sums if sums.update(ssn.jobs, ssn.pod_group_status, exceeded) else None
+        return sums if sums.update(ssn.jobs, ssn.job_feed, exceeded) else None
 
     def _take_sums(self, ssn: Session, sums: QueueSums) -> None:
         """The attributes the job-by-job accounting makes, from the kept sums: one per
@@ -611,8 +611,7 @@ class QueueSums:
         "_exceeded",
         "_fine",
         "_inexact",
-        "_jobs",
-        "_statuses",
+        "_mark",
         "_sums",
         "_touched",
         "jobs_in",
@@ -627,29 +626,27 @@ class QueueSums:
         # Whether each queue's sums are Volcano's, checked again for those counted in.
         self._fine: dict[str, bool] = {}
         self._touched: set[str] = set()
-        # The session's jobs and pod group statuses the sums were last brought to.
-        self._jobs: dict[str, JobInfo] = {}
-        self._statuses: Mapping[str, object] = {}
+        # The feed mark of the session the sums were last brought to (JobFeed).
+        self._mark: object | None = None
 
-    def update(
-        self, jobs: dict[str, JobInfo], statuses: Mapping[str, object], exceeded: bool
-    ) -> bool:
-        """Bring the sums to ``jobs`` (``statuses``: their pod group statuses as the
-        session opened, the session's ``pod_group_status``); whether they are the
-        job-by-job accounting's.
+    def update(self, jobs: dict[str, JobInfo], feed: JobFeed, exceeded: bool) -> bool:
+        """Bring the sums to ``jobs``; whether they are the job-by-job accounting's.
 
-        Only the jobs whose clone or status is not the one of the last update are read
-        (:func:`~vspec.util.changed.changed_keys`): a clone handed on again is carried,
-        with the version it had when last handed out (SchedulerCache's "Carried jobs"),
-        and its pod group has the phase of its status as the session opens (the cache
-        derives a job's status once per pod group object); so the very clone with an
-        equal status has the version and phase its parts were worked out at."""
+        When the snapshot's feed follows the last update's, only the jobs it names are
+        read: every other job is the clone of then, at the version it was handed out
+        with and with the pod group status it opened with then (SchedulerCache's
+        "Carried jobs" and "The job feed"), which its parts were worked out at. Else
+        every job is checked against the clone, version and phase its parts came from."""
         if exceeded is not self._exceeded:
             self._counted, self._sums, self.jobs_in, self._inexact = {}, {}, {}, 0
-            self._fine, self._jobs, self._statuses = {}, {}, {}
+            self._fine, self._mark = {}, None
             self._exceeded = exceeded
         counted = self._counted
-        examine = changed_keys(jobs, self._jobs) | changed_keys(statuses, self._statuses)
+        examine: Set[str]
+        if feed.follows(self._mark):
+            examine = feed.changed | feed.gone
+        else:
+            examine = jobs.keys() | counted.keys()
         for uid in sorted(examine):  # the sums are exact in any order; sorted for a fixed one
             kept = counted.get(uid)
             job = jobs.get(uid)
@@ -672,7 +669,7 @@ class QueueSums:
                 job, job.version, pg.phase, job.queue, _parts(job, exceeded)
             )
             self._count(kept, 1)
-        self._jobs, self._statuses = dict(jobs), dict(statuses)
+        self._mark = feed.mark
         for queue in self._touched:
             self._fine[queue] = all(
                 one.exact() and one.names() is not None for one in self._sums[queue]

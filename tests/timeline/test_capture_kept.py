@@ -25,11 +25,30 @@ from vspec.timeline.clock import run_timeline
 def _captures(
     conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int
 ) -> tuple[list[Any], int]:
-    """Every session's captured tasks and pipelined tasks, each job's capture checked
-    against one made afresh; and how many were kept ones."""
+    """Every session's captured tasks and pipelined tasks, each job's capture, phase and
+    pipelined tasks checked against those made afresh; and how many were kept ones
+    (from an earlier session's capture, or kept by the job feed without reading the
+    job)."""
     made = scheduler._captured
     kept = 0
     listing = scheduler.TaskCapture.tasks
+    job_captures = scheduler.TaskCapture.jobs
+    last: dict[str, Any] = {}
+
+    def jobs_checked(self: scheduler.TaskCapture, ssn: Any) -> Any:
+        nonlocal kept, last
+        captured, phases, pipelined = job_captures(self, ssn)
+        assert list(captured) == list(phases) == list(pipelined) == list(ssn.jobs)
+        for uid, job in ssn.jobs.items():
+            got = captured[uid]
+            kept += got is last.get(uid)
+            job.derived.pop(scheduler._CAPTURED, None)
+            fresh = made(job)
+            assert (got.tasks, got.pipelined) == (fresh.tasks, fresh.pipelined), job.uid
+            assert pipelined[uid] == fresh.pipelined, job.uid
+            assert phases[uid] == (job.pod_group and job.pod_group.phase), job.uid
+        last = dict(captured)
+        return captured, phases, pipelined
 
     def listed(self: scheduler.TaskCapture, pods: list[Pod], jobs: dict[str, Any]) -> Any:
         got = listing(self, pods, jobs)
@@ -37,10 +56,7 @@ def _captures(
         return got
 
     def checked(job: JobInfo) -> Any:
-        nonlocal kept
-        before = job.derived.get(scheduler._CAPTURED)
         got = made(job)
-        kept += got is before
         job.derived.pop(scheduler._CAPTURED)
         fresh = made(job)
         assert (got.tasks, got.pipelined) == (fresh.tasks, fresh.pipelined), job.uid
@@ -50,6 +66,7 @@ def _captures(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scheduler, "_captured", checked)
         patch.setattr(scheduler.TaskCapture, "tasks", listed)
+        patch.setattr(scheduler.TaskCapture, "jobs", jobs_checked)
         run_timeline(
             conf,
             cluster,
@@ -77,7 +94,7 @@ def test_the_day_shape_keeps_most_captures_and_each_is_what_a_new_one_is() -> No
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(scheduler._Patchable, "patched", counted)
         sessions, kept = _captures(conf, cluster, timeline, 4)
-    assert kept > len(sessions)  # most sessions reuse most jobs' captures
+    assert kept > 10 * len(sessions)  # most sessions reuse most jobs' captures
     assert patched == len(sessions) - 1  # every session's tasks but the first patched
 
 

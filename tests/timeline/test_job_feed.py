@@ -132,7 +132,8 @@ def test_a_feed_that_leaves_a_changed_job_out_is_caught() -> None:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(SchedulerCache, "_feed", dropping)
-        with feeds_checked() as check:
+        # A plugin the wrong feed misled may fail the run; the checker saw it first.
+        with feeds_checked() as check, suppress(VspecError):
             _run(conf, cluster, timeline, 4)
     assert check.wrong and all(problem.endswith("changed, not fed") for problem in check.wrong)
 

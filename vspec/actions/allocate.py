@@ -244,8 +244,7 @@ class Allocate(ErrorCacheAction):
                     f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> status update from "
                     "pending to inqueue, reason: no enqueue action is configured.",
                 )
-                assert job.pod_group is not None
-                job.pod_group.phase = "Inqueue"
+                job.set_phase("Inqueue")
             if not job_valid_for(ssn, job, "allocate"):
                 continue
             if job.queue not in ssn.queues:

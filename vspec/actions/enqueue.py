@@ -54,6 +54,5 @@ class Enqueue(Action):
             job = jobs.pop()
             if not job.has_min_resources() or ssn.job_enqueueable(job):
                 ssn.job_enqueued(job)
-                assert job.pod_group is not None
-                job.pod_group.phase = "Inqueue"
+                job.set_phase("Inqueue")
             queues.push(queue)

@@ -88,6 +88,10 @@ class JobInfo:
         # Counts every task added or taken out (a status change is both): a session's
         # clone whose count did not move had no task touched (SchedulerCache.hand_back).
         self.version = 0
+        # Where a session's clone reports that its tasks or its phase moved (the cache's
+        # set of the jobs touched since its last snapshot: SchedulerCache, "The job
+        # feed"); None for the cache's own jobs.
+        self.touched: set[str] | None = None
         # What plugins derive from the tasks at session open, under their own keys. A
         # clone handed to the next session (SchedulerCache, "Carried jobs") has the same
         # tasks in the same statuses as when it was derived, so it keeps it; every new
@@ -241,6 +245,8 @@ class JobInfo:
     # -- tasks ----------------------------------------------------------------------------
     def add_task_info(self, task: TaskInfo) -> None:
         self.version += 1
+        if self.touched is not None:
+            self.touched.add(self.uid)
         if task.uid in self.tasks:
             self._in_order = False  # replaced in place: the index may hold the old one
         self.tasks[task.uid] = task
@@ -258,6 +264,8 @@ class JobInfo:
         if found is None:
             return
         self.version += 1
+        if self.touched is not None:
+            self.touched.add(self.uid)
         self._in_order = False
         self.total_request.sub(found.resreq)
         if allocated_status(found.status):
@@ -273,6 +281,15 @@ class JobInfo:
                     self.pending_best_effort -= 1
             if not bucket:
                 del self.task_status_index[found.status]
+
+    def set_phase(self, phase: str) -> None:
+        """Write the pod group's phase in a session (enqueue's Inqueue), reported as a
+        task change is: before the close, nothing writes a phase otherwise (the job
+        contract)."""
+        assert self.pod_group is not None
+        self.pod_group.phase = phase
+        if self.touched is not None:
+            self.touched.add(self.uid)
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
         """Statuses are never validated in v1.11 (``validateStatusUpdate`` returns nil)."""

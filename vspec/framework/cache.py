@@ -133,8 +133,9 @@ class SchedulerCache:
     took another class, or the class another value); every new clone, and every job of
     a snapshot with no carried predecessor (the first, after a whole rebuild, or when
     the conf does not keep the job contract), counts as changed. What a session does to
-    a clone after it opens is not in the feed: a consumer that reads jobs later than
-    the open checks what may have moved since (the version, the pod group's phase).
+    a clone after it opens is not in the feed: each clone reports to
+    :attr:`touched_jobs` when its tasks or its phase move (``JobInfo.touched``), which
+    a consumer that reads jobs later in the session adds (the capture).
     """
 
     def __init__(self, cluster: Cluster, options: SchedulerOptions, log: Klog) -> None:
@@ -149,6 +150,9 @@ class SchedulerCache:
         self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
         self._carried: dict[str, _Carried] = {}  # those the next snapshot may hand again
         self._rewritten: set[str] = set()  # those of them whose pod group was written back
+        # The jobs whose session clone's tasks or phase moved since the last snapshot
+        # (each clone the cache makes reports here: JobInfo.touched).
+        self.touched_jobs: set[str] = set()
         # Those of ``_carried`` written back, for the next snapshot's feed (JobFeed).
         self._written_back: set[str] = set()
         # The last snapshot's feed mark and jobs, when the next feed may follow it.
@@ -322,6 +326,8 @@ class SchedulerCache:
         self._rewritten = set()
         handed: dict[str, _Carried] = {}
         changed: list[str] = []  # the jobs that may open otherwise than at the last snapshot
+        touched = self.touched_jobs
+        touched.clear()
         for uid, job in self.jobs.items():
             group = job.pod_group
             if group is None:
@@ -353,6 +359,7 @@ class SchedulerCache:
                 last_priority = clone.priority
             else:
                 clone = jobs[uid] = job.clone()
+                clone.touched = touched
                 kept = _Carried(job, clone, clone.version)
                 kept.took(group)
                 same, last_priority = False, clone.priority

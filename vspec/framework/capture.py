@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, count, islice, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, eq, is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
@@ -51,17 +51,13 @@ def capture_session_state(
             if shares is not None:
                 result.queues[queue.name] = shares.result(plugin.name)
                 break
-    jobs = ssn.jobs
-    captured = dict(zip(jobs, map(_captured, jobs.values()), strict=True))
-    pod_groups = result.pod_groups
+    captured, phases, pipelined = kept.jobs(ssn)
     # A new result each session: the job updater's phase and conditions are written
     # into it at close (scheduler._record_pod_groups).
-    for uid, job in jobs.items():
-        pg = job.pod_group
-        if pg is not None:
-            pod_groups[uid] = PodGroupResult(pg.phase, pg.phase)
-    pipelined = map(list, map(_PIPELINED, captured.values()))
-    result.pipelined.update(zip(captured, pipelined, strict=True))
+    result.pod_groups.update(
+        (uid, PodGroupResult(phase, phase)) for uid, phase in phases.items() if phase is not None
+    )
+    result.pipelined.update(zip(captured, map(list, pipelined.values()), strict=True))
     tasks = kept.tasks(cluster.pods, captured)
     if result.tasks:  # a result passed in with tasks keeps them, as an update does
         result.tasks.update(tasks)
@@ -131,14 +127,71 @@ def _listed(
     return tasks, keys
 
 
+class _JobCaptures:
+    """The last capture of each job (its tasks, its pod group's phase, its pipelined
+    tasks) and what tells which jobs the next capture reads again."""
+
+    __slots__ = ("captured", "mark", "phases", "pipelined", "touched")
+
+    def __init__(self) -> None:
+        self.mark: object | None = None  # the feed mark of the session captured
+        self.captured: dict[str, Captured] = {}
+        self.phases: dict[str, str | None] = {}  # None: no pod group
+        self.pipelined: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.touched: set[str] = set()  # the jobs that session touched before its capture
+
+
+def _job_capture(job: JobInfo) -> tuple[Captured, str | None]:
+    pg = job.pod_group
+    return _captured(job), None if pg is None else pg.phase
+
+
 class TaskCapture:
     """A scheduler's last capture of its session's tasks, kept to make the next one by
     patching it (:class:`_Patchable`) where a fresh listing (:func:`fresh_tasks`) would
     read every pod. Either way the next capture is what a fresh listing gives, in the
-    same order."""
+    same order.
+
+    Each job's capture is kept too (:meth:`jobs`): when the session's job feed follows
+    the session last captured (vspec.framework.cache, JobFeed), a job it does not name
+    opened as it opened then, and a job neither session touched before its capture
+    (``SchedulerCache.touched_jobs``: its tasks and its phase did not move) is
+    captured as then, so only the others are read."""
 
     def __init__(self) -> None:
         self._last: _Patchable | None = None
+        self._jobs = _JobCaptures()
+
+    def jobs(
+        self, ssn: Session
+    ) -> tuple[dict[str, Captured], dict[str, str | None], dict[str, tuple[tuple[str, str], ...]]]:
+        """Each of the session's jobs' capture, pod group phase (None: none) and
+        pipelined tasks, in the session's job order: dicts the caller must not change."""
+        jobs, feed, kept = ssn.jobs, ssn.job_feed, self._jobs
+        touched = set(ssn.cache.touched_jobs)
+        if feed.follows(kept.mark):
+            # Copies: the task capture keeps the last dict to compare (_Patchable).
+            captured, phases = dict(kept.captured), dict(kept.phases)
+            pipelined = dict(kept.pipelined)
+            for uid in feed.gone:
+                del captured[uid], phases[uid], pipelined[uid]
+            for uid in (feed.changed | touched | kept.touched) & jobs.keys():
+                made = captured[uid], phases[uid] = _job_capture(jobs[uid])
+                pipelined[uid] = made[0].pipelined
+            if not all(map(eq, captured, jobs)):  # in the session's order (same keys)
+                captured = dict(zip(jobs, map(captured.__getitem__, jobs), strict=True))
+                phases = dict(zip(jobs, map(phases.__getitem__, jobs), strict=True))
+                pipelined = dict(zip(jobs, map(pipelined.__getitem__, jobs), strict=True))
+        else:
+            captured = dict(zip(jobs, map(_captured, jobs.values()), strict=True))
+            phases = {
+                uid: None if job.pod_group is None else job.pod_group.phase
+                for uid, job in jobs.items()
+            }
+            pipelined = dict(zip(captured, map(_PIPELINED, captured.values()), strict=True))
+        kept.mark, kept.touched = feed.mark, touched
+        kept.captured, kept.phases, kept.pipelined = captured, phases, pipelined
+        return captured, phases, pipelined
 
     def tasks(self, pods: list[Pod], jobs: dict[str, Captured]) -> dict[str, TaskResult]:
         """The tasks of ``pods`` and ``jobs`` (each job's capture, in the session's job

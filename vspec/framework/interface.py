@@ -194,7 +194,8 @@ class Plugin(ABC):
     # ``update_task_status``, which the session's and statements' operations call), the
     # per-session fields a fresh clone resets (``nodes_fit_errors``, ``priority``,
     # ``schedule_start_timestamp``) and the pod group's status (phase, conditions,
-    # counts; never its spec), none of it at session open (a session's first action
+    # counts; never its spec; the phase before the close through ``set_phase``), none
+    # of it at session open (a session's first action
     # sees its jobs as the snapshot handed them: JobFeed), and holds no job past its
     # session (but to know the same object again, never read nor changed:
     # SchedulerState.memo). When every action and plugin of a conf says so, a job whose

@@ -129,10 +129,11 @@ class SchedulerCache:
     **The job feed.** So each snapshot tells (:class:`JobFeed`) which of its jobs may
     differ from the last snapshot's as the session opens: a carried clone holds what it
     held at the last open unless its pod group was written back (``advance`` wrote it
-    from the clone's new status: ``_rewritten``) or its priority moved (its pod group
-    took another class, or the class another value); every new clone, and every job of
-    a snapshot with no carried predecessor (the first, after a whole rebuild, or when
-    the conf does not keep the job contract), counts as changed. What a session does to
+    from the clone's new status: ``_rewritten``) or the cache's job took another pod
+    group; every new clone, and every job of a snapshot with no carried predecessor
+    (the first, after a whole rebuild, when the conf does not keep the job contract, or
+    when the priority classes changed: a clone's priority is worked out from them),
+    counts as changed. What a session does to
     a clone after it opens is not in the feed: each clone reports to
     :attr:`touched_jobs` when its tasks or its phase move (``JobInfo.touched``), which
     a consumer that reads jobs later in the session adds (the capture).
@@ -158,6 +159,7 @@ class SchedulerCache:
         # The last snapshot's feed mark and jobs, when the next feed may follow it.
         self._feed_mark: object | None = None
         self._fed_jobs: dict[str, JobInfo] = {}
+        self._fed_classes: list[PriorityClass] = []  # and its priority classes
         self._build(cluster)
 
     def _build(self, cluster: Cluster) -> None:
@@ -353,16 +355,17 @@ class SchedulerCache:
                 clone.nodes_fit_errors = {}
                 clone.schedule_start_timestamp = job.schedule_start_timestamp
                 kept.version, kept.written = clone.version, None
-                same = uid not in written_back and kept.group is group
-                if not same:
+                if kept.group is not group:
                     kept.took(group)
-                last_priority = clone.priority
+                    changed.append(uid)
+                elif uid in written_back:
+                    changed.append(uid)
             else:
                 clone = jobs[uid] = job.clone()
                 clone.touched = touched
                 kept = _Carried(job, clone, clone.version)
                 kept.took(group)
-                same, last_priority = False, clone.priority
+                changed.append(uid)
             if self.carries_jobs:
                 handed[uid] = kept
             statuses[uid] = kept.status
@@ -370,8 +373,6 @@ class SchedulerCache:
             pc = self.priority_classes.get(kept.priority_class)
             if pc is not None:
                 clone.priority = pc.value
-            if not same or clone.priority != last_priority:
-                changed.append(uid)
         self.log.v(
             3,
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "
@@ -388,12 +389,17 @@ class SchedulerCache:
         that hands none on has every job counted, with no predecessor to follow."""
         mark = object()
         since, last = self._feed_mark, self._fed_jobs
-        if since is None:
+        # A carried clone keeps its pod group's priority class: its priority moves only
+        # with the classes (the model's objects, copy-on-write).
+        classes, last_classes = self.cluster.priority_classes, self._fed_classes
+        if since is None or not (
+            len(classes) == len(last_classes) and all(map(is_, classes, last_classes))
+        ):
             feed = JobFeed(mark, None, frozenset(jobs), frozenset())
         else:
             feed = JobFeed(mark, since, frozenset(changed), frozenset(last.keys() - jobs.keys()))
         self._feed_mark = mark if self.carries_jobs else None
-        self._fed_jobs = jobs
+        self._fed_jobs, self._fed_classes = jobs, list(classes)
         return feed
 
     def hand_back(self, cluster: Cluster) -> None:

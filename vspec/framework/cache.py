@@ -133,10 +133,10 @@ class SchedulerCache:
     group; every new clone, and every job of a snapshot with no carried predecessor
     (the first, after a whole rebuild, when the conf does not keep the job contract, or
     when the priority classes changed: a clone's priority is worked out from them),
-    counts as changed. What a session does to
-    a clone after it opens is not in the feed: each clone reports to
-    :attr:`touched_jobs` when its tasks or its phase move (``JobInfo.touched``), which
-    a consumer that reads jobs later in the session adds (the capture).
+    counts as changed. What a session does to a clone after it opens is not in the
+    feed: each clone reports to :attr:`touched_jobs` when its tasks or its phase move
+    (``JobInfo.touched``), which a consumer that reads jobs later in the session adds
+    (the capture).
     """
 
     def __init__(self, cluster: Cluster, options: SchedulerOptions, log: Klog) -> None:

@@ -195,13 +195,13 @@ class Plugin(ABC):
     # per-session fields a fresh clone resets (``nodes_fit_errors``, ``priority``,
     # ``schedule_start_timestamp``) and the pod group's status (phase, conditions,
     # counts; never its spec; the phase before the close through ``set_phase``), none
-    # of it at session open (a session's first action
-    # sees its jobs as the snapshot handed them: JobFeed), and holds no job past its
-    # session (but to know the same object again, never read nor changed:
-    # SchedulerState.memo). When every action and plugin of a conf says so, a job whose
-    # session touched none of its tasks is handed to the next session instead of a
-    # fresh clone (vspec.framework.cache, "Carried jobs"). Declared by each class
-    # itself, never inherited: a subclass may break what its base kept.
+    # of it at session open (a session's first action sees its jobs as the snapshot
+    # handed them: JobFeed), and holds no job past its session (but to know the same
+    # object again, never read nor changed: SchedulerState.memo). When every action and
+    # plugin of a conf says so, a job whose session touched none of its tasks is handed
+    # to the next session instead of a fresh clone (vspec.framework.cache, "Carried
+    # jobs"). Declared by each class itself, never inherited: a subclass may break what
+    # its base kept.
     carries_jobs: ClassVar[bool] = False
 
     def __init__(self, arguments: Arguments) -> None:

@@ -19,6 +19,7 @@ from vspec.invariants.history import (
     HOLDING,
     Allocatables,
     CycleView,
+    NodeFilter,
     Requests,
     allocatable,
     dims,
@@ -59,11 +60,16 @@ def _takes(view: CycleView, request: Requests, node: Node, pods: list[Pod]) -> b
     return all(fails(p, node) is None for p in pods for fails in checks)
 
 
-def _fits_somewhere(request: Requests, nodes: list[Node], pod: Pod) -> bool:
+def _fits_somewhere(
+    request: Requests,
+    nodes: list[Node],
+    pod: Pod,
+    filters: tuple[NodeFilter, ...] = TAKER_FILTERS,
+) -> bool:
     need = request(pod)
     names = set(dims(need)) - {"pods"}
     return any(
-        not exceeds(need, allocatable(n), names) and all(f(pod, n) is None for f in TAKER_FILTERS)
+        not exceeds(need, allocatable(n), names) and all(f(pod, n) is None for f in filters)
         for n in nodes
     )
 
@@ -137,3 +143,31 @@ def test_only_the_waiting_jobs_can_be_placed_whole(cluster: Cluster) -> None:
         inputs = InvariantInputs(conf, cluster, engine=FakeEngine())
         fresh = FirstCycle.of(inputs, SimulationResult()).placeable(uid)
         assert [p.meta.key for p in first.placeable(uid)] == [p.meta.key for p in fresh]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    clusters(ClusterBounds(max_nodes=5, max_jobs=5)),
+    clusters(ClusterBounds(max_nodes=5, max_jobs=5)),
+)
+def test_answers_kept_with_the_columns_equal_fresh(first: Cluster, then: Cluster) -> None:
+    """A timeline keeps the node columns while its nodes are the same objects, and with
+    them what was found of the nodes alone (which nodes a pod's constraints pass, whether
+    a pod fits some node): over sessions that keep some pods (the same objects), lose
+    others and gain new ones, asked under several filters, the kept answers equal those
+    of columns built afresh."""
+    nodes, request, loads = then.nodes, Requests(), NodeLoads()
+    columns = NodeColumns.of(nodes, Allocatables())
+    kept = [p for i, p in enumerate(then.pods) if i % 2 == 0]
+    for pods in ([*first.pods, *kept], then.pods, kept, [*then.pods, *first.pods]):
+        view = CycleView(0, {p.meta.key: p for p in pods})
+        carried = NodeTable.of(nodes, view.pods, view.statuses, request, columns, loads)
+        alone = NodeColumns.of(nodes, Allocatables())
+        fresh = NodeTable.of(nodes, view.pods, view.statuses, Requests(), alone)
+        for filters in (TAKER_FILTERS, TAKER_FILTERS[:1], (), TAKER_FILTERS):
+            for pod in view.pods.values():
+                got = carried.fits_somewhere(pod, filters)
+                assert got is fresh.fits_somewhere(pod, filters)
+                assert got is _fits_somewhere(request, nodes, pod, filters)
+        for pod in view.pods.values():
+            assert carried.takers([pod]).tolist() == fresh.takers([pod]).tolist()

@@ -57,11 +57,18 @@ def constraints(pod: Pod) -> Hashable:
 class NodeColumns:
     """What the nodes themselves say, as columns: each name's row, each dimension's
     allocatable ("pods" included), and which nodes are plain (no taints, schedulable:
-    they pass a pod without tolerations). Shared: none may change them."""
+    they pass a pod without tolerations). Shared: none may change them.
+
+    It also keeps the answers that read the nodes alone (``fits``: which nodes a pod's
+    constraints pass, whether a pod fits some node), found by the tables built over it:
+    a timeline keeps the columns while its nodes are the same objects, so a pod still
+    Pending session after session (the same object: the model is copy-on-write) is
+    judged once, not once a session."""
 
     index: dict[str, int]
     alloc: dict[str, Column]
     plain: Mask
+    fits: NodeAnswers = field(default_factory=lambda: NodeAnswers(), compare=False, repr=False)
 
     @classmethod
     def of(cls, nodes: list[Node], alloc_of: Callable[[Node], Resource]) -> NodeColumns:
@@ -70,6 +77,25 @@ class NodeColumns:
             _columns([alloc_of(n) for n in nodes], len(nodes), with_pods=True),
             np.array([not n.taints and not n.unschedulable for n in nodes], dtype=np.bool_),
         )
+
+
+@dataclass
+class NodeAnswers:
+    """What :class:`NodeTable` found of the nodes alone (see :class:`NodeColumns`)."""
+
+    # (a pod's constraints, filters) -> the nodes the filters let it onto
+    passing: dict[tuple[Hashable, tuple[NodeFilter, ...]], Mask] = field(default_factory=dict)
+    # a shape (request, constraints, filters) -> whether some node takes it
+    shapes: dict[Hashable, bool] = field(default_factory=dict)
+    # id -> (the pod, the filters, whether some node takes it): holding the pod keeps
+    # its id from being reused.
+    pods: dict[int, tuple[Pod, tuple[NodeFilter, ...], bool]] = field(default_factory=dict)
+
+    def forget_gone(self, pods: dict[str, Pod]) -> None:
+        """Drop the answers of pods no longer among ``pods``, once they are many."""
+        if len(self.pods) > 2 * len(pods) + 64:
+            live = set(map(id, pods.values()))
+            self.pods = {k: v for k, v in self.pods.items() if k in live}
 
 
 class NodeColumnsMemo:
@@ -190,7 +216,6 @@ class NodeTable:
     columns: NodeColumns
     held: dict[str, Column]  # dimension -> what the node's holding pods request
     slots: npt.NDArray[np.int64]  # pod slots taken by the pods on the node, any status
-    _filtered: dict[tuple[Hashable, tuple[NodeFilter, ...]], Mask] = field(default_factory=dict)
     _fits: dict[Hashable, Mask] = field(default_factory=dict)
 
     @classmethod
@@ -208,14 +233,17 @@ class NodeTable:
         pods took in the last table built, updated here (a fresh one when None), by
         ``step`` when it says how ``pods`` came from those (:class:`PodIndex`)."""
         held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request, step)
+        columns.fits.forget_gone(pods)
         return cls(nodes, request, columns, held, slots)
 
     def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
-        """The nodes every one of ``filters`` lets the pod onto."""
+        """The nodes every one of ``filters`` lets the pod onto (kept with the columns:
+        it reads the nodes alone)."""
         key = (constraints(pod), filters)
-        kept = self._filtered.get(key)
+        found = self.columns.fits.passing
+        kept = found.get(key)
         if kept is None:
-            kept = self._filtered[key] = self._passing(pod, filters)
+            kept = found[key] = self._passing(pod, filters)
         return kept
 
     def _passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
@@ -265,17 +293,24 @@ class NodeTable:
 
     def fits_somewhere(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> bool:
         """Some node's allocatable takes the pod's request (what any node can take,
-        whatever runs on it: FutureIdle never exceeds it) and ``filters`` let it on."""
+        whatever runs on it: FutureIdle never exceeds it) and ``filters`` let it on.
+        The answer reads the nodes alone, so it is kept with the columns, by pod (the
+        same object holds the same request and constraints) and by shape."""
+        answers = self.columns.fits
+        kept = answers.pods.get(id(pod))
+        if kept is not None and kept[1] == filters:
+            return kept[2]
         need = self.request(pod)
-        shape = ("somewhere", need.signature(), constraints(pod), filters)
-        kept = self._fits.get(shape)
-        if kept is None:
+        shape = (need.signature(), constraints(pod), filters)
+        fits = answers.shapes.get(shape)
+        if fits is None:
             ok = self.passing(pod, filters).copy()
             for name in dims(need):
                 if name != "pods":
                     ok &= need.get(name) - self._alloc(name) < TOLERANCE
-            kept = self._fits[shape] = ok
-        return bool(kept.any())
+            fits = answers.shapes[shape] = bool(ok.any())
+        answers.pods[id(pod)] = (pod, filters, fits)
+        return fits
 
     def _alloc(self, name: str) -> Column:
         column = self.columns.alloc.get(name)

@@ -179,6 +179,28 @@ def test_allocate_order(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "job ns/hi got its first bind after job ns/lo, which comes after it" in turns
 
 
+def test_allocate_order_judges_the_first_jobs_own_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first bind is the first job's, but not its first task by TaskOrder: reported
+    (the check compares the first bind before asking whether the job fits whole, so a
+    first bind of the job's is not taken for its first task)."""
+    world = cluster(
+        [node("n0", {"cpu": 2, "memory": "8Gi", "pods": 110})],
+        [pod("ns", f"j-{i}", "j", {"cpu": 1}) for i in range(2)],
+        [pod_group("ns", "j", "q", min_member=2, phase="Inqueue")],
+    )
+    settings = conf("enqueue, allocate", "priority", "gang")
+    inputs, result = run(settings, world)
+    assert [b.task for b in result.binds] == ["ns/j-0", "ns/j-1"]
+    assert violations("allocate-order", inputs, result) == []
+
+    # Tasks by descending replica index.
+    monkeypatch.setattr(Session, "task_order_fn", lambda self, a, b: a.name > b.name)
+    inputs, result = run(settings, world)
+    assert [b.task for b in result.binds] == ["ns/j-1", "ns/j-0"]
+    [message] = violations("allocate-order", inputs, result)
+    assert "its first task ns/j-0 should be bound first; the first bind was ns/j-1" in message
+
+
 def test_allocate_order_counts_what_earlier_jobs_took_of_the_capability() -> None:
     """Found by the seed-configuration property test: hi-b is refused because hi-a took
     half of the queue's 1Gi capability, and lo's one byte still fits after it. A job

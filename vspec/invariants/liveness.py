@@ -42,7 +42,7 @@ from vspec.invariants.history import (
     session_jobs,
     task_facts,
 )
-from vspec.invariants.nodetable import NodeTable, node_columns, node_loads
+from vspec.invariants.nodetable import NodeTable, node_columns, node_fits, node_loads
 from vspec.invariants.outside import (
     PLACED,
     TOLERANCE,
@@ -232,7 +232,7 @@ class FirstCycle:
         """Every node refuses the pod whatever runs on it: it asks more than the node's
         allocatable in some resource (FutureIdle never exceeds it), or one of the
         configured node filters refuses it."""
-        return not self.table.fits_somewhere(pod, self._filters)
+        return not node_fits(self.inputs, self.view).fits_somewhere(pod, self._filters)
 
     @cached_property
     def _filters(self) -> tuple[NodeFilter, ...]:
@@ -596,15 +596,18 @@ def _first_bind_messages(
     first: FirstCycle, top: str, tasks_cmp: Callable[[Pod, Pod], int]
 ) -> list[str]:
     pg = first.jobs.pod_groups[top]
-    if first.reaches_allocate(pg) is not True or first.whole(top) is None:
-        return []
-    if not _queue_allows(first, top):
+    if first.reaches_allocate(pg) is not True:
         return []
     pending = set(map(id, first.pending(top)))  # a view's pods: one object a key
     tried = [p for p in first.placeable(top) if id(p) in pending]
-    want = sorted(tried, key=cmp_to_key(tasks_cmp))[0].meta.key
     got = first.view.binds[0].task if first.view.binds else None
-    if got == want:
+    want = sorted(tried, key=cmp_to_key(tasks_cmp))[0].meta.key if tried else None
+    # The first bind is compared before the job is placed: one that is the job's first
+    # task is right whether or not it fits whole (the question that sums the cycle's
+    # loads over the nodes).
+    if want is not None and got == want:
+        return []
+    if first.whole(top) is None or not _queue_allows(first, top):
         return []
     return [
         f"cycle 0: job {top} comes first in the configured job order and fits whole, so "

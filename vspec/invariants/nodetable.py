@@ -23,6 +23,7 @@ from vspec.api.types import TaskStatus
 from vspec.invariants.base import InvariantInputs
 from vspec.invariants.history import (
     HOLDING,
+    CycleView,
     Named,
     NodeFilter,
     PodStep,
@@ -31,6 +32,7 @@ from vspec.invariants.history import (
     dims,
     node_affinity_fails,
     nodes_named,
+    requests,
     same_objects,
     taint_fails,
     unschedulable_fails,
@@ -206,6 +208,89 @@ def node_loads(inputs: InvariantInputs) -> NodeLoads:
     return NodeLoads()
 
 
+@dataclass(frozen=True)
+class NodeFits:
+    """What the nodes alone answer of a pod (whatever runs on them), kept with their
+    columns (:class:`NodeAnswers`): asked of each pending pod a job may place, without
+    the cycle's loads (:class:`NodeTable`), which only a job's whole placement needs."""
+
+    nodes: list[Node]
+    columns: NodeColumns
+    request: Requests
+
+    @classmethod
+    def of(
+        cls, nodes: list[Node], columns: NodeColumns, request: Requests, pods: dict[str, Pod]
+    ) -> NodeFits:
+        """The answers for a cycle whose pods are ``pods`` (those of the pods gone are
+        dropped once they are many)."""
+        columns.fits.forget_gone(pods)
+        return cls(nodes, columns, request)
+
+    def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
+        """The nodes every one of ``filters`` lets the pod onto (kept with the columns)."""
+        key = (constraints(pod), filters)
+        found = self.columns.fits.passing
+        kept = found.get(key)
+        if kept is None:
+            kept = found[key] = self._passing(pod, filters)
+        return kept
+
+    def _passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
+        out = np.ones(len(self.nodes), dtype=np.bool_)
+        if not filters:
+            return out
+        affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+        selects = bool(pod.node_selector) or (
+            affinity is not None and affinity.required is not None
+        )
+        # ``filters`` are among TAKER_FILTERS: a node with no taints that is schedulable
+        # passes the unschedulable and taint filters whatever the pod tolerates, and node
+        # affinity fails only a pod with a node selector or required terms (even none).
+        rows = range(len(self.nodes)) if selects else np.flatnonzero(~self.columns.plain)
+        for row in rows:
+            node = self.nodes[row]
+            out[row] = all(f(pod, node) is None for f in filters)
+        return out
+
+    def fits_somewhere(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> bool:
+        """Some node's allocatable takes the pod's request (what any node can take,
+        whatever runs on it: FutureIdle never exceeds it) and ``filters`` let it on.
+        The answer reads the nodes alone, so it is kept with the columns, by pod (the
+        same object holds the same request and constraints) and by shape."""
+        answers = self.columns.fits
+        kept = answers.pods.get(id(pod))
+        if kept is not None and kept[1] == filters:
+            return kept[2]
+        need = self.request(pod)
+        shape = (need.signature(), constraints(pod), filters)
+        fits = answers.shapes.get(shape)
+        if fits is None:
+            ok = self.passing(pod, filters).copy()
+            for name in dims(need):
+                if name != "pods":
+                    ok &= need.get(name) - _alloc(self.columns, name, len(self.nodes)) < TOLERANCE
+            fits = answers.shapes[shape] = bool(ok.any())
+        answers.pods[id(pod)] = (pod, filters, fits)
+        return fits
+
+
+def _alloc(columns: NodeColumns, name: str, count: int) -> Column:
+    column = columns.alloc.get(name)
+    return column if column is not None else np.zeros(count)
+
+
+def node_fits(inputs: InvariantInputs, view: CycleView) -> NodeFits:
+    """What the nodes alone answer in the cycle of ``view``, once per view."""
+    return inputs.derived(
+        "node fits",
+        view,
+        lambda: NodeFits.of(
+            inputs.cluster.nodes, node_columns(inputs), requests(inputs), view.pods
+        ),
+    )
+
+
 @dataclass
 class NodeTable:
     """The nodes of one cycle, as columns: allocatable and held resources per dimension,
@@ -233,35 +318,20 @@ class NodeTable:
         pods took in the last table built, updated here (a fresh one when None), by
         ``step`` when it says how ``pods`` came from those (:class:`PodIndex`)."""
         held, slots = (loads or NodeLoads()).of(columns, len(nodes), pods, statuses, request, step)
-        columns.fits.forget_gone(pods)
         return cls(nodes, request, columns, held, slots)
 
-    def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
-        """The nodes every one of ``filters`` lets the pod onto (kept with the columns:
-        it reads the nodes alone)."""
-        key = (constraints(pod), filters)
-        found = self.columns.fits.passing
-        kept = found.get(key)
-        if kept is None:
-            kept = found[key] = self._passing(pod, filters)
-        return kept
+    @property
+    def fits(self) -> NodeFits:
+        """What the table's nodes alone answer."""
+        return NodeFits(self.nodes, self.columns, self.request)
 
-    def _passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
-        out = np.ones(len(self.nodes), dtype=np.bool_)
-        if not filters:
-            return out
-        affinity = pod.affinity.node_affinity if pod.affinity is not None else None
-        selects = bool(pod.node_selector) or (
-            affinity is not None and affinity.required is not None
-        )
-        # ``filters`` are among TAKER_FILTERS: a node with no taints that is schedulable
-        # passes the unschedulable and taint filters whatever the pod tolerates, and node
-        # affinity fails only a pod with a node selector or required terms (even none).
-        rows = range(len(self.nodes)) if selects else np.flatnonzero(~self.columns.plain)
-        for row in rows:
-            node = self.nodes[row]
-            out[row] = all(f(pod, node) is None for f in filters)
-        return out
+    def passing(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> Mask:
+        """The nodes every one of ``filters`` lets the pod onto."""
+        return self.fits.passing(pod, filters)
+
+    def fits_somewhere(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> bool:
+        """:meth:`NodeFits.fits_somewhere`."""
+        return self.fits.fits_somewhere(pod, filters)
 
     def takers(self, pods: Sequence[Pod]) -> Mask:
         """The nodes that take every one of ``pods`` at once: their pod slots, idle
@@ -291,30 +361,8 @@ class NodeTable:
             ok &= self.passing(pod, TAKER_FILTERS)
         return ok
 
-    def fits_somewhere(self, pod: Pod, filters: tuple[NodeFilter, ...]) -> bool:
-        """Some node's allocatable takes the pod's request (what any node can take,
-        whatever runs on it: FutureIdle never exceeds it) and ``filters`` let it on.
-        The answer reads the nodes alone, so it is kept with the columns, by pod (the
-        same object holds the same request and constraints) and by shape."""
-        answers = self.columns.fits
-        kept = answers.pods.get(id(pod))
-        if kept is not None and kept[1] == filters:
-            return kept[2]
-        need = self.request(pod)
-        shape = (need.signature(), constraints(pod), filters)
-        fits = answers.shapes.get(shape)
-        if fits is None:
-            ok = self.passing(pod, filters).copy()
-            for name in dims(need):
-                if name != "pods":
-                    ok &= need.get(name) - self._alloc(name) < TOLERANCE
-            fits = answers.shapes[shape] = bool(ok.any())
-        answers.pods[id(pod)] = (pod, filters, fits)
-        return fits
-
     def _alloc(self, name: str) -> Column:
-        column = self.columns.alloc.get(name)
-        return column if column is not None else np.zeros(len(self.nodes))
+        return _alloc(self.columns, name, len(self.nodes))
 
     def _held(self, name: str) -> Column:
         column = self.held.get(name)

@@ -328,10 +328,13 @@ class NodeRows:
         return self._kept[1]
 
 
-def same_objects(kept: Sequence[object], now: Sequence[object]) -> bool:
-    """Whether ``now`` holds the very objects ``kept`` does, in order: one C loop, no
-    allocation (a timeline's sessions ask it of a thousand nodes)."""
-    return len(kept) == len(now) and all(map(is_, kept, now))
+def same_objects(kept: list[Obj], now: list[Obj]) -> bool:
+    """Whether ``now`` holds the very objects ``kept`` does, in order, or objects equal
+    to them: list equality, which takes an object for itself without reading it (a
+    timeline's sessions ask it of a thousand nodes, cold in memory by then: comparing
+    them one by one in Python reads each), and compares the first pair that differs.
+    Whatever is worked out from equal nodes is equal."""
+    return len(kept) == len(now) and kept == now
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def evaluate_invariants(
     inputs = judged_inputs(
         conf, cluster_before, seed, now, cycles, verbosity, engine=engine, carry=carry
     )
-    yours = unjudged(your_names(conf)) if inputs.run_conf is not None else []
+    yours = _unjudged(conf, carry) if inputs.run_conf is not None else []
     asked = _Asked(list(requested), list(disabled), set(warn_only))
     try:
         if carry is None:
@@ -134,7 +134,7 @@ def judged_inputs(
     """The inputs of a run as the invariants judge them: under the conf with the user's
     actions and plugins renamed (:mod:`vspec.invariants.yours`; ``run_conf`` is then the
     run's own). Call it in the spec's plugin scope, where the run looked them up."""
-    yours = unjudged(your_names(conf))
+    yours = _unjudged(conf, carry)
     return InvariantInputs(
         judged_conf(conf, yours) if yours else conf,
         cluster_before,
@@ -147,6 +147,28 @@ def judged_inputs(
         run_conf=conf if yours else None,
         carry=carry,
     )
+
+
+def _unjudged(conf: SchedulerConf, carry: Carry | None) -> list[str]:
+    """The user's actions and plugins of ``conf`` the invariants do not judge, looked up
+    once per conf object when the caller carries memos (a timeline's sessions share one
+    conf and one plugin scope; looking every name up in the registries costs about 70 us
+    a session): shared, so none may change it."""
+    if carry is None:
+        return unjudged(your_names(conf))
+    kept = carry.kept("unjudged", _ConfMemo)
+    if kept.conf is not conf:
+        kept.conf, kept.names = conf, unjudged(your_names(conf))
+    return kept.names
+
+
+class _ConfMemo:
+    """The last conf asked of :func:`_unjudged` (held: its id is then not reused), and
+    what it found."""
+
+    def __init__(self) -> None:
+        self.conf: SchedulerConf | None = None
+        self.names: list[str] = []
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from vspec.invariants.history import (
     CycleView,
     PodIndex,
     allocatable,
+    allocatables,
     cycles,
     dims,
     enabled,
@@ -116,6 +117,7 @@ register(
 
 def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
     request = requests(inputs)
+    alloc = allocatables(inputs)  # each node's allocatable, once per node object
     messages: list[str] = []
     nodes = node_rows(inputs)
     for view in cycles(inputs, result):
@@ -132,7 +134,7 @@ def _overcommit_check(inputs: InvariantInputs, result: SimulationResult) -> list
             for key in bound:
                 used.add(request(view.pods[key]))
                 names |= request.dims(view.pods[key])
-            limit = allocatable(inputs.cluster.nodes[nodes[name]])
+            limit = alloc(inputs.cluster.nodes[nodes[name]])
             over = exceeds(used, limit, names)
             if over:
                 messages.append(

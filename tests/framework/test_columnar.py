@@ -172,6 +172,40 @@ def _check_verdicts_and_scores(cluster: Cluster, plugins: list[dict[str, Any]]) 
             assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
 
 
+@settings(deadline=None)
+@given(cluster=clusters(BOUNDS), plugins=_plugins(), picks=st.lists(st.randoms(), max_size=4))
+def test_scores_of_row_subsets_asked_in_turn_are_the_per_node_ones(
+    cluster: Cluster, plugins: list[dict[str, Any]], picks: list[Any]
+) -> None:
+    """The node-fixed scorers (image locality, preferred node affinity) compute a row when
+    first asked and keep it for the session: subsets of rows asked one after another,
+    numpy on every set, each score the per-node one."""
+    import numpy as np
+
+    from vspec.framework import columns
+
+    with _forced(), mock.patch.object(columns, "FEW_ROWS", 0):
+        ssn = session(cluster, plugins, verbosity=0)
+        cols = columnar.session_columns(ssn)
+        assert cols is not None
+        for job in ssn.jobs.values():
+            for task in job.tasks_in(TaskStatus.Pending):
+                for pick in picks:
+                    rows = np.array(
+                        sorted(pick.sample(range(cols.size), pick.randint(1, cols.size)))
+                    )
+                    scores = columnar.scores(ssn, task, cols, rows)
+                    if scores is None:
+                        continue
+                    nodes = [cols.nodes[r] for r in rows]
+                    by_node = {
+                        n.name: s
+                        for s, ns in prioritize_nodes(ssn, task, nodes).items()
+                        for n in ns
+                    }
+                    assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
+
+
 def test_columnar_choice_keeps_select_best_nodes_floor_of_minus_one() -> None:
     """Every feasible node at -1 or less: no best node (Volcano's nil, its panic); one
     above -1, however far below 0: that node."""

@@ -163,6 +163,9 @@ class SessionPlugins:
         self._node_local_flats: dict[Kind, list[NodeLocalKeyFn | None]] = {}
         # Per kind, the functions whose node-local keys hold in every session.
         self._lasting: dict[Kind, set[str]] = {k: set() for k in NODE_LOCAL_KINDS}
+        # Per kind, node_local_scope's answer (allocate asks it per task), until a kind's
+        # function is registered again.
+        self._scopes: dict[Kind, Hashable] = {}
         self._columnar: dict[Kind, dict[str, Any]] = {k: {} for k in COLUMNAR_KINDS}
         self._columnar_flats: dict[Kind, list[Any] | None] = {}
         # Per kind, the functions registered with ``own_state`` (see reads_own_state).
@@ -197,6 +200,7 @@ class SessionPlugins:
                 self._columnar[kind][name] = columnar
         if kind in self._node_local:
             self._node_local_flats.pop(kind, None)
+            self._scopes.pop(kind, None)
             if node_local is None:
                 self._node_local[kind].pop(name, None)
             else:
@@ -429,9 +433,12 @@ class SessionPlugins:
         """What answers kept under a ``kind`` chain's node-local key hold for: every
         session (None) when each function of the chain declares its keys lasting, else
         this session (a token of its own), which callers add to the key."""
+        if kind in self._scopes:
+            return self._scopes[kind]
         lasting = self._lasting[kind]
         every = all(name in lasting for tier in self.chain(kind) for name, _ in tier)
-        return None if every else self._token
+        scope = self._scopes[kind] = None if every else self._token
+        return scope
 
     def columnar_fns(self, kind: Kind) -> list[Any] | None:
         """The columnar variants of every enabled ``kind`` function in tier order, or None

@@ -124,20 +124,12 @@ class _FitAnswers:
         ]
 
 
-def _row_by_row(stale: int) -> bool:
-    """Whether ``stale`` rows are cheaper asked one by one: a row's Python check costs
-    5-10 microseconds, the numpy calls over all rows 100-300 (1,000-5,000 nodes)."""
-    from vspec.framework.columns import FEW_ROWS  # a module's name: no package lookup
-
-    return stale <= FEW_ROWS
-
-
 def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
     key = ("allocate fit", request.signature())
     answers, stale = cols.kept(key, lambda: _FitAnswers(cols.size, request))
     if len(stale) == 0:
         return answers
-    if _row_by_row(len(stale)):
+    if cols.few(len(stale)):
         dims, nodes = answers.dims, cols.nodes
         for row in stale:
             node = nodes[row]
@@ -192,7 +184,7 @@ def _plugin_answers(
     answers, stale = cols.kept(key, lambda: _PluginAnswers(cols.size))
     if len(stale) == 0:
         return answers
-    if _row_by_row(len(stale)):
+    if cols.few(len(stale)):
         nodes = cols.nodes
         for row in stale:
             fe = per_node(nodes[row])

@@ -236,9 +236,7 @@ class BinpackPlugin(Plugin):
         def columnar(task: TaskInfo, cols: NodeColumns, rows: Column) -> Column:
             import numpy as np
 
-            from vspec.framework.columns import FEW_ROWS
-
-            if len(rows) <= FEW_ROWS:  # row by row is cheaper (no log line below V(4))
+            if cols.few(len(rows)):  # row by row is cheaper (no log line below V(4))
                 terms = terms_of(task, task.resreq.signature())
                 nodes = cols.nodes
                 return np.array(

@@ -336,10 +336,8 @@ class NodeOrderPlugin(Plugin):
         preferred term) or has no columnar form (the GPU's balanced allocation)."""
         import numpy as np
 
-        from vspec.framework.columns import FEW_ROWS
-
         facts = self._task_facts(task)
-        if len(rows) <= FEW_ROWS:
+        if cols.few(len(rows)):
             return self._few_scores(facts, cols, rows)
         known = cols.column(("nodeorder", "known"), self._known, np.bool_)
         if not known[rows].all():

@@ -206,6 +206,41 @@ def test_scores_of_row_subsets_asked_in_turn_are_the_per_node_ones(
                     assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
 
 
+@given(
+    fit=st.lists(st.integers(0, 2), min_size=1, max_size=12),
+    plugin_codes=st.lists(st.integers(0, 3), min_size=12, max_size=12),
+    failures=st.integers(0, 3),
+    picks=st.randoms(),
+)
+def test_fit_first_at_any_rows_is_its_codes_there(
+    fit: list[int], plugin_codes: list[int], failures: int, picks: Any
+) -> None:
+    """The fit's failure first, else the plugins' (codes past theirs): the same at any rows
+    asked, in any order, as the combined codes; with no plugin status the fit's alone."""
+    import numpy as np
+
+    from vspec.framework.columns import FitFirst
+
+    size = len(fit)
+    plugins = [min(code, failures) for code in plugin_codes[:size]]
+    fit_statuses = [[Status(Code.Unschedulable, f"Insufficient {d}")] for d in ("cpu", "memory")]
+    plugin_statuses = [[Status(Code.Unschedulable, f"p{k}")] for k in range(failures)]
+    verdicts = FitFirst(
+        np.array(fit, dtype=np.int32),
+        fit_statuses,
+        np.array(plugins, dtype=np.int32),
+        plugin_statuses,
+    )
+    rows = np.array(picks.sample(range(size), picks.randint(0, size)), dtype=np.intp)
+    expected = [
+        plugin_statuses[p - 1] if f == 0 and p else fit_statuses[f - 1] if f else None
+        for f, p in zip(fit, plugins, strict=True)
+    ]
+    for asked in (rows, np.arange(size)):
+        got = [verdicts.statuses[c - 1] if c else None for c in verdicts.at(asked)]
+        assert got == [expected[r] for r in asked]
+
+
 def test_columnar_choice_keeps_select_best_nodes_floor_of_minus_one() -> None:
     """Every feasible node at -1 or less: no best node (Volcano's nil, its panic); one
     above -1, however far below 0: that node."""

@@ -376,6 +376,11 @@ class FitFirst:
         self.statuses = plugin_statuses + fit_statuses
 
     def at(self, rows: Column) -> Column:
+        if not self.shift:
+            # No plugin status at all: every plugin code is 0 (a code k names status
+            # k - 1), so the codes are the fit's, one gather instead of four array passes.
+            only_fit: Column = self.fit[rows]
+            return only_fit
         if len(rows) == len(self.fit):  # every row: combined first, one gather
             at: Column = self.codes[rows]
             return at

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import fields
+from operator import is_
 
 from vspec.api.job_info import JobInfo, StatusCounts
 from vspec.api.types import TaskStatus
+from vspec.framework.cache import PodGroupStatus
 from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
 from vspec.model.objects import PodGroup
@@ -51,10 +54,12 @@ def job_phase(
 def _same_conditions(new: list[Condition], old: tuple[Condition, ...]) -> bool:
     """Pairwise equal but for the stamps, which the updater does not count as a change;
     a condition that is the very object it was is equal (a frozen dataclass). Field by
-    field: every close compares every pod group's."""
+    field, paired by place: every close compares every pod group's (mostly one condition
+    each), and a ``zip(..., strict=True)`` cost twice the rest of the call."""
     if len(new) != len(old):
         return False
-    for n, o in zip(new, old, strict=True):
+    for at, o in enumerate(old):
+        n = new[at]
         if n is not o and (
             n.type != o.type
             or n.status != o.status
@@ -69,10 +74,10 @@ def update_all(ssn: Session) -> dict[str, bool]:
     """Write every job's status into its session PodGroup; returns job -> written, which
     is whether the status differs from the one the session opened with."""
     written = {}
-    before = ssn.pod_group_status
+    jobs, before = ssn.jobs, ssn.pod_group_status
     # Read once: the same for every job.
     session, completed_counts_failed = ssn.uid, ssn.gates.completed_counts_failed
-    for job in ssn.jobs.values():
+    for job, old in _with_statuses(jobs, before):
         pg = job.pod_group
         if pg is None:
             continue
@@ -81,7 +86,6 @@ def update_all(ssn: Session) -> dict[str, bool]:
         running = pg.running = counts.running
         failed = pg.failed = counts.failed
         succeeded = pg.succeeded = counts.succeeded
-        old = before.get(job.uid)
         update_pg = written[job.uid] = (
             old is None
             or phase != old.phase
@@ -93,6 +97,17 @@ def update_all(ssn: Session) -> dict[str, bool]:
         if update_pg or phase in _UNSCHEDULABLE_PHASES:
             record_job_status_event(ssn, job, update_pg)
     return written
+
+
+def _with_statuses(
+    jobs: dict[str, JobInfo], before: dict[str, PodGroupStatus]
+) -> Iterable[tuple[JobInfo, PodGroupStatus | None]]:
+    """Each job with the status it opened with (None: none). The snapshot makes both
+    dicts in one order (the very id strings), so they are paired by place when their
+    keys are the same objects in order, checked in C; else each status is looked up."""
+    if len(jobs) == len(before) and all(map(is_, jobs, before)):
+        return zip(jobs.values(), before.values(), strict=True)
+    return ((job, before.get(uid)) for uid, job in jobs.items())
 
 
 def record_job_status_event(ssn: Session, job: JobInfo, update_pg: bool) -> None:

@@ -414,23 +414,19 @@ class SchedulerCache:
         else:
             written = {_group_id(pg): pg for pg in cluster.pod_groups}
         for uid, kept in handed.items():
-            clone, source = kept.clone, kept.source
             pg = written.get(uid)
-            if (
-                clone.version != kept.version
-                or pg is None
-                or clone.pod_group is None
-                or source.pod_group is None
-                or not same_spec(source.pod_group, clone.pod_group)
-            ):
+            if kept.clone.version != kept.version or pg is None:
+                continue
+            groups = kept.spec_kept()
+            if groups is None:
                 continue
             if pg is last.get(uid):
                 # Not written back: the cache's job keeps its pod group, and a new clone
                 # would copy that, with the conditions its last writer stamped. Of the
                 # clone's, only the conditions may differ: the phase and counts are the
                 # status the session opened with, or the updater had written them, and
-                # the rest is the spec (same_spec above and the job contract).
-                clone.pod_group.conditions = list(source.pod_group.conditions)
+                # the rest is the spec (spec_kept above and the job contract).
+                groups[1].conditions = list(groups[0].conditions)
             else:
                 self._rewritten.add(uid)
             kept.written = pg
@@ -572,7 +568,16 @@ class _Carried:
     job's pod group, kept while that job keeps the same pod group object (the cache
     never changes one in place), so that a carried job's is not read every session."""
 
-    __slots__ = ("clone", "group", "priority_class", "source", "status", "version", "written")
+    __slots__ = (
+        "clone",
+        "group",
+        "priority_class",
+        "source",
+        "spec_held",
+        "status",
+        "version",
+        "written",
+    )
     group: PodGroup  # the cache's job's pod group, as last read
     status: PodGroupStatus  # its status: the clone's as the session opens
     priority_class: str  # its priority class name
@@ -582,6 +587,25 @@ class _Carried:
         self.clone = clone
         self.version = version  # the clone's JobInfo.version when handed out
         self.written: PodGroup | None = None  # the pod group advance wrote from it
+        # The source's and the clone's pod groups last found of the same spec.
+        self.spec_held: tuple[PodGroup, PodGroup] | None = None
+
+    def spec_kept(self) -> tuple[PodGroup, PodGroup] | None:
+        """The source's and the clone's pod groups when the clone's holds the source's
+        spec (``same_spec``), else None; asked again only of other pod group objects:
+        under the job contract a session writes a pod group's status alone, never its
+        spec, and the cache replaces a pod group rather than change it, so objects found
+        alike stay alike. The hand-back asks it of every carried clone every session."""
+        source, clone = self.source.pod_group, self.clone.pod_group
+        if source is None or clone is None:
+            return None
+        held = self.spec_held
+        if held is not None and held[0] is source and held[1] is clone:
+            return held
+        if not same_spec(source, clone):
+            return None
+        held = self.spec_held = (source, clone)
+        return held
 
     def took(self, group: PodGroup) -> None:
         """Read what the snapshot needs of ``group``, the cache's job's pod group (the

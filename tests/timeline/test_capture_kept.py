@@ -120,6 +120,6 @@ def test_a_job_whose_task_moves_is_captured_anew() -> None:
     job.update_task_status(task, TaskStatus.Pipelined)
     task.node_name = "n1"
     moved = scheduler._captured(job)
-    assert moved.tasks["ns/p"].status == "Pipelined" and moved.pipelined == (("ns/p", "n1"),)
+    assert moved.tasks["ns/p"].status == "Pipelined" and moved.pipelined == [("ns/p", "n1")]
     job.update_task_status(task, TaskStatus.Bound)
     assert scheduler._captured(job).tasks["ns/p"].node == "n1"

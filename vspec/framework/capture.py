@@ -57,7 +57,9 @@ def capture_session_state(
     result.pod_groups.update(
         (uid, PodGroupResult(phase, phase)) for uid, phase in phases.items() if phase is not None
     )
-    result.pipelined.update(zip(captured, map(list, pipelined.values()), strict=True))
+    # Each job's list is its capture's, the very list while the job's tasks stand, as
+    # its task results are: a result's readers read it, never change it.
+    result.pipelined.update(pipelined)
     tasks = kept.tasks(cluster.pods, captured)
     if result.tasks:  # a result passed in with tasks keeps them, as an update does
         result.tasks.update(tasks)
@@ -71,7 +73,7 @@ class Captured:
 
     version: int
     tasks: dict[str, TaskResult]
-    pipelined: tuple[tuple[str, str], ...]
+    pipelined: list[tuple[str, str]]  # the results' own list, shared, never changed
 
 
 def _captured(job: JobInfo) -> Captured:
@@ -89,7 +91,7 @@ def _captured(job: JobInfo) -> Captured:
         # Allocated and Pipelined tasks hold a node in the session but are not bound.
         node = None if status in _UNBOUND else task.node_name or None
         tasks[task.key] = TaskResult(node, _STATUS_TEXT[status])
-    pipelined = tuple((t.key, t.node_name) for t in job.tasks_in(TaskStatus.Pipelined))
+    pipelined = [(t.key, t.node_name) for t in job.tasks_in(TaskStatus.Pipelined)]
     captured = job.derived[_CAPTURED] = Captured(job.version, tasks, pipelined)
     return captured
 
@@ -137,7 +139,7 @@ class _JobCaptures:
         self.mark: object | None = None  # the feed mark of the session captured
         self.captured: dict[str, Captured] = {}
         self.phases: dict[str, str | None] = {}  # None: no pod group
-        self.pipelined: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.pipelined: dict[str, list[tuple[str, str]]] = {}
         self.touched: set[str] = set()  # the jobs that session touched before its capture
 
 
@@ -164,7 +166,7 @@ class TaskCapture:
 
     def jobs(
         self, ssn: Session
-    ) -> tuple[dict[str, Captured], dict[str, str | None], dict[str, tuple[tuple[str, str], ...]]]:
+    ) -> tuple[dict[str, Captured], dict[str, str | None], dict[str, list[tuple[str, str]]]]:
         """Each of the session's jobs' capture, pod group phase (None: none) and
         pipelined tasks, in the session's job order: dicts the caller must not change."""
         jobs, feed, kept = ssn.jobs, ssn.job_feed, self._jobs

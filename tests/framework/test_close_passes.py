@@ -1,6 +1,8 @@
 """The close passes' short cuts against the rules they stand for: gang stamping its ready
 jobs together (``Session.stamp_pod_group_conditions``) and the job updater's condition
-comparison field by field, over drawn pod group conditions."""
+comparison field by field, over drawn pod group conditions; the updater's pairing of
+jobs with their opening statuses and the hand-back's kept spec check, over drawn orders
+and steps."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.builders import node, pod, pod_group, queue
-from vspec.framework.cache import SchedulerCache
-from vspec.framework.job_updater import _same_conditions
+from vspec.api.job_info import JobInfo, same_spec
+from vspec.framework.cache import PodGroupStatus, SchedulerCache, _Carried
+from vspec.framework.job_updater import _same_conditions, _with_statuses
 from vspec.framework.log import Klog
 from vspec.framework.session import Session
 from vspec.model.conf import SchedulerOptions
@@ -74,3 +77,76 @@ def test_conditions_compare_but_for_their_stamps(
     expected = list(map(_unstamped, new)) == list(map(_unstamped, old))
     assert _same_conditions(new, tuple(old)) is expected
     assert _same_conditions(list(old), tuple(old))
+
+
+# The job updater pairs each job with the status it opened with by place when both
+# dicts hold the very same id strings in order (the snapshot's), else by look-up.
+_UIDS = st.lists(st.sampled_from([f"ns/j{i}" for i in range(6)]), unique=True, max_size=6)
+
+
+@given(_UIDS, _UIDS, st.booleans())
+def test_jobs_pair_with_their_opening_status(
+    jobs_order: list[str], status_order: list[str], same_strings: bool
+) -> None:
+    # The statuses' keys are the jobs' very strings, or equal strings made anew.
+    def key(uid: str) -> str:
+        return uid if same_strings else "".join(list(uid))
+
+    jobs = {uid: _job(uid) for uid in jobs_order}
+    before = {key(uid): _status(uid) for uid in status_order}
+    if same_strings:
+        before = {uid: before[uid] for uid in status_order}
+    paired = list(_with_statuses(jobs, before))
+    assert [(job.uid, old) for job, old in paired] == [(uid, before.get(uid)) for uid in jobs_order]
+
+
+def _job(uid: str) -> JobInfo:
+    return JobInfo(uid)
+
+
+def _status(uid: str) -> PodGroupStatus:
+    return PodGroupStatus(uid, (), 0, 0, 0)
+
+
+# The hand-back asks whether a carried clone's pod group holds its source's spec again
+# only of other pod group objects; drawn steps change what a session and the cache may.
+_STEPS = st.lists(
+    st.sampled_from(
+        [
+            "status",  # the session writes the clone's status (the job contract)
+            "source-same",  # the cache's job takes a copy of the same spec
+            "source-other",  # ... of another spec
+            "clone-same",  # the clone's pod group replaced by a copy of the same spec
+            "clone-other",  # ... of another spec
+            "source-none",
+            "clone-none",
+        ]
+    ),
+    max_size=12,
+)
+
+
+@given(_STEPS)
+def test_a_carried_spec_is_asked_again_of_other_pod_groups(steps: list[str]) -> None:
+    group = pod_group("ns", "j", "default", min_member=2)
+    source, clone = JobInfo("ns/j", group), JobInfo("ns/j", replace(group))
+    kept = _Carried(source, clone, clone.version)
+    for step in [None, *steps]:
+        if step == "status":
+            if clone.pod_group is not None:
+                clone.pod_group.phase = "Running"
+                clone.pod_group.conditions = [*clone.pod_group.conditions]
+        elif step is not None:
+            whose, how = step.split("-")
+            job = source if whose == "source" else clone
+            now = job.pod_group or group
+            job.pod_group = (
+                None
+                if how == "none"
+                else replace(now, min_member=now.min_member + (how == "other"))
+            )
+        old, new = source.pod_group, clone.pod_group
+        fresh = old is not None and new is not None and same_spec(old, new)
+        got = kept.spec_kept()
+        assert (got is not None) is fresh
+        assert got is None or (got[0] is old and got[1] is new)

@@ -6,12 +6,21 @@ order, as the cache keeps a job's and a node's tasks in the cluster's order."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import check_changes, less_once
-from vspec.model.changes import FEW_MOVED, MOST_RUNS, Changed, changed, changes_of, list_changes
+from vspec.model.changes import (
+    FEW_MOVED,
+    MOST_RUNS,
+    Changed,
+    changed,
+    changes_of,
+    from_place,
+    list_changes,
+)
 from vspec.model.objects import ObjectMeta, Pod
 
 _POOL = [Pod(ObjectMeta(f"p{i}", "ns")) for i in range(600)]
@@ -39,6 +48,17 @@ def _edited(before: list[int], data: st.DataObject) -> list[int]:
         else:
             after.append(after[i])
     return after
+
+
+@given(
+    st.lists(st.integers(), max_size=8), st.integers(0, 10), st.sampled_from([list, tuple, range])
+)
+def test_from_place_is_the_elements_from_that_place_on(
+    items: list[int], start: int, kind: type[Sequence[int]]
+) -> None:
+    # A list's or tuple's own iterator set to the place, any other stepped over.
+    seq = range(len(items)) if kind is range else kind(items)  # type: ignore[call-arg]
+    assert list(from_place(seq, start)) == list(seq)[start:]
 
 
 @given(before=_lists, data=st.data(), keep_order=st.booleans())

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, count, islice, repeat
+from itertools import chain, compress, count, repeat
 from operator import attrgetter, eq, is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
-from vspec.model.changes import list_changes
+from vspec.model.changes import from_place, list_changes
 from vspec.model.objects import Cluster, Pod
 from vspec.model.result import PodGroupResult, SimulationResult, TaskResult
 
@@ -329,7 +329,7 @@ def _same_order(
     replaced pod (``replaced``: the places in ``gone`` and ``added`` of pods of one key)
     must stand among the stayed ones where the pod it replaced stood, replaced pods
     keeping their order among themselves."""
-    if new and not all(map(is_, islice(after, len(after) - len(new), None), new)):
+    if new and not all(map(is_, from_place(after, len(after) - len(new)), new)):
         return False
     if not replaced:
         return True
@@ -355,7 +355,7 @@ def _places(objects: list[Pod], among: list[Pod]) -> list[int] | None:
     places = []
     at = 0
     for obj in among:
-        found = next(compress(count(at), map(is_, islice(objects, at, None), repeat(obj))), None)
+        found = next(compress(count(at), map(is_, from_place(objects, at), repeat(obj))), None)
         if found is None:
             return None
         places.append(found)

@@ -330,6 +330,9 @@ class SchedulerCache:
         changed: list[str] = []  # the jobs that may open otherwise than at the last snapshot
         touched = self.touched_jobs
         touched.clear()
+        # Read once: the same for every job (this loop reads every live job).
+        carries, default = self.carries_jobs, self.default_priority
+        priority_class = self.priority_classes.get
         for uid, job in self.jobs.items():
             group = job.pod_group
             if group is None:
@@ -366,13 +369,11 @@ class SchedulerCache:
                 kept = _Carried(job, clone, clone.version)
                 kept.took(group)
                 changed.append(uid)
-            if self.carries_jobs:
+            if carries:
                 handed[uid] = kept
             statuses[uid] = kept.status
-            clone.priority = self.default_priority
-            pc = self.priority_classes.get(kept.priority_class)
-            if pc is not None:
-                clone.priority = pc.value
+            pc = priority_class(kept.priority_class)
+            clone.priority = default if pc is None else pc.value
         self.log.v(
             3,
             f"There are <{len(jobs)}> Jobs, <{len(queues)}> Queues and <{len(nodes)}> Nodes "

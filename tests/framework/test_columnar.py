@@ -27,7 +27,7 @@ from vspec.framework.recorder import Recorder
 from vspec.framework.scheduler import simulate
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, clusters, scheduler_confs
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
-from vspec.model.conf import load_conf
+from vspec.model.conf import SchedulerOptions, load_conf
 from vspec.model.objects import Cluster
 from vspec.model.result import LogBlock, LogLine, LogRecords, Severity, SimulationResult
 from vspec.timeline.clock import run_timeline
@@ -57,11 +57,21 @@ def _seen(result: SimulationResult) -> dict[str, object]:
 
 
 @settings(deadline=None)
-@given(scheduler_confs(SPACE), clusters(BOUNDS), st.sampled_from([0, 3]), st.integers(1, 2))
+@given(
+    scheduler_confs(SPACE),
+    clusters(BOUNDS),
+    st.sampled_from([0, 3]),
+    st.integers(1, 2),
+    st.sampled_from([0, 30, 60]),
+)
 def test_columnar_run_is_the_per_node_run(
-    raw: dict[str, Any], cluster: Cluster, verbosity: int, cycles: int
+    raw: dict[str, Any], cluster: Cluster, verbosity: int, cycles: int, sample: int
 ) -> None:
+    """``sample``: the percentage of nodes a predicate pass looks for (0: all of these
+    small clusters), so that passes stop short of the last node too."""
     conf = load_conf(raw)
+    if sample:
+        conf.options = SchedulerOptions(min_nodes_to_find=1, percentage_of_nodes_to_find=sample)
     # A recorder that watches per-node calls keeps the whole run on the per-node path.
     scalar = simulate(conf, cluster, verbosity=verbosity, cycles=cycles, recorder=Recorder())
     with _forced():

@@ -132,12 +132,15 @@ class PredicateHelper:
             if len(passing) > to_find or look == total:
                 break
             look = total
-        processed = total
+        processed, failures = total, total - len(passing)
         if len(passing) > to_find:
             processed = int(passing[to_find]) + 1
             passing = passing[:to_find]
+            failures = processed - to_find - 1  # the stop's node passes
         self.processed = processed
         state.last_processed_node_index = (offset + processed) % total
+        if not failures:  # most tasks of a roomy cluster: no node to log or keep
+            return order[passing], FitErrors()
         failing = (codes[:processed] != 0).nonzero()[0]
         new = failing if not_cached is None else failing[not_cached[failing]]
         if len(new):

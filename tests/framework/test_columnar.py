@@ -9,6 +9,7 @@ and FitError statuses on every node and the same float64 score on every feasible
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 from unittest import mock
 
@@ -97,6 +98,37 @@ def test_columns_kept_between_sessions_give_the_per_node_timeline(
     assert fast.sessions == scalar.sessions
     assert fast.pods == scalar.pods and fast.jobs == scalar.jobs and fast.ticks == scalar.ticks
     assert fast.simulation.binds == scalar.simulation.binds
+
+
+@pytest.mark.parametrize("kept", [8, 0])  # 0: a new list of rows at every node map
+@settings(max_examples=30, deadline=None)
+@given(case=timeline_specs(SPACE, ClusterBounds(max_nodes=6, max_jobs=5, max_replicas=3)))
+def test_companions_compared_where_the_k8s_memo_built_views_again_are_the_node_maps(
+    case: GeneratedTimelineSpec, kept: int
+) -> None:
+    """Carried columns compare only the node-map entries the K8s memo built again since
+    their last renewal (``K8sMemo.rebuilt_since``): at every session their companions
+    are still the session's node-map entries, each the very object."""
+    from vspec.k8s import nodeinfo
+
+    real = columnar.session_columns
+    reported = []
+
+    def checked(ssn: Any) -> Any:
+        cols = real(ssn)
+        if cols is not None:
+            fresh = [ssn.node_map.get(name) for name in cols.names]
+            assert all(map(operator.is_, cols._companions, fresh))
+            reported.append(cols.companions_mark is not None)
+        return cols
+
+    with (
+        _forced(),
+        mock.patch.object(columnar, "session_columns", checked),
+        mock.patch.object(nodeinfo, "_REBUILT_KEPT", kept),
+    ):
+        run_timeline(case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine())
+    assert len(reported) < 2 or any(reported)  # the report is followed from the second
 
 
 # Negative too: Volcano's GetInt takes any integer

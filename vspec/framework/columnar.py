@@ -51,16 +51,24 @@ def session_columns(ssn: Session) -> NodeColumns | None:
 
     # The cache's columns, carried over from the last session: mostly the same nodes,
     # whose names (kept by the columns) find their node-map entries without reading
-    # every node.
+    # every node; where the K8s memo made the node map from the views it made the last
+    # one of, only the entries it built again since are compared.
     cache = ssn.cache
     kept = cache.columns
+    report = cache.k8s.rebuilt_since(ssn.node_map, None if kept is None else kept.companions_mark)
     if kept is not None:
-        if kept.renew(ssn.node_list, list(map(ssn.node_map.get, kept.names))):
+        if report is not None and report[1] is not None:
+            renewed = kept.renew(ssn.node_list, report[0], report[1])
+        else:
+            renewed = kept.renew(ssn.node_list, list(map(ssn.node_map.get, kept.names)))
+        if renewed:
+            kept.companions_mark = None if report is None else report[2]
             ssn.columns = kept
             return kept
         kept.close()
     companions = [ssn.node_map.get(node.name) for node in ssn.node_list]
     kept = cache.columns = NodeColumns(ssn.node_list, companions)
+    kept.companions_mark = None if report is None else report[2]
     ssn.columns = kept
     return kept
 

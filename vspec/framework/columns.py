@@ -85,6 +85,7 @@ class NodeColumns:
         "_kept",
         "_memos",
         "_rotation",
+        "companions_mark",
         "names",
         "nodes",
         "size",
@@ -104,10 +105,15 @@ class NodeColumns:
         self._changes: list[int] = []
         self._kept: dict[Hashable, list[Any]] = {}
         self._rotation: Column | None = None
+        # Whoever hands the companions keeps here what :meth:`renew`'s ``regarded`` rows
+        # are counted from (``K8sMemo.rebuilt_since``'s mark).
+        self.companions_mark: object = None
         for row, node in enumerate(self.nodes):
             node.watch(self._dirty, row)
 
-    def renew(self, nodes: list[NodeInfo], companions: list[object]) -> bool:
+    def renew(
+        self, nodes: list[NodeInfo], companions: Sequence[object], regarded: list[int] | None = None
+    ) -> bool:
         """Carry the columns into the next session, on ``nodes`` with ``companions``
         (per row, another object the values read: the node-map entry); False when
         these are other nodes, by name or order (then build new columns). Rows are
@@ -115,7 +121,10 @@ class NodeColumns:
         name): a session's nodes are mostly the last one's, and cold, so reading each
         one's name cost more than the rest of the renewal. Both lists are kept as
         they are, not copied (a copy touches every cold node too): the caller hands
-        over lists nobody changes (the session's node list, a list made for this)."""
+        over lists nobody changes (the session's node list, a list made for this).
+        With ``regarded``, the caller vouches that the companions of the other rows are
+        the very objects of the last renewal: only those rows are compared, and read
+        from ``companions`` into the columns' own list (``companions`` is not kept)."""
         if len(nodes) != self.size:
             return False
         moved = list(compress(count(), map(is_not, self.nodes, nodes)))
@@ -135,11 +144,26 @@ class NodeColumns:
             nodes[row].watch(dirty, row)
         dirty.extend(moved)
         moved_rows = set(moved)
-        regarded = map(is_not, self._companions, companions)
-        dirty.extend(row for row in compress(count(), regarded) if row not in moved_rows)
+        dirty.extend(
+            row for row in self._companions_changed(companions, regarded) if row not in moved_rows
+        )
         self.nodes = nodes
-        self._companions = companions
         return True
+
+    def _companions_changed(
+        self, companions: Sequence[object], regarded: list[int] | None
+    ) -> list[int]:
+        """The rows whose companion is another object now (see :meth:`renew`), the
+        columns' companions brought up to date."""
+        own = self._companions
+        if regarded is None:
+            # Kept as it is when a list (made for this, see renew), not copied.
+            self._companions = companions if isinstance(companions, list) else list(companions)
+            return list(compress(count(), map(is_not, own, companions)))
+        changed = [row for row in regarded if own[row] is not companions[row]]
+        for row in changed:
+            own[row] = companions[row]
+        return changed
 
     def _carry_answers(self) -> None:
         """Bring the memos and kept answers over :meth:`renew`'s clearing of the rows

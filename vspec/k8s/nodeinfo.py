@@ -30,6 +30,9 @@ _Derived = TypeVar("_Derived")
 Labels = Mapping[str, Mapping[str, str]]  # namespace -> its labels
 # How many values K8sMemo.node_derived keeps (per pod spec, some): then it starts over.
 _DERIVED_KEPT = 256
+# The rows of views built again kept for readers (K8sMemo.rebuilt_since), up to this
+# many times the views: then a new list starts and readers compare every view once.
+_REBUILT_KEPT = 8
 
 
 class ImageStateSummary:
@@ -193,6 +196,7 @@ class K8sMemo:
         self._containers: dict[Hashable, ContainerFacts] = {}
         self._by_list: dict[int, tuple[list[Container], ContainerFacts]] = {}
         self._last: _Views | None = None  # the views the last node map was made of
+        self._made: dict[str, K8sNodeInfo] | None = None  # that node map
         self._replaced: set[str] | None = None  # the nodes handed out anew since (None: all)
         self._images: tuple[list[Node], dict[str, dict[str, ImageStateSummary]]] | None = None
         # The last Snapshot, and what node_derived kept for the views it was made of.
@@ -294,14 +298,37 @@ class K8sMemo:
             info.image_states = old.image_states
             info.set_reports(last.changed)
             last.note(row)
+            last.rebuilt.append(row)
         last.changed.clear()
-        return dict(last.by_name)
+        if len(last.rebuilt) > _REBUILT_KEPT * len(views):
+            last.rebuilt = []  # marks on the old list compare every view again, once
+        made = self._made = dict(last.by_name)
+        return made
+
+    def rebuilt_since(
+        self, node_map: dict[str, K8sNodeInfo], mark: object
+    ) -> tuple[list[K8sNodeInfo], list[int] | None, object] | None:
+        """For ``node_map``, when it is the last map this memo made: its views row by row
+        (the session's node list's rows; a list this memo patches at the next map, to be
+        read now), the rows whose view was built again since ``mark`` (None: since
+        an unknown point, as for the first mark, ``None``) and the mark for the next
+        call. None for any other map. The others are the very objects they were then, so
+        a reader keeping something per view (the node columns) compares only those rows,
+        not a thousand cold views."""
+        last = self._last
+        if last is None or node_map is not self._made:
+            return None
+        log = last.rebuilt
+        rows = None
+        if isinstance(mark, tuple) and mark[0] is log:
+            rows = log[mark[1] :]
+        return last.views, rows, (log, len(log))
 
     def _map_afresh(self, nodes: list[NodeInfo]) -> dict[str, K8sNodeInfo]:
         if self._last is not None:
             for view in self._last.views:
                 view.set_reports(None)
-        node_map = _fresh_node_map(nodes, self)
+        node_map = self._made = _fresh_node_map(nodes, self)
         views = list(node_map.values())
         self._last = _Views(views) if len(views) == len(nodes) else None
         return node_map
@@ -366,7 +393,16 @@ class _Views:
     view holds pods with affinity and with required anti-affinity (a Snapshot's lists:
     kept up to date as views are built again, rather than read from every view)."""
 
-    __slots__ = ("affinity", "anti_affinity", "by_name", "changed", "names", "rows", "views")
+    __slots__ = (
+        "affinity",
+        "anti_affinity",
+        "by_name",
+        "changed",
+        "names",
+        "rebuilt",
+        "rows",
+        "views",
+    )
 
     def __init__(self, views: list[K8sNodeInfo]) -> None:
         self.views = views
@@ -376,6 +412,8 @@ class _Views:
         # copy clones its table, where building one hashes and probes every name).
         self.by_name = dict(zip(self.names, views, strict=True))
         self.changed: set[str] = set()
+        # The rows whose view was built again, in order (K8sMemo.rebuilt_since).
+        self.rebuilt: list[int] = []
         self.affinity: set[int] = set()
         self.anti_affinity: set[int] = set()
         for row, view in enumerate(views):

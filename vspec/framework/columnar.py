@@ -152,8 +152,11 @@ def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
         answers.codes[:] = cols.fit(request, cols.future_idle)
         answers.fits_idle[:] = cols.fit(request, cols.idle) == 0
     else:
-        answers.codes[stale] = cols.fit(request, cols.future_idle, stale)
-        answers.fits_idle[stale] = cols.fit(request, cols.idle, stale) == 0
+        import numpy as np
+
+        at = np.array(stale, dtype=np.intp)
+        answers.codes[at] = cols.fit(request, cols.future_idle, at)
+        answers.fits_idle[at] = cols.fit(request, cols.idle, at) == 0
     cols.settle(key)
     return answers
 
@@ -220,7 +223,8 @@ def _plugin_answers(
     if len(stale) == cols.size:
         answers.codes[:] = table[codes]
     else:
-        answers.codes[stale] = table[codes[stale]]
+        at = np.array(stale, dtype=np.intp)
+        answers.codes[at] = table[codes[at]]
     cols.settle(key)
     return answers
 

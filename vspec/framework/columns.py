@@ -253,11 +253,13 @@ class NodeColumns:
         answer: Column = values[rows]
         return answer
 
-    def kept(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Column]:
+    def kept(self, key: Hashable, make: Callable[[], T]) -> tuple[T, Sequence[int]]:
         """The per-row answers kept under ``key`` (``make()`` the first time) and the
         rows whose node changed since :meth:`settle` last marked them all current (every
-        row the first time), in row order: the caller brings those up to date, then
-        settles the key. Found from the rows synced since, not by a pass over all rows."""
+        row the first time: a ``range``), in row order: the caller brings those up to
+        date, then settles the key. Found from the rows synced since, not by a pass over
+        all rows. A list of Python ints, not an array: most often one or two rows, read
+        one by one (indexing with a numpy integer costs several times a Python one)."""
         self._sync()
         kept = self._kept
         entry = kept.pop(key, None)
@@ -273,10 +275,10 @@ class NodeColumns:
         entry[2] = len(changes)
         carried: set[int] = entry[3]
         if seen < 0 or len(changes) - seen + len(carried) >= self.size:
-            return entry[0], np.arange(self.size)
+            return entry[0], range(self.size)
         if not carried:
-            return entry[0], np.array(sorted(set(changes[seen:])), dtype=np.intp)
-        return entry[0], np.array(sorted(carried.union(changes[seen:])), dtype=np.intp)
+            return entry[0], sorted(set(changes[seen:]))
+        return entry[0], sorted(carried.union(changes[seen:]))
 
     def settle(self, key: Hashable) -> None:
         """Mark every answer under ``key`` current as of its last :meth:`kept`."""

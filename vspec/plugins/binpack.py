@@ -240,7 +240,7 @@ class BinpackPlugin(Plugin):
                 terms = terms_of(task, task.resreq.signature())
                 nodes = cols.nodes
                 return np.array(
-                    [binpacking_score(task, nodes[r], terms, weight, log) for r in rows]
+                    [binpacking_score(task, nodes[r], terms, weight, log) for r in rows.tolist()]
                 )
             return binpacking_scores(task, cols, rows, weight)
 

@@ -365,7 +365,7 @@ class NodeOrderPlugin(Plugin):
             return None
         node_map, names = self._ssn.node_map, cols.names
         totals = []
-        for row in rows:
+        for row in rows.tolist():  # Python ints index lists faster than numpy ones
             k8s_node = node_map.get(names[row])
             if k8s_node is None:
                 return None

@@ -215,6 +215,49 @@ def _check_verdicts_and_scores(cluster: Cluster, plugins: list[dict[str, Any]]) 
 
 
 @settings(deadline=None)
+@given(
+    cluster=clusters(BOUNDS),
+    plugins=_plugins(),
+    moves=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99), st.booleans()), max_size=6),
+)
+def test_row_scores_kept_by_resource_sums_over_placements_are_the_per_node_ones(
+    cluster: Cluster, plugins: list[dict[str, Any]], moves: list[tuple[int, int, bool]]
+) -> None:
+    """Row by row, nodeorder keeps a row's total by the node's resource sums and its
+    node-fixed scores for the session: after each drawn placement (allocated where it
+    fits Idle, else pipelined), every pending task's score on every node is the per-node
+    one (rows of equal sums share a total; a placement moves the sums)."""
+    import numpy as np
+
+    from vspec.framework import columns
+
+    with _forced(), mock.patch.object(columns, "FEW_ROWS", 1000):
+        ssn = session(cluster, plugins, verbosity=0)
+        cols = columnar.session_columns(ssn)
+        assert cols is not None
+        stmt = ssn.statement()
+        every = np.arange(cols.size)
+        for which, where, bind in [(0, 0, False), *moves]:
+            pending = [t for j in ssn.jobs.values() for t in j.tasks_in(TaskStatus.Pending)]
+            for task in pending:
+                scores = columnar.scores(ssn, task, cols, every)
+                if scores is not None:
+                    by_node = {
+                        n.name: s
+                        for s, ns in prioritize_nodes(ssn, task, cols.nodes).items()
+                        for n in ns
+                    }
+                    assert [float(s) for s in scores] == [by_node[n] for n in cols.names]
+            if not pending:
+                break
+            task, node = pending[which % len(pending)], cols.nodes[where % cols.size]
+            if bind and task.init_resreq.less_equal(node.idle, ZERO):
+                stmt.allocate(task, node)
+            else:
+                stmt.pipeline(task, node.name, False)
+
+
+@settings(deadline=None)
 @given(cluster=clusters(BOUNDS), plugins=_plugins(), picks=st.lists(st.randoms(), max_size=4))
 def test_scores_of_row_subsets_asked_in_turn_are_the_per_node_ones(
     cluster: Cluster, plugins: list[dict[str, Any]], picks: list[Any]

@@ -155,6 +155,64 @@ def _node_affinity(f: ScoreFacts, n: K8sNodeInfo) -> int:
     return f.preferred_node_affinity.score(n.node)
 
 
+# The scorers that read only a node's resource sums (_resource_sums), the pod's
+# requests aside: balanced allocation reads the GPU's too, but only for a pod that
+# requests one, whose task the row path declines (NodeOrderPlugin._declines).
+_READ_SUMS = frozenset(("Least Request", "Most Request", "Balanced Request"))
+
+
+def _resource_sums(n: K8sNodeInfo) -> tuple[int, ...]:
+    """All that :func:`_least`, :func:`_most` and :func:`_balanced` read of a node
+    (``least_allocated``, ``most_allocated`` and ``balanced_allocation`` of
+    vspec/k8s/scores.py, for a pod without a GPU request)."""
+    alloc, used = n.allocatable, n.requested
+    return (
+        alloc.get(CPU, 0),
+        alloc.get(MEMORY, 0),
+        n.non0_cpu,
+        n.non0_mem,
+        used.get(CPU, 0),
+        used.get(MEMORY, 0),
+    )
+
+
+class _RowPlan:
+    """One score key's per-node scorers for the row path, in order: (weight, scorer,
+    its per-row scores when fixed for the session, else None); and, when the others
+    read only the node's resource sums, the totals kept by those sums and the fixed
+    scores (the same inputs give the same float64 sum). A session's nodes have few
+    distinct sums (a placement, its commit and the next session's clone each mark a
+    row changed, the first alone moving the sums), so most rows asked hit."""
+
+    __slots__ = ("steps", "totals")
+
+    def __init__(
+        self,
+        steps: list[tuple[float, Scorer, list[int | None] | None]],
+        totals: dict[tuple[int, ...], float] | None,
+    ) -> None:
+        self.steps, self.totals = steps, totals
+
+
+def _row_total(
+    steps: list[tuple[float, Scorer, list[int | None] | None]],
+    facts: ScoreFacts,
+    node: K8sNodeInfo,
+    fixed_scores: list[int],
+) -> float:
+    """The weighted sum of the scorers in order, the fixed ones' scores given in order."""
+    total = 0.0
+    fixed_at = 0
+    for weight, scorer, fixed in steps:
+        if fixed is None:
+            score = scorer(facts, node)
+        else:
+            score = fixed_scores[fixed_at]
+            fixed_at += 1
+        total = total + float(score) * weight
+    return total
+
+
 def _columns_cpu_memory(
     pod: PodInfo, k8s: dict[str, Column], rows: Column, weight: int, least: bool
 ) -> Column:
@@ -240,7 +298,7 @@ class NodeOrderPlugin(Plugin):
         # Scores of node-fixed scorers per row, filled in as rows are asked (_row_plan,
         # _fixed): (label, pod key) -> per row.
         self._fixed_lists: dict[tuple[str, Hashable], list[int | None]] = {}
-        self._plans: dict[Hashable, list[tuple[float, Scorer, list[int | None] | None]] | None] = {}
+        self._plans: dict[Hashable, _RowPlan | None] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -357,32 +415,39 @@ class NodeOrderPlugin(Plugin):
     def _few_scores(self, facts: ScoreFacts, cols: NodeColumns, rows: Column) -> Column | None:
         """:meth:`node_scores` of a few rows by the per-node scorers, summed as there;
         None where a row has no node map entry or the columnar form declines (see
-        :meth:`_column_scores`)."""
+        :meth:`_column_scores`). Where the plan's other scorers read only the node's
+        resource sums, a row's total is kept for the session by those sums and the
+        node-fixed scores (:class:`_RowPlan`)."""
         import numpy as np
 
         plan = self._row_plan(facts, cols)
         if plan is None:
             return None
         node_map, names = self._ssn.node_map, cols.names
+        steps, kept = plan.steps, plan.totals
         totals = []
         for row in rows.tolist():  # Python ints index lists faster than numpy ones
             k8s_node = node_map.get(names[row])
             if k8s_node is None:
                 return None
-            total = 0.0
-            for weight, scorer, fixed in plan:
-                if fixed is None:
-                    score = scorer(facts, k8s_node)
-                else:
+            fixed_scores = []
+            for _, scorer, fixed in steps:
+                if fixed is not None:
                     known = fixed[row]
-                    score = fixed[row] = scorer(facts, k8s_node) if known is None else known
-                total = total + float(score) * weight
+                    if known is None:
+                        known = fixed[row] = scorer(facts, k8s_node)
+                    fixed_scores.append(known)
+            if kept is None:
+                totals.append(_row_total(steps, facts, k8s_node, fixed_scores))
+                continue
+            key = (*_resource_sums(k8s_node), *fixed_scores)
+            total = kept.get(key)
+            if total is None:
+                total = kept[key] = _row_total(steps, facts, k8s_node, fixed_scores)
             totals.append(total)
         return np.array(totals, dtype=np.float64)
 
-    def _row_plan(
-        self, facts: ScoreFacts, cols: NodeColumns
-    ) -> list[tuple[float, Scorer, list[int | None] | None]] | None:
+    def _row_plan(self, facts: ScoreFacts, cols: NodeColumns) -> _RowPlan | None:
         """Per scorer, its weight and, for a scorer fixed for the session (image
         locality, per image set; node affinity without preferred terms), its scores per
         row, each filled in when first asked (a session asks a few rows of many tasks;
@@ -396,7 +461,8 @@ class NodeOrderPlugin(Plugin):
         if self._declines(facts):
             plans[facts.score_key] = None
             return None
-        plan = plans[facts.score_key] = []
+        steps: list[tuple[float, Scorer, list[int | None] | None]] = []
+        by_sums = True
         for weight, label, _, scorer in self._node_scorers:
             fixed: list[int | None] | None = None
             if label == "Image Locality":
@@ -404,7 +470,10 @@ class NodeOrderPlugin(Plugin):
                 fixed = self._fixed_rows(label, key, cols)
             elif label == "Node Affinity" and not facts.preferred_node_affinity.terms:
                 fixed = self._fixed_rows(label, (), cols)
-            plan.append((float(weight), scorer, fixed))
+            elif label not in _READ_SUMS:
+                by_sums = False
+            steps.append((float(weight), scorer, fixed))
+        plan = plans[facts.score_key] = _RowPlan(steps, {} if by_sums else None)
         return plan
 
     def _fixed_rows(self, label: str, key: Hashable, cols: NodeColumns) -> list[int | None]:

@@ -10,6 +10,7 @@ and FitError statuses on every node and the same float64 score on every feasible
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
@@ -235,26 +236,34 @@ def test_row_scores_kept_by_resource_sums_over_placements_are_the_per_node_ones(
         ssn = session(cluster, plugins, verbosity=0)
         cols = columnar.session_columns(ssn)
         assert cols is not None
-        stmt = ssn.statement()
         every = np.arange(cols.size)
-        for which, where, bind in [(0, 0, False), *moves]:
-            pending = [t for j in ssn.jobs.values() for t in j.tasks_in(TaskStatus.Pending)]
-            for task in pending:
-                scores = columnar.scores(ssn, task, cols, every)
-                if scores is not None:
-                    by_node = {
-                        n.name: s
-                        for s, ns in prioritize_nodes(ssn, task, cols.nodes).items()
-                        for n in ns
-                    }
-                    assert [float(s) for s in scores] == [by_node[n] for n in cols.names]
-            if not pending:
-                break
-            task, node = pending[which % len(pending)], cols.nodes[where % cols.size]
-            if bind and task.init_resreq.less_equal(node.idle, ZERO):
-                stmt.allocate(task, node)
-            else:
-                stmt.pipeline(task, node.name, False)
+        for task in _pending_between_placements(ssn, cols, moves):
+            scores = columnar.scores(ssn, task, cols, every)
+            if scores is not None:
+                by_node = {
+                    n.name: s
+                    for s, ns in prioritize_nodes(ssn, task, cols.nodes).items()
+                    for n in ns
+                }
+                assert [float(s) for s in scores] == [by_node[n] for n in cols.names]
+
+
+def _pending_between_placements(
+    ssn: Any, cols: Any, moves: list[tuple[int, int, bool]]
+) -> Iterator[Any]:
+    """Every pending task, then after each drawn placement (a pending task allocated on
+    a node where it fits Idle, else pipelined there) every pending task again."""
+    stmt = ssn.statement()
+    for which, where, bind in [*moves, (0, 0, False)]:
+        pending = [t for j in ssn.jobs.values() for t in j.tasks_in(TaskStatus.Pending)]
+        yield from pending
+        if not pending:
+            return
+        task, node = pending[which % len(pending)], cols.nodes[where % cols.size]
+        if bind and task.init_resreq.less_equal(node.idle, ZERO):
+            stmt.allocate(task, node)
+        else:
+            stmt.pipeline(task, node.name, False)
 
 
 @settings(deadline=None)
@@ -291,39 +300,90 @@ def test_scores_of_row_subsets_asked_in_turn_are_the_per_node_ones(
                     assert [float(s) for s in scores] == [by_node[cols.names[r]] for r in rows]
 
 
+@pytest.mark.parametrize("few", [0, 1000])  # numpy on every row set; row by row on all
+@pytest.mark.parametrize("keys", [64, 2])  # 2: answers dropped and made again in turn
+@settings(deadline=None)
 @given(
-    fit=st.lists(st.integers(0, 2), min_size=1, max_size=12),
-    plugin_codes=st.lists(st.integers(0, 3), min_size=12, max_size=12),
-    failures=st.integers(0, 3),
-    picks=st.randoms(),
+    cluster=clusters(BOUNDS),
+    plugins=_plugins(),
+    moves=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99), st.booleans()), max_size=6),
 )
-def test_fit_first_at_any_rows_is_its_codes_there(
-    fit: list[int], plugin_codes: list[int], failures: int, picks: Any
+def test_verdicts_kept_over_placements_are_the_per_node_ones(
+    cluster: Cluster,
+    plugins: list[dict[str, Any]],
+    moves: list[tuple[int, int, bool]],
+    few: int,
+    keys: int,
 ) -> None:
-    """The fit's failure first, else the plugins' (codes past theirs): the same at any rows
-    asked, in any order, as the combined codes; with no plugin status the fit's alone."""
-    import numpy as np
+    """The fit's and the plugins' answers and their combination are kept and brought up
+    to date on the rows whose node changed (the combination on the rows either wrote
+    since): after each drawn placement (allocated where it fits Idle, else pipelined),
+    every pending task's verdicts on every node, asked in turn (requests and keys
+    interleaved), are the per-node ones."""
+    from vspec.framework import columns
 
-    from vspec.framework.columns import FitFirst
+    with (
+        _forced(),
+        mock.patch.object(columns, "FEW_ROWS", few),
+        mock.patch.object(columns, "MEMO_KEYS", keys),
+    ):
+        ssn = session(cluster, plugins, verbosity=0)
+        cols = columnar.session_columns(ssn)
+        assert cols is not None
+        for task in _pending_between_placements(ssn, cols, moves):
+            _check_verdicts(ssn, cols, task)
 
-    size = len(fit)
-    plugins = [min(code, failures) for code in plugin_codes[:size]]
-    fit_statuses = [[Status(Code.Unschedulable, f"Insufficient {d}")] for d in ("cpu", "memory")]
-    plugin_statuses = [[Status(Code.Unschedulable, f"p{k}")] for k in range(failures)]
-    verdicts = FitFirst(
-        np.array(fit, dtype=np.int32),
-        fit_statuses,
-        np.array(plugins, dtype=np.int32),
-        plugin_statuses,
+
+def _check_verdicts(ssn: Any, cols: Any, task: Any) -> None:
+    try:
+        ssn.pre_predicate_fn(task)
+    except Exception:  # a PreFilter failure: allocate tries no node
+        return
+    answers = columnar.allocate_verdicts(
+        ssn, task, cols, lambda node: ssn.predicate_for_allocate_action(task, node)
     )
-    rows = np.array(picks.sample(range(size), picks.randint(0, size)), dtype=np.intp)
-    expected = [
-        plugin_statuses[p - 1] if f == 0 and p else fit_statuses[f - 1] if f else None
-        for f, p in zip(fit, plugins, strict=True)
-    ]
-    for asked in (rows, np.arange(size)):
-        got = [verdicts.statuses[c - 1] if c else None for c in verdicts.at(asked)]
-        assert got == [expected[r] for r in asked]
+    if answers is None:
+        return
+    verdicts, fits_idle = answers
+    for row, node in enumerate(cols.nodes):
+        fe = predicate(ssn, task, node)
+        code = int(verdicts.at(row))
+        got = None if code == 0 else verdicts.statuses[code - 1]
+        assert got == (None if fe is None else fe.statuses), node.name
+        assert fits_idle[row] == task.init_resreq.less_equal(node.idle, ZERO)
+
+
+def test_combined_verdicts_follow_the_answers_they_were_combined_from() -> None:
+    """A combination is brought up to date on the rows its answers logged since; other
+    plugins' answers (their key dropped and made again: codes numbered anew) or a log
+    started over (every row written) combine every row again."""
+    from vspec.api.node_info import NodeInfo
+    from vspec.api.resource import Resource
+    from vspec.framework.columns import NodeColumns
+
+    cols = NodeColumns([NodeInfo(None, f"n{i}") for i in range(4)])
+    fit, plugins = columnar._FitAnswers(4, Resource(1000, 0)), columnar._PluginAnswers(4)
+    plugins.codes[:] = [0, 1, 0, 1]
+    plugins.statuses.append([Status(Code.Unschedulable, "first")])
+    fit.codes[:] = [0, 0, 2, 1]
+
+    def combined(plugins: Any) -> list[Any]:
+        verdicts = columnar._combined(cols, fit, plugins)
+        return [verdicts.statuses[c - 1] if c else None for c in verdicts.at(range(4))]
+
+    short = fit.statuses
+    assert combined(plugins) == [None, plugins.statuses[0], short[1], short[0]]
+    fit.codes[1] = 1  # unlogged: not combined again
+    assert combined(plugins) == [None, plugins.statuses[0], short[1], short[0]]
+    fit.wrote([1], 4)
+    assert combined(plugins) == [None, short[0], short[1], short[0]]
+    fit.codes[:] = 0
+    fit.wrote(range(4), 4)  # every row: a new log
+    assert combined(plugins) == [None, plugins.statuses[0], None, plugins.statuses[0]]
+    other = columnar._PluginAnswers(4)
+    other.codes[:] = [1, 0, 0, 0]
+    other.statuses.append([Status(Code.Unschedulable, "other")])
+    assert combined(other) == [other.statuses[0], None, None, None]
 
 
 def test_columnar_choice_keeps_select_best_nodes_floor_of_minus_one() -> None:

@@ -31,7 +31,7 @@ from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, FitFirst, NodeColumns
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
 
 
 _PENDING = TaskStatus.Pending
@@ -459,7 +459,7 @@ class Allocate(ErrorCacheAction):
     @staticmethod
     def _allocate_verdicts(
         ssn: Session, task: TaskInfo, cols: NodeColumns
-    ) -> tuple[FitFirst, Column] | None:
+    ) -> tuple[Verdicts, Column] | None:
         return columnar.allocate_verdicts(
             ssn, task, cols, lambda node: ssn.predicate_for_allocate_action(task, node)
         )

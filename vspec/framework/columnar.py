@@ -17,8 +17,8 @@ variants must be pure: no log line, no state change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from vspec.api.node_info import NodeInfo
 from vspec.api.resource import ZERO, Resource
@@ -27,7 +27,7 @@ from vspec.api.types import Code, Status
 from vspec.api.unschedule_info import FitError, insufficient_resource_reason
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, FitFirst, NodeColumns, Verdicts
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
     from vspec.framework.session import Session
     from vspec.framework.session_plugins import ColumnarPredicateFn, ColumnarScoreFn
 
@@ -37,6 +37,8 @@ PerNodePredicate = Callable[[NodeInfo], FitError | None]
 # Below this many nodes the per-node path (with its memos) is as fast (W1, 100 nodes:
 # within noise), and numpy is not imported (about 0.1 s of start-up).
 COLUMNAR_MIN_NODES = 128
+# Combinations kept per fit's answers (one per plugins' key met with its request).
+_COMBINED_KEPT = 16
 
 
 def session_columns(ssn: Session) -> NodeColumns | None:
@@ -87,7 +89,7 @@ def fit_verdicts(cols: NodeColumns, request: Resource) -> Verdicts:
 
 def allocate_verdicts(
     ssn: Session, task: TaskInfo, cols: NodeColumns, per_node: PerNodePredicate
-) -> tuple[FitFirst, Column] | None:
+) -> tuple[Verdicts, Column] | None:
     """Allocate's predicate on every node (the resource fit, then the plugins in order,
     the first failure deciding, kept only with an allocate-failing code) and, per node,
     whether the request fits Idle; None when some predicate is not node-local or
@@ -98,7 +100,9 @@ def allocate_verdicts(
     only, the plugins' on their key and the node, so each is kept per key (a job's
     tasks share both, and many jobs too) and recomputed only for the rows whose node
     changed since; a few such rows are asked row by row (the plugins' of ``per_node``,
-    whose answers the variants must equal), cheaper there than numpy calls."""
+    whose answers the variants must equal), cheaper there than numpy calls. The two
+    combined are kept too (:class:`_Combined`), brought up to date on the rows either
+    wrote since."""
     fns = ssn.columnar_fns("predicate")
     plugins_key = ssn.node_local_key("predicate", task)
     if fns is None or plugins_key is None:
@@ -108,28 +112,47 @@ def allocate_verdicts(
     if plugins is None:
         return None
     fit = _fit_answers(cols, task.init_resreq)
-    from vspec.framework.columns import FitFirst
-
-    return FitFirst(fit.codes, fit.statuses, plugins.codes, plugins.statuses), fit.fits_idle
+    return _combined(cols, fit, plugins), fit.fits_idle
 
 
-class _FitAnswers:
+class _Written:
+    """Answers per row that log the rows they write (``written``, in order) for the
+    combinations read from them (:class:`_Combined`). The log starts over as a new list
+    when every row is written or it outgrows twice the rows: a reader holding the old
+    list then combines every row again."""
+
+    __slots__ = ("written",)
+
+    def __init__(self) -> None:
+        self.written: list[int] = []
+
+    def wrote(self, rows: Sequence[int], size: int) -> None:
+        if len(rows) == size or len(self.written) + len(rows) > 2 * size:
+            self.written = []
+        else:
+            self.written.extend(rows)
+
+
+class _FitAnswers(_Written):
     """Per row, the resource fit of one request against FutureIdle (0, or 1 + the first
-    short dimension's index into ``statuses``) and against Idle."""
+    short dimension's index into ``statuses``) and against Idle; and its combinations
+    with plugins' answers, by the plugins' answers' identity."""
 
-    __slots__ = ("codes", "dims", "fits_idle", "statuses")
+    __slots__ = ("codes", "combined", "dims", "fits_idle", "statuses")
 
     def __init__(self, size: int, request: Resource) -> None:
         import numpy as np
 
         from vspec.framework.columns import dimensions
 
+        super().__init__()
         self.codes = np.zeros(size, dtype=np.int32)
         self.fits_idle = np.zeros(size, dtype=np.bool_)
         self.dims = dimensions(request)
         self.statuses = [
             [Status(Code.Unschedulable, insufficient_resource_reason([name]))] for name in self.dims
         ]
+        self.combined: dict[int, _Combined] = {}
 
 
 def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
@@ -157,11 +180,12 @@ def _fit_answers(cols: NodeColumns, request: Resource) -> _FitAnswers:
         at = np.array(stale, dtype=np.intp)
         answers.codes[at] = cols.fit(request, cols.future_idle, at)
         answers.fits_idle[at] = cols.fit(request, cols.idle, at) == 0
+    answers.wrote(stale, cols.size)
     cols.settle(key)
     return answers
 
 
-class _PluginAnswers:
+class _PluginAnswers(_Written):
     """Per row, the plugins' verdict for one node-local key: a code into a growing list
     of status lists (one code per distinct list)."""
 
@@ -170,6 +194,7 @@ class _PluginAnswers:
     def __init__(self, size: int) -> None:
         import numpy as np
 
+        super().__init__()
         self.codes = np.zeros(size, dtype=np.int32)
         self.statuses: list[list[Status]] = []
         self.codes_of: dict[tuple[Status, ...], int] = {}
@@ -200,6 +225,7 @@ def _plugin_answers(
         for row in stale:
             fe = per_node(nodes[row])
             answers.codes[row] = 0 if fe is None else answers.code(fe.statuses)
+        answers.wrote(stale, cols.size)
         cols.settle(key)
         return answers
     import numpy as np
@@ -225,8 +251,83 @@ def _plugin_answers(
     else:
         at = np.array(stale, dtype=np.intp)
         answers.codes[at] = table[codes[at]]
+    answers.wrote(stale, cols.size)
     cols.settle(key)
     return answers
+
+
+class _Combined:
+    """Allocate's verdicts for one fit's and one plugins' answers (kept with the fit's,
+    by the plugins' identity): per row the fit's code where the request does not fit
+    (its statuses come first), else the plugins' shifted past them (0: passes), and
+    the rows of each's log (:class:`_Written`) combined so far. Most tasks ask hundreds
+    of rows, a placement or two after the last: combining only the rows either wrote
+    since makes a task's verdicts one gather, where combining the rows it asks cost
+    five array operations."""
+
+    __slots__ = (
+        "codes",
+        "fit_log",
+        "fit_seen",
+        "plugins",
+        "plugins_log",
+        "plugins_seen",
+        "verdicts",
+    )
+
+    def __init__(self, size: int, plugins: _PluginAnswers) -> None:
+        import numpy as np
+
+        self.codes = np.zeros(size, dtype=np.int32)
+        self.plugins = plugins  # held, so that its id, the key, is no other's
+        self.fit_log: list[int] | None = None  # None: nothing combined yet
+        self.plugins_log: list[int] | None = None
+        self.fit_seen = self.plugins_seen = 0
+        self.verdicts: Verdicts | None = None
+
+    def stale(self, fit: _FitAnswers) -> list[int] | None:
+        """The rows written since last combined (None: every row), now marked combined."""
+        plugins = self.plugins
+        if fit.written is not self.fit_log or plugins.written is not self.plugins_log:
+            self.fit_log, self.plugins_log = fit.written, plugins.written
+            rows = None
+        else:
+            rows = fit.written[self.fit_seen :] + plugins.written[self.plugins_seen :]
+        self.fit_seen, self.plugins_seen = len(fit.written), len(plugins.written)
+        return rows
+
+
+def _combined(cols: NodeColumns, fit: _FitAnswers, plugins: _PluginAnswers) -> Verdicts:
+    """The fit's and the plugins' answers, both current on every row, combined."""
+    from vspec.framework.columns import Verdicts
+
+    kept = fit.combined.get(id(plugins))
+    if kept is None:
+        if len(fit.combined) >= _COMBINED_KEPT:
+            fit.combined.clear()
+        kept = fit.combined[id(plugins)] = _Combined(cols.size, plugins)
+    rows = kept.stale(fit)
+    shift = len(fit.statuses)
+    codes, fit_codes, plugin_codes = kept.codes, fit.codes, plugins.codes
+    if rows is not None and cols.few(len(rows)):
+        for row in rows:
+            code = fit_codes[row]
+            if not code:
+                code = plugin_codes[row]
+                if code:
+                    code += shift
+            codes[row] = code
+    else:
+        import numpy as np
+
+        at: Any = slice(None) if rows is None else np.array(rows, dtype=np.intp)
+        failed, passed = fit_codes[at], plugin_codes[at]
+        codes[at] = np.where(failed != 0, failed, np.where(passed != 0, passed + shift, 0))
+    verdicts = kept.verdicts
+    if verdicts is None or len(verdicts.statuses) != shift + len(plugins.statuses):
+        # A new list when the plugins' grew: a list handed out is never changed.
+        verdicts = kept.verdicts = Verdicts(codes, fit.statuses + plugins.statuses)
+    return verdicts
 
 
 def scores(ssn: Session, task: TaskInfo, cols: NodeColumns, rows: Column) -> Column | None:

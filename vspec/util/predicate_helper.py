@@ -18,7 +18,7 @@ from vspec.api.unschedule_info import FitError, FitErrors, fit_error_text, node_
 from vspec.util.scheduler_helper import num_feasible_nodes_to_find
 
 if TYPE_CHECKING:
-    from vspec.framework.columns import Column, FitFirst, NodeColumns, Verdicts
+    from vspec.framework.columns import Column, NodeColumns, Verdicts
     from vspec.framework.session import Session
     from vspec.model.result import LogBlock
 
@@ -84,7 +84,7 @@ class PredicateHelper:
         ssn: Session,
         task: TaskInfo,
         cols: NodeColumns,
-        verdicts: Verdicts | FitFirst,
+        verdicts: Verdicts,
         enable_error_cache: bool,
     ) -> tuple[Column, FitErrors]:
         """:meth:`predicate_nodes` over every node of ``cols`` with the verdicts already

@@ -81,18 +81,23 @@ def test_columnar_run_is_the_per_node_run(
     assert _seen(fast) == _seen(scalar)
 
 
+@pytest.mark.parametrize("log", [4, 0])  # 0: the log of rows synced starts over each session
 @settings(max_examples=30, deadline=None)
-@given(timeline_specs(SPACE, ClusterBounds(max_nodes=6, max_jobs=5, max_replicas=3)))
+@given(case=timeline_specs(SPACE, ClusterBounds(max_nodes=6, max_jobs=5, max_replicas=3)))
 def test_columns_kept_between_sessions_give_the_per_node_timeline(
-    case: GeneratedTimelineSpec,
+    case: GeneratedTimelineSpec, log: int
 ) -> None:
     """The cache keeps the columns from session to session, recomputing the rows of the
-    nodes that changed: over arrivals, binds and completions, the per-node records."""
+    nodes that changed (read from a log of the rows synced kept over sessions, or marked
+    on every answer when the log starts over): over arrivals, binds and completions,
+    the per-node records."""
+    from vspec.framework import columns
+
     with mock.patch.object(columnar, "COLUMNAR_MIN_NODES", 10**9):
         scalar = run_timeline(
             case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine()
         )
-    with _forced():
+    with _forced(), mock.patch.object(columns, "CHANGES_KEPT", log):
         fast = run_timeline(
             case.conf, case.cluster, case.timeline, seed=case.seed, engine=get_engine()
         )

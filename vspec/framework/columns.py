@@ -48,13 +48,18 @@ NodeValue = Callable[[NodeInfo], float]
 FEW_ROWS = 16
 # Memoised answers (NodeColumns.memo, .kept) are kept for this many keys, the last used.
 MEMO_KEYS = 64
+# The rows synced are logged from session to session (each column, memo and kept answer
+# reads the log from where it last looked, the next session too) until the log holds
+# this many times the rows: then what each has not read is marked on it and the log
+# starts over. Marking it on every one at each session cost a pass over all of them.
+CHANGES_KEPT = 4
 T = TypeVar("T")
 
 
 class _Column:
-    """One column and what to compute again before it is read: the rows synced this
-    session from ``seen`` on (an index into ``NodeColumns._changes``, read there rather
-    than handed to every column at each sync), and those a former session left pending.
+    """One column and what to compute again before it is read: the rows synced from
+    ``seen`` on (an index into ``NodeColumns._changes``, read there rather than handed
+    to every column at each sync), and those left pending when that log started over.
     It keeps no function: the reader's, passed at each read, may hold its session (a
     plugin's method), which the cache's columns must not keep alive."""
 
@@ -99,9 +104,10 @@ class NodeColumns:
         self._dirty: list[int] = []
         self._columns: dict[Hashable, _Column] = {}
         # Per memo key, [the values, per row whether it must be computed again, how many
-        # of the rows synced this session it has marked so].
+        # of the rows synced (the log below) it has marked so].
         self._memos: dict[Hashable, list[Any]] = {}
-        # The rows synced, in order, this session; per kept key, the answers (kept()).
+        # The rows synced, in order, over sessions until CHANGES_KEPT starts them over;
+        # per kept key, the answers (kept()).
         self._changes: list[int] = []
         self._kept: dict[Hashable, list[Any]] = {}
         self._rotation: Column | None = None
@@ -132,12 +138,8 @@ class NodeColumns:
         if any(nodes[row].name != names[row] for row in moved):
             return False
         self._sync()
-        changes = self._changes
-        for entry in self._columns.values():
-            entry.pending.update(changes[entry.seen :])
-            entry.seen = 0
-        self._carry_answers()
-        changes.clear()
+        if len(self._changes) > CHANGES_KEPT * self.size:
+            self._carry_changes()
         dirty = self._dirty
         for row in moved:
             self.nodes[row].watch(None)
@@ -165,12 +167,14 @@ class NodeColumns:
             own[row] = companions[row]
         return changed
 
-    def _carry_answers(self) -> None:
-        """Bring the memos and kept answers over :meth:`renew`'s clearing of the rows
-        synced: a key's answers stay for the next session (its key names the same question
-        there: ``Session.node_local_scope``), the rows synced since it last looked marked
-        to compute again."""
+    def _carry_changes(self) -> None:
+        """Start the rows synced over, their log grown long: what each column, memo and
+        kept answer has not read of it yet is marked on it (its key names the same
+        question in every session: ``Session.node_local_scope``) to compute again."""
         changes = self._changes
+        for entry in self._columns.values():
+            entry.pending.update(changes[entry.seen :])
+            entry.seen = 0
         for memo in self._memos.values():
             seen = memo[2]
             if seen < len(changes):
@@ -182,6 +186,7 @@ class NodeColumns:
                 kept[3].update(changes[seen:])
                 kept[1] = 0
             kept[2] = 0
+        changes.clear()
 
     def close(self) -> None:
         """Stop watching the nodes (the columns are dropped)."""
@@ -265,7 +270,7 @@ class NodeColumns:
         entry = kept.pop(key, None)
         if entry is None:
             # [answers, how many synced rows they are current with (-1: none), how many
-            # there were when last asked, rows a former session left to compute again]
+            # there were when last asked, rows left to compute again when the log started over]
             entry = [make(), -1, 0, set()]
             if len(kept) >= MEMO_KEYS:
                 del kept[next(iter(kept))]  # the least recently used key

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, compress, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, is_, itemgetter
 from typing import cast
 
 from vspec.api.resource import Resource
@@ -389,15 +389,21 @@ def _printed_job(
 _NO_PODS: list[Pod] = []  # a job without pods (never changed)
 
 
+_UNKEPT: tuple[None, None, None] = (None, None, None)  # what a job new to the memo had
+_GROUP, _PODS, _JOB = itemgetter(0), itemgetter(1), itemgetter(2)
+# A job's pod group and pods at the first cycle's start, and what it printed from them.
+KeptJob = tuple[PodGroup, list[Pod], _PrintedJob]
+
+
 class _PrintedMemo:
     """Each job's :class:`_PrintedJob` at the first cycle's start with the pod group and
     pods it was worked out from, and the verdict on its last ready line: only the last
     session's are kept (an ended job's are dropped)."""
 
     def __init__(self) -> None:
-        self._groups: dict[str, PodGroup] = {}
-        self._pods: dict[str, list[Pod]] = {}
-        self._jobs: dict[str, _PrintedJob] = {}
+        # job uid -> its pod group, its pods and its job: one lookup a job a session
+        # (each job's key is cold in memory by the next session: a lookup costs)
+        self._kept: dict[str, KeptJob] = {}
         # job key -> (the job, its ready line's task list, what is wrong with them or None)
         self.verdicts: Verdicts = {}
         self.said: Said = {}  # each line's verdict (:func:`_print_point_messages`)
@@ -417,30 +423,29 @@ class _PrintedMemo:
         uids = list(groups)
         pgs = list(groups.values())
         pods = list(map(members.get, uids, repeat(_NO_PODS)))
-        same_group = map(is_, map(self._groups.get, uids), pgs)
-        same_pods = map(is_, map(self._pods.get, uids), pods)
-        jobs = dict(zip(uids, map(self._jobs.get, uids), strict=True))
+        kept = list(map(self._kept.get, uids, repeat(_UNKEPT)))
+        jobs = list(map(_JOB, kept))
+        same_group = map(is_, map(_GROUP, kept), pgs)
+        same_pods = map(is_, map(_PODS, kept), pods)
         changed = map(operator.not_, map(operator.and_, same_group, same_pods))
         for i in compress(range(len(uids)), changed):
-            uid = uids[i]
-            jobs[uid] = self._same(uid, pgs[i], pods[i]) or printed(uid, pgs[i], pods[i])
-        self._groups, self._pods = (
-            dict(zip(uids, pgs, strict=True)),
-            dict(zip(uids, pods, strict=True)),
-        )
-        self._jobs = cast(dict[str, _PrintedJob], jobs)
-        if len(self.verdicts) > 2 * len(jobs) + 64:  # the ended jobs'
-            for key in self.verdicts.keys() - jobs.keys():
+            jobs[i] = _same(kept[i], pgs[i], pods[i]) or printed(uids[i], pgs[i], pods[i])
+        self._kept = dict(zip(uids, zip(pgs, pods, jobs, strict=True), strict=True))
+        if len(self.verdicts) > 2 * len(uids) + 64:  # the ended jobs'
+            for key in self.verdicts.keys() - self._kept.keys():
                 del self.verdicts[key]
-        return list(self._jobs.values())
+        return cast(list[_PrintedJob], jobs)
 
-    def _same(self, uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob | None:
-        """The last job of ``uid`` when its pod group is the same and its pods are, one
-        by one (a pods list built afresh)."""
-        before = self._pods.get(uid)
-        if self._groups.get(uid) is not pg or before is None or len(before) != len(pods):
-            return None
-        return self._jobs[uid] if all(map(is_, before, pods)) else None
+
+def _same(
+    kept: KeptJob | tuple[None, None, None], pg: PodGroup, pods: list[Pod]
+) -> _PrintedJob | None:
+    """The kept job when its pod group is ``pg`` and its pods are ``pods``, one by one
+    (a pods list built afresh)."""
+    was, before, job = kept
+    if was is not pg or before is None or len(before) != len(pods):
+        return None
+    return job if all(map(is_, before, pods)) else None
 
 
 def _printed_memo(inputs: InvariantInputs) -> _PrintedMemo:

@@ -279,14 +279,22 @@ def _walked(
     a = b = 0
     while True:
         shift = b - a
+        past = 0  # the places before it are in a run taken as replaced already
         for i in compress(count(a), map(differ, islice(old, a, None), islice(new, b, None))):
+            if i < past:
+                continue
             j = i + shift
             x, y = old[i], new[j]
             taken = _first(old, i + 1, y, same)
-            put = None if taken is not None else _first(new, j + 1, x, same)
+            run = None if taken is not None else _realigned(old, new, i, j, same)
+            put = None if taken is not None or run is not None else _first(new, j + 1, x, same)
             if taken is not None:
                 gone += old[i:taken]
                 a, b = taken, j
+            elif run is not None:  # a run replaced in place (binds): the walk goes on
+                gone += old[i : i + run]
+                came += new[j : j + run]
+                past = i + run
             elif put is not None:
                 came += new[j:put]
                 a, b = i, put
@@ -302,6 +310,20 @@ def _walked(
             gone += old[a + shared :]
             came += new[b + shared :]
             return gone, came
+
+
+def _realigned(
+    old: list[Obj], new: list[Obj], i: int, j: int, same: Callable[[Obj, Obj], bool]
+) -> int | None:
+    """How many places from ``old[i]`` and ``new[j]`` on differ before the lists hold
+    the same again (within :data:`_LOOK_AHEAD`), or before the shorter one ends: a run
+    replaced in place (the binds of a job's pods, which came last), told in one C loop
+    where looking for ``old[i]`` ahead costs one per place. Taking it as replaced keeps
+    the multisets exact, as the lists are the same past it."""
+    ahead = min(_LOOK_AHEAD, len(old) - i - 1, len(new) - j - 1)
+    pairs = map(same, islice(old, i + 1, i + 1 + ahead), islice(new, j + 1, j + 1 + ahead))
+    found = next(compress(count(1), pairs), None)
+    return ahead + 1 if found is None and ahead < _LOOK_AHEAD else found
 
 
 def _first(

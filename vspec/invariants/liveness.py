@@ -71,7 +71,7 @@ class FirstCycle:
     inputs: InvariantInputs
     view: CycleView
     jobs: Jobs
-    members: dict[str, list[Pod]]  # job -> its pods placed by us
+    by_job: dict[str, list[Pod]]  # job -> its pods placed by us, any job (pods_by_job)
     request: Requests
     # What :meth:`pending` and :func:`_ready` found, by job: both invariants ask them
     # of every job, allocate-order once per comparison.
@@ -91,10 +91,18 @@ class FirstCycle:
     def _of(cls, inputs: InvariantInputs, result: SimulationResult) -> FirstCycle:
         view = cycles(inputs, result)[0]
         jobs = session_jobs(inputs)
-        members = {
-            uid: pods for uid, pods in pods_by_job(inputs, view).items() if uid in jobs.pod_groups
-        }
-        return cls(inputs, view, jobs, members, requests(inputs))
+        return cls(inputs, view, jobs, pods_by_job(inputs, view), requests(inputs))
+
+    @cached_property
+    def members(self) -> dict[str, list[Pod]]:
+        """The pods of each of the session's jobs (:meth:`pods_of` of each), found when
+        first asked: most sessions ask a few jobs' pods alone."""
+        groups = self.jobs.pod_groups
+        return {uid: pods for uid, pods in self.by_job.items() if uid in groups}
+
+    def pods_of(self, uid: str) -> list[Pod]:
+        """The job's pods placed by us, none unless it is one of the session's jobs."""
+        return self.by_job.get(uid, []) if uid in self.jobs.pod_groups else []
 
     @property
     def table(self) -> NodeTable:
@@ -141,7 +149,7 @@ class FirstCycle:
             statuses = self.view.statuses
             kept = self._pending[uid] = [
                 p
-                for p in self.members.get(uid, [])
+                for p in self.pods_of(uid)
                 if statuses[p.meta.key] is TaskStatus.Pending and not self.best_effort(p)
             ]
         return kept
@@ -182,7 +190,7 @@ class FirstCycle:
         if queue is None or queue.state != "Open":
             return iter(())
         pg = self.jobs.pod_groups[uid]
-        members = self.members.get(uid, [])
+        members = self.pods_of(uid)
         if any(self.view.status(p.meta.key) is not TaskStatus.Pending for p in members):
             return iter(())
         if len(members) < pg.min_member or any(complex_pod(p) for p in members):
@@ -216,7 +224,7 @@ class FirstCycle:
         return kept
 
     def _placed(self, uid: str) -> list[Pod]:
-        pods = self.members.get(uid, [])
+        pods = self.pods_of(uid)
         nowhere = [p for p in self.pending(uid) if self._fits_nowhere(p)]
         if not nowhere:
             return pods
@@ -489,7 +497,7 @@ class DominantShares:
 
     def _share(self, uid: str) -> float:
         statuses = self.first.view.statuses
-        held = [p for p in self.first.members.get(uid, []) if statuses[p.meta.key] in _HELD]
+        held = [p for p in self.first.pods_of(uid) if statuses[p.meta.key] in _HELD]
         if not held:
             return 0.0  # nothing held is no share of any total, zero or not
         used = Resource()
@@ -513,7 +521,7 @@ def _ready(first: FirstCycle, uid: str) -> int:
     if kept is None:
         counted = 0
         statuses = first.view.statuses
-        for pod in first.members.get(uid, []):
+        for pod in first.pods_of(uid):
             status = statuses[pod.meta.key]
             if status in PLACED or (status is TaskStatus.Pending and first.best_effort(pod)):
                 counted += 1

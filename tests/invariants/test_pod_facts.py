@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import node, pod, pod_group, queue
+from vspec.api.types import TaskStatus
 from vspec.invariants import history
 from vspec.invariants.history import (
     CycleView,
@@ -113,6 +114,8 @@ def _same(got: Facts, want: Facts) -> None:
     assert got.terminating == want.terminating
     assert got.members == want.members
     assert got.on_node == want.on_node
+    pending = {key for key, status in want.statuses.items() if status is TaskStatus.Pending}
+    assert got.pending == want.pending == pending
 
 
 def _fresh_jobs(pods: dict[str, Pod], facts: Facts) -> list[tuple[str, list[int]]]:
@@ -172,7 +175,7 @@ def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
         _same(old, PodFacts().of(old_pods, NAMES))
 
 
-_CONTAINERS = ("statuses", "job_ids", "terminating", "members", "on_node")
+_CONTAINERS = ("statuses", "job_ids", "terminating", "members", "on_node", "pending")
 
 
 @settings(max_examples=200, deadline=None)

@@ -30,7 +30,7 @@ pod_changes = st.tuples(
     st.integers(0, 3),
 )
 task_changes = st.tuples(
-    st.sampled_from(["status", "drop", "extra", "move", "same", "orphan"]),
+    st.sampled_from(["status", "drop", "extra", "move", "same", "orphan", "rekey"]),
     st.integers(0, 6),
     st.integers(0, len(STATUSES) - 1),
 )
@@ -47,7 +47,7 @@ def _tasks_of(
     """The session's tasks as an engine hands them on: a pod's key in the pods' order,
     the last session's very result where nothing changed; then the drawn changes (a
     status another object, a task missing, one of no pod, one kept whose pod may have
-    gone, the order changed)."""
+    gone, the order changed, two results swapped between their keys)."""
     tasks = {key: last.get(key) or TaskResult(None, "Pending") for key in _by_key(pods)}
     for what, i, n in edits:
         key = f"ns/p{i}"
@@ -63,11 +63,26 @@ def _tasks_of(
             tasks[key] = last[key]
         elif what == "same" and key in tasks:  # an equal result, another object
             tasks[key] = TaskResult(tasks[key].node, tasks[key].status)
+        elif what == "rekey" and key in tasks:  # its result under the next key, and back
+            tasks = _rekeyed(tasks, key)
     return tasks
+
+
+def _rekeyed(tasks: dict[str, TaskResult], key: str) -> dict[str, TaskResult]:
+    """``key`` and the key after it swapped, each result kept in its place: the very
+    result objects in the same order, under other keys."""
+    keys = list(tasks)
+    other = keys[(keys.index(key) + 1) % len(keys)]
+    swap = {key: other, other: key}
+    return {swap.get(k, k): task for k, task in tasks.items()}
 
 
 @settings(max_examples=300, deadline=None)
 @given(sessions)
+# Two jobs' results swapped between their keys: the same objects in the same places.
+@example(
+    [([("add", 0, 1), ("add", 1, 2)], [("status", 0, 2)]), ([("add", 2, 3)], [("rekey", 0, 0)])]
+)
 def test_patched_counts_equal_fresh(drawn: list[tuple[list[Change], list[TaskChange]]]) -> None:
     index, facts, counts = PodIndex(), PodFacts(), TaskCounts()
     pods: list[Pod] = []

@@ -402,7 +402,8 @@ class _PrintedMemo:
 
     def __init__(self) -> None:
         # job uid -> its pod group, its pods and its job: one lookup a job a session
-        # (each job's key is cold in memory by the next session: a lookup costs)
+        # (each job's key is cold in memory by the next session: a lookup costs), and
+        # only the jobs that differ written
         self._kept: dict[str, KeptJob] = {}
         # job key -> (the job, its ready line's task list, what is wrong with them or None)
         self.verdicts: Verdicts = {}
@@ -428,11 +429,17 @@ class _PrintedMemo:
         same_group = map(is_, map(_GROUP, kept), pgs)
         same_pods = map(is_, map(_PODS, kept), pods)
         changed = map(operator.not_, map(operator.and_, same_group, same_pods))
+        memo = self._kept
         for i in compress(range(len(uids)), changed):
-            jobs[i] = _same(kept[i], pgs[i], pods[i]) or printed(uids[i], pgs[i], pods[i])
-        self._kept = dict(zip(uids, zip(pgs, pods, jobs, strict=True), strict=True))
+            job = _same(kept[i], pgs[i], pods[i]) or printed(uids[i], pgs[i], pods[i])
+            jobs[i] = job
+            memo[uids[i]] = (pgs[i], pods[i], job)
+        # An ended job's entry answers only for its very pod group and pods, whose job
+        # it holds: it is dropped with the others' once they are many.
+        if len(memo) > 2 * len(uids) + 64:
+            self._kept = {uid: memo[uid] for uid in uids}
         if len(self.verdicts) > 2 * len(uids) + 64:  # the ended jobs'
-            for key in self.verdicts.keys() - self._kept.keys():
+            for key in self.verdicts.keys() - set(uids):
                 del self.verdicts[key]
         return cast(list[_PrintedJob], jobs)
 

@@ -77,6 +77,12 @@ class CycleView:
         return {key: pod_status(pod) for key, pod in self.pods.items()}
 
     @cached_property
+    def pending(self) -> set[str]:
+        """The Pending pods (:attr:`statuses`), found once for the view, as its statuses
+        are: the jobs allocate tries are theirs."""
+        return {key for key, status in self.statuses.items() if status is TaskStatus.Pending}
+
+    @cached_property
     def terminating(self) -> set[str]:
         """The pods with a deletion timestamp (gone one period later), found once for
         the view, as its statuses are."""
@@ -121,7 +127,7 @@ def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleV
     for view in views:  # asked by most checks: worked out here, where their cost is shared
         found = facts.of(view.pods, names, step)
         view.statuses, view.job_ids = found.statuses, found.job_ids
-        view.terminating = found.terminating
+        view.terminating, view.pending = found.terminating, found.pending
         view.members, view.on_node = found.members, found.on_node
     return views
 
@@ -168,7 +174,9 @@ class PodIndex:
     def update(self, pods: list[Pod]) -> PodStep:
         """The step to ``pods`` from the last list (the same step when it is the same)."""
         step = self.step
-        if step is not None and len(pods) == len(self._pods) and all(map(is_, pods, self._pods)):
+        # List equality first: it stops where the lists differ without taking each pod
+        # up (a pod cold in memory costs), and a timeline's pods mostly differ somewhere.
+        if step is not None and self._pods == pods and all(map(is_, pods, self._pods)):
             return step
         before = None if step is None else step.after
         found = self.changed(pods)
@@ -246,10 +254,10 @@ def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] 
     place where they differ being an object replaced there, or a run of them taken out
     or put in (found within :data:`_LOOK_AHEAD` places); None when they differ at more
     than an eighth of their places (then reading every object costs about as much)."""
-    found = _walked(old, new, is_not, is_)
+    found = changed_places(old, new, is_not, is_)
     if found is None:
         return None
-    gone, came = found
+    gone, came = [old[i] for i in found[0]], [new[j] for j in found[1]]
     both = set(map(id, gone)) & set(map(id, came))  # pods that moved in the list
     if both:
         gone = [p for p in gone if id(p) not in both]
@@ -257,24 +265,27 @@ def list_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] 
     return gone, came
 
 
-def text_changes(old: list[str], new: list[str]) -> tuple[list[str], list[str]] | None:
+def text_changes(old: list[Obj], new: list[Obj]) -> tuple[list[Obj], list[Obj]] | None:
     """:func:`list_changes` by equality, for texts (a log's lines, which a session makes
     anew, equal to the last session's where nothing changed): as multisets, ``new`` is
     ``old`` less the first list plus the second; None when they differ at more than an
     eighth of their places."""
-    return _walked(old, new, ne, eq)
+    found = changed_places(old, new, ne, eq)
+    return None if found is None else ([old[i] for i in found[0]], [new[j] for j in found[1]])
 
 
-def _walked(
-    old: list[Obj],
-    new: list[Obj],
+def changed_places(
+    old: Sequence[Obj],
+    new: Sequence[Obj],
     differ: Callable[[Obj, Obj], bool],
     same: Callable[[Obj, Obj], bool],
-) -> tuple[list[Obj], list[Obj]] | None:
-    """What ``old`` loses and ``new`` gains, the lists walked side by side, ``differ``
-    and ``same`` comparing two elements (:func:`list_changes`)."""
-    gone: list[Obj] = []
-    came: list[Obj] = []
+) -> tuple[list[int], list[int]] | None:
+    """The places of ``old`` whose elements it loses and those of ``new`` whose elements
+    it gains (each in order), the lists walked side by side, ``differ`` and ``same``
+    comparing two elements (:func:`list_changes`): every other place of ``old`` is
+    matched, in order, with one of ``new`` whose element is the same."""
+    gone: list[int] = []
+    came: list[int] = []
     limit = 16 + len(new) // 8
     a = b = 0
     while True:
@@ -289,31 +300,31 @@ def _walked(
             run = None if taken is not None else _realigned(old, new, i, j, same)
             put = None if taken is not None or run is not None else _first(new, j + 1, x, same)
             if taken is not None:
-                gone += old[i:taken]
+                gone += range(i, taken)
                 a, b = taken, j
             elif run is not None:  # a run replaced in place (binds): the walk goes on
-                gone += old[i : i + run]
-                came += new[j : j + run]
+                gone += range(i, i + run)
+                came += range(j, j + run)
                 past = i + run
             elif put is not None:
-                came += new[j:put]
+                came += range(j, put)
                 a, b = i, put
             else:  # replaced in place: the walk goes on
-                gone.append(x)
-                came.append(y)
+                gone.append(i)
+                came.append(j)
             if len(gone) + len(came) > limit:
                 return None
             if taken is not None or put is not None:
                 break
         else:
             shared = min(len(old) - a, len(new) - b)
-            gone += old[a + shared :]
-            came += new[b + shared :]
+            gone += range(a + shared, len(old))
+            came += range(b + shared, len(new))
             return gone, came
 
 
 def _realigned(
-    old: list[Obj], new: list[Obj], i: int, j: int, same: Callable[[Obj, Obj], bool]
+    old: Sequence[Obj], new: Sequence[Obj], i: int, j: int, same: Callable[[Obj, Obj], bool]
 ) -> int | None:
     """How many places from ``old[i]`` and ``new[j]`` on differ before the lists hold
     the same again (within :data:`_LOOK_AHEAD`), or before the shorter one ends: a run
@@ -327,7 +338,7 @@ def _realigned(
 
 
 def _first(
-    objects: list[Obj], start: int, obj: Obj, same: Callable[[Obj, Obj], bool]
+    objects: Sequence[Obj], start: int, obj: Obj, same: Callable[[Obj, Obj], bool]
 ) -> int | None:
     """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``obj``."""
     near = islice(objects, start, start + _LOOK_AHEAD)
@@ -403,6 +414,7 @@ class Facts:
     terminating: set[str] = field(default_factory=set)
     members: dict[str, str] = field(default_factory=dict)
     on_node: dict[str, frozenset[str]] = field(default_factory=dict)
+    pending: set[str] = field(default_factory=set)  # the Pending pods, patched as the rest
 
     def copy(self) -> Facts:
         """Fresh containers (the node sets are frozen, so shared): the last view holds
@@ -413,6 +425,7 @@ class Facts:
             set(self.terminating),
             dict(self.members),
             dict(self.on_node),
+            set(self.pending),
         )
 
     def to_patch(self) -> Facts:
@@ -435,6 +448,8 @@ class Facts:
             self.members = dict(self.members)
         if sys.getrefcount(self.on_node) > _HELD_BY_FACTS:
             self.on_node = dict(self.on_node)
+        if sys.getrefcount(self.pending) > _HELD_BY_FACTS:
+            self.pending = set(self.pending)
         return self
 
 
@@ -511,6 +526,8 @@ class PodFacts:
         facts.job_ids[key] = kept[2]
         if kept[3]:
             facts.terminating.add(key)
+        if kept[1] is TaskStatus.Pending:
+            facts.pending.add(key)
         facts.members[key] = kept[2] if pod.scheduled_by(names) or pod.node_name else ""
         if pod.node_name:
             on = facts.on_node
@@ -520,6 +537,7 @@ class PodFacts:
     def _drop(facts: Facts, key: str, pod: Pod) -> None:
         del facts.statuses[key], facts.job_ids[key], facts.members[key]
         facts.terminating.discard(key)
+        facts.pending.discard(key)
         if pod.node_name:
             on = facts.on_node
             left = on[pod.node_name] - {key}
@@ -597,9 +615,6 @@ def counted_tasks(
     return out
 
 
-_GONE = object()  # what a key no longer among the tasks maps to
-
-
 @dataclass(frozen=True)
 class TaskFacts:
     """What checks ask of a result's tasks: each job's tasks among the last view's pods
@@ -625,8 +640,11 @@ class TaskCounts:
 
     def __init__(self) -> None:
         self._pods: dict[str, Pod] | None = None  # the pods last counted over
-        self._keys: list[str] = []  # the last tasks' keys and tasks (holding them)
-        self._tasks: list[object] = []
+        # The last tasks' keys and tasks (holding them), in order: the tasks are walked
+        # side by side with the next by identity (:func:`changed_places`), no key looked
+        # up (a lookup of a key cold in memory costs).
+        self._keys: list[str] = []
+        self._tasks: list[TaskResult] = []
         self._of: dict[str, tuple[str, TaskStatus]] = {}  # key -> what it counts in
         self._out = TaskFacts({}, frozenset())
 
@@ -635,8 +653,8 @@ class TaskCounts:
     ) -> TaskFacts:
         """The facts of ``tasks``, counted over ``step.after``'s pods (whose jobs
         ``job_ids`` gives)."""
-        keys = list(tasks)
-        dirty = None if self._pods is not step.before else self._dirty(step, keys, tasks)
+        keys, values = list(tasks), list(tasks.values())
+        dirty = None if self._pods is not step.before else self._dirty(step, keys, values)
         if dirty is None:
             counts = counted_tasks(step.after.keys(), job_ids, tasks)
             self._of = {
@@ -655,19 +673,17 @@ class TaskCounts:
                 else:
                     kept.discard(key)
             self._out = TaskFacts(out, frozenset(kept))
-        self._pods, self._keys, self._tasks = step.after, keys, list(tasks.values())
+        self._pods, self._keys, self._tasks = step.after, keys, values
         return self._out
 
-    def _dirty(
-        self, step: PodStep, keys: list[str], tasks: Mapping[str, TaskResult]
-    ) -> set[str] | None:
-        """The keys that may count otherwise than last time; None when too many."""
-        found = text_changes(self._keys, keys)
-        if found is None:
+    def _dirty(self, step: PodStep, keys: list[str], tasks: list[TaskResult]) -> set[str] | None:
+        """The keys that may count otherwise than last time; None when too many, or when
+        a task stayed under another key."""
+        found = changed_places(self._tasks, tasks, is_not, is_)
+        if found is None or not _same_keys(self._keys, keys, found):
             return None
-        now = map(tasks.get, self._keys, repeat(_GONE))
-        dirty = set(compress(self._keys, map(is_not, now, self._tasks)))
-        dirty.update(found[1])
+        dirty = set(map(self._keys.__getitem__, found[0]))
+        dirty.update(map(keys.__getitem__, found[1]))
         dirty.update(key for key, _ in step.gone)
         dirty.update(key for key, _ in step.came)
         return dirty
@@ -694,6 +710,17 @@ class TaskCounts:
             uid, status = self._of[key] = (job_ids[key], _STATUS_NAMED[task.status])
             counted = out[uid] = dict(out.get(uid, {}))
             counted[status] = counted.get(status, 0) + 1
+
+
+def _same_keys(old: list[str], new: list[str], places: tuple[list[int], list[int]]) -> bool:
+    """Whether ``old`` and ``new`` hold the same keys, in order, but at ``places`` (what
+    :func:`changed_places` found their tasks to lose and gain): compared in C."""
+    left, right = [True] * len(old), [True] * len(new)
+    for i in places[0]:
+        left[i] = False
+    for j in places[1]:
+        right[j] = False
+    return list(compress(old, left)) == list(compress(new, right))
 
 
 def task_facts(inputs: InvariantInputs, result: SimulationResult) -> TaskFacts:

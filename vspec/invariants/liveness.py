@@ -14,8 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, cmp_to_key
-from itertools import compress, pairwise, repeat
-from operator import is_
+from itertools import compress, pairwise
 
 import numpy as np
 
@@ -126,11 +125,10 @@ class FirstCycle:
 
     @cached_property
     def waiting(self) -> set[str]:
-        """The jobs with a Pending pod at the cycle's start, found in one pass: only
-        these can have pods allocate tries (most of a timeline's jobs run)."""
-        statuses = self.view.statuses
-        pending = map(is_, statuses.values(), repeat(TaskStatus.Pending))
-        return set(map(self.view.job_ids.__getitem__, compress(statuses, pending)))
+        """The jobs with a Pending pod at the cycle's start, from the view's Pending pods
+        (patched with the pods' facts, not found among every pod's status): only these
+        can have pods allocate tries (most of a timeline's jobs run)."""
+        return set(map(self.view.job_ids.__getitem__, self.view.pending))
 
     @cached_property
     def waiting_jobs(self) -> dict[str, PodGroup]:

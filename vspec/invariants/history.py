@@ -174,9 +174,7 @@ class PodIndex:
     def update(self, pods: list[Pod]) -> PodStep:
         """The step to ``pods`` from the last list (the same step when it is the same)."""
         step = self.step
-        # List equality first: it stops where the lists differ without taking each pod
-        # up (a pod cold in memory costs), and a timeline's pods mostly differ somewhere.
-        if step is not None and self._pods == pods and all(map(is_, pods, self._pods)):
+        if step is not None and len(pods) == len(self._pods) and all(map(is_, pods, self._pods)):
             return step
         before = None if step is None else step.after
         found = self.changed(pods)

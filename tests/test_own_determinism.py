@@ -26,6 +26,8 @@ def small_specs() -> list[Spec]:
     for path in discover([d for d in SPEC_DIRS if d.is_dir()]):
         for spec in load_file(path).specs:
             cluster = spec.cluster
+            if spec.xfail is not None:
+                continue  # a documented Volcano panic (specs/findings): no run to compare
             if spec.timeline is None and len(cluster.pods) * len(cluster.nodes) <= MAX_PAIRS:
                 found.append(spec)
     return found

@@ -9,7 +9,7 @@ from datetime import datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vspec.model.cycles import KnownPods, next_cluster
+from vspec.model.cycles import KnownPods, _places_of, next_cluster
 from vspec.model.objects import Cluster, ObjectMeta, Pod, PodGroup
 
 _STAMP = datetime(2026, 1, 1)
@@ -104,3 +104,23 @@ def test_the_written_pod_groups_replace_theirs_in_place(
             assert new is not source
             assert new.conditions is not source.conditions
     assert all(g.phase == "Pending" for g in groups)  # the input untouched
+
+
+@given(
+    size=st.integers(0, 40),
+    wanted=st.sets(st.integers(0, 45), max_size=10),
+    pod_groups=st.booleans(),
+)
+def test_the_places_found_from_the_end_are_those_of_a_pass_over_every_item(
+    size: int, wanted: set[int], pod_groups: bool
+) -> None:
+    """``_places_of`` stops once it found every object asked (some asked are in no
+    place: a pod the caller knows that the list lost): the places, in order, are those
+    a pass over the whole list finds."""
+    pods = [Pod(ObjectMeta(f"p{n}", "ns")) for n in range(size)]
+    groups = [PodGroup(ObjectMeta(f"g{n}", "ns")) for n in range(size)]
+    others = [Pod(ObjectMeta(f"o{n}", "ns")) for n in range(46)]
+    items: list[Pod] | list[PodGroup] = groups if pod_groups else pods
+    ids = {id(items[n] if n < size else others[n]): n for n in wanted}
+    found = _places_of(groups, ids) if pod_groups else _places_of(pods, ids)
+    assert found == [i for i, x in enumerate(items) if id(x) in ids]

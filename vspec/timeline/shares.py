@@ -25,6 +25,38 @@ def fair_shares(
     names: Sequence[str],
 ) -> dict[str, dict[str, float]]:
     """Queue name -> resource name -> deserved quantity (Volcano's units)."""
+    wanted, deserved, remaining = starting_shares(queues, capacity, demand, names)
+    active = [
+        q for q in queues if not q.deserved and q.weight > 0 and _short(deserved, wanted, q, names)
+    ]
+    while active and any(v > _EPSILON for v in remaining.values()):
+        total_weight = sum(q.weight for q in active)
+        for q in active:
+            mine, want = deserved[q.meta.name], wanted[q.meta.name]
+            for n in names:
+                mine[n] = min(want[n], mine[n] + remaining[n] * q.weight / total_weight)
+        still = [q for q in active if _short(deserved, wanted, q, names)]
+        if not still:
+            break  # every queue met: what is left would go to none (most ticks end here)
+        given = {n: sum(deserved[q.meta.name][n] for q in queues if not q.deserved) for n in names}
+        fixed_total = {
+            n: sum(deserved[q.meta.name][n] for q in queues if q.deserved) for n in names
+        }
+        left = {n: max(0.0, capacity.get(n) - fixed_total[n] - given[n]) for n in names}
+        if all(abs(left[n] - remaining[n]) <= _EPSILON for n in names):
+            break
+        remaining, active = left, still
+    return deserved
+
+
+def starting_shares(
+    queues: Sequence[Queue],
+    capacity: ResourceVector,
+    demand: Mapping[str, ResourceVector],
+    names: Sequence[str],
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]], dict[str, float]]:
+    """What each queue wants (its demand, capped by its capability), what it deserves
+    before any division (its fixed ``deserved``, else nothing) and what is left to divide."""
     zero = ResourceVector()
     wanted: dict[str, dict[str, float]] = {}
     deserved: dict[str, dict[str, float]] = {}
@@ -45,25 +77,7 @@ def fair_shares(
                 remaining[n] = max(0.0, remaining[n] - fixed.get(n))
         else:
             deserved[queue.meta.name] = dict.fromkeys(names, 0.0)
-    active = [
-        q for q in queues if not q.deserved and q.weight > 0 and _short(deserved, wanted, q, names)
-    ]
-    while active and any(v > _EPSILON for v in remaining.values()):
-        total_weight = sum(q.weight for q in active)
-        for q in active:
-            mine, want = deserved[q.meta.name], wanted[q.meta.name]
-            for n in names:
-                mine[n] = min(want[n], mine[n] + remaining[n] * q.weight / total_weight)
-        given = {n: sum(deserved[q.meta.name][n] for q in queues if not q.deserved) for n in names}
-        fixed_total = {
-            n: sum(deserved[q.meta.name][n] for q in queues if q.deserved) for n in names
-        }
-        left = {n: max(0.0, capacity.get(n) - fixed_total[n] - given[n]) for n in names}
-        if all(abs(left[n] - remaining[n]) <= _EPSILON for n in names):
-            break
-        remaining = left
-        active = [q for q in active if _short(deserved, wanted, q, names)]
-    return deserved
+    return wanted, deserved, remaining
 
 
 def _short(

@@ -117,10 +117,11 @@ def test_the_places_found_from_the_end_are_those_of_a_pass_over_every_item(
     """``_places_of`` stops once it found every object asked (some asked are in no
     place: a pod the caller knows that the list lost): the places, in order, are those
     a pass over the whole list finds."""
-    pods = [Pod(ObjectMeta(f"p{n}", "ns")) for n in range(size)]
-    groups = [PodGroup(ObjectMeta(f"g{n}", "ns")) for n in range(size)]
+    items: list[Pod] | list[PodGroup] = (
+        [PodGroup(ObjectMeta(f"g{n}", "ns")) for n in range(size)]
+        if pod_groups
+        else [Pod(ObjectMeta(f"p{n}", "ns")) for n in range(size)]
+    )
     others = [Pod(ObjectMeta(f"o{n}", "ns")) for n in range(46)]
-    items: list[Pod] | list[PodGroup] = groups if pod_groups else pods
     ids = {id(items[n] if n < size else others[n]): n for n in wanted}
-    found = _places_of(groups, ids) if pod_groups else _places_of(pods, ids)
-    assert found == [i for i, x in enumerate(items) if id(x) in ids]
+    assert _places_of(items, ids) == [i for i, x in enumerate(items) if id(x) in ids]

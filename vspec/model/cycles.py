@@ -8,15 +8,12 @@ cluster at every cycle.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
-from typing import TypeVar
 
 from vspec.model.changes import Changed, changed
 from vspec.model.objects import Cluster, Pod, PodGroup, shallow_copy
-
-_Item = TypeVar("_Item", Pod, PodGroup)
 
 
 def _running(pod: Pod, node: str, patched: Mapping[str, str] | None) -> Pod:
@@ -146,7 +143,7 @@ def _written_back(
     if known is not None and written.keys() <= known.keys():
         at = {id(known[uid]): pg for uid, pg in written.items()}
         groups = list(pod_groups)
-        for i in _places_of(pod_groups, at):
+        for i in compress(count(), map(at.__contains__, map(id, pod_groups))):
             gone.append(pod_groups[i])
             groups[i] = _copied(at[id(pod_groups[i])])
             added.append(groups[i])
@@ -192,11 +189,12 @@ def _bound_in_place(
     return moved_on
 
 
-def _places_of(items: list[_Item], ids: Mapping[int, object]) -> list[int]:
+def _places_of(items: Sequence[object], ids: Mapping[int, object]) -> list[int]:
     """The places in ``items`` (each object listed once) of the objects of ``ids``, in
-    order, found by identity by a C loop from the end, where a session's binds and
-    written pod groups mostly are (those of the jobs that arrived last): it stops once
-    all are found, instead of reading every pod's identity each session."""
+    order, found by identity by a C loop from the end, where a session's binds mostly
+    are (the pods of the jobs that arrived last): it stops once all are found, instead
+    of reading every pod's identity each session. (The pod groups a session writes back
+    are as often those of jobs long running, whose pods finish: found from the start.)"""
     last = len(items) - 1
     hits = compress(count(last, -1), map(ids.__contains__, map(id, reversed(items))))
     places = list(islice(hits, len(ids)))

@@ -221,7 +221,8 @@ class Clock:
         self.bound_of: dict[str, set[str]] = defaultdict(set)  # job -> pods bound now
         self.alive_of: dict[str, set[str]] = defaultdict(set)  # job -> pods not finished
         self.members: dict[str, list[str]] = defaultdict(list)  # job -> its pods
-        self.requests: dict[str, ResourceVector] = {}  # never written: shared (_Shared)
+        # pod -> its requests: vectors shared among pods (_Shared), never changed
+        self.requests: dict[str, ResourceVector] = {}
         self.shared = _Shared()
         self.loads: dict[str, _Load] = {}  # pod -> what a tick counts of it
         self.tallied: _Tally | None = None  # the sums over the last pods counted (_tally)

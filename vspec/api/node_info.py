@@ -91,10 +91,18 @@ class NodeInfo:
         """``NodeInfo.Clone``: a fresh node of the same Node with every task re-added (as
         clones). Re-adding would come to the sums this node holds (they were summed in
         the same order, of integral milli-values, exactly), and what ``NewNodeInfo``
-        parses from the Node is what this node parsed from it, so both are copied."""
-        info = NodeInfo(None, self.name)
+        parses from the Node is what this node parsed from it, so both are copied. Every
+        slot is assigned on a bare object: ``__init__`` would build seven vectors and a
+        dict only for them to be replaced (a snapshot clones each node that changed)."""
+        info = NodeInfo.__new__(NodeInfo)
+        info.name = self.name
         info.node = self.node
         info.ready = self.ready
+        info._others_reports = None
+        info._future_idle = None
+        info._sink = None
+        info._sink_row = 0
+        info._reports = None
         info.oversubscription = self.oversubscription.clone()
         info.revocable_zone = self.revocable_zone
         info.allocatable = self.allocatable.clone()

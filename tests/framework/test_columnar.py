@@ -585,3 +585,49 @@ def test_node_local_keys_hold_for_one_session_unless_declared_lasting() -> None:
     assert first.node_local_scope("predicate") is not None
     assert first.node_local_scope("predicate") != second.node_local_scope("predicate")
     assert first.node_local_scope("node_order") is None  # only the predicate chain has it
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(*[st.sampled_from([0.0, 0.1, 1000.0, 1000.05, 1e18, -500.0])] * 4),
+        min_size=1,
+        max_size=5,
+    ),
+    st.lists(st.integers(min_value=0, max_value=4), max_size=6),
+)
+def test_resource_columns_read_each_nodes_vectors(
+    rows: list[tuple[float, float, float, float]], changed: list[int]
+) -> None:
+    """Each resource column (cpu and memory by their own readers, a scalar by ``get``)
+    holds every node's value of its vector, FutureIdle included, after task changes."""
+    from vspec.api.node_info import NodeInfo
+    from vspec.api.resource import Resource
+    from vspec.framework.columns import NodeColumns
+
+    def vector(cpu: float, memory: float, gpu: float) -> Resource:
+        return Resource(cpu, memory, {"nvidia.com/gpu": gpu} if gpu else {})
+
+    nodes = []
+    for i, (cpu, memory, gpu, releasing) in enumerate(rows):
+        node = NodeInfo(None, f"n{i}")
+        node.idle, node.used = vector(cpu, memory, gpu), vector(memory, cpu, releasing)
+        node.allocatable = vector(cpu + 1, memory + 2, gpu)
+        node.releasing = vector(releasing, releasing, releasing)
+        nodes.append(node)
+    cols = NodeColumns(nodes)
+    reads = (
+        (cols.idle, lambda n: n.idle),
+        (cols.used, lambda n: n.used),
+        (cols.allocatable, lambda n: n.allocatable),
+        (cols.future_idle, lambda n: n.future_idle()),
+    )
+    for step in [None, *changed]:
+        if step is not None and step < len(nodes):
+            node = nodes[step]
+            node.idle = vector(node.idle.memory, node.idle.milli_cpu + 1, step)
+            node.releasing = vector(step, 0.0, 0.0)
+            node._changed()
+        for column, of in reads:
+            for name in ("cpu", "memory", "nvidia.com/gpu"):
+                assert list(column(name)) == [of(n).get(name) for n in nodes], name

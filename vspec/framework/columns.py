@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from itertools import compress, count
-from operator import is_not
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -360,12 +360,35 @@ def dimensions(request: Resource) -> list[str]:
 
 
 def _resource_getter(attribute: str, name: str) -> NodeValue:
-    def get(node: NodeInfo) -> float:
-        vector = getattr(node, attribute)
-        resource: Resource = vector() if callable(vector) else vector
-        return resource.get(name)
+    """A node's ``getattr(node, attribute).get(name)`` (the attribute called when a
+    method): cpu and memory by the functions made once below, a scalar by a new one."""
+    read = _VECTOR_READS.get((attribute, name))
+    if read is not None:
+        return read
+    if attribute == "future_idle_view":
+        return lambda node: node.future_idle_view().get(name)
+    return lambda node: getattr(node, attribute).get(name)
 
-    return get
+
+def _future_idle_cpu(node: NodeInfo) -> float:
+    return node.future_idle_view().milli_cpu
+
+
+def _future_idle_memory(node: NodeInfo) -> float:
+    return node.future_idle_view().memory
+
+
+# Cpu and memory read straight off the vector, the stored vectors' by an ``attrgetter``
+# (no Python frame): a column computes its rows again at every task change on them.
+_VECTOR_READS: dict[tuple[str, str], NodeValue] = {
+    ("future_idle_view", CPU): _future_idle_cpu,
+    ("future_idle_view", MEMORY): _future_idle_memory,
+    **{
+        (vector, name): attrgetter(f"{vector}.{field}")
+        for vector in ("idle", "used", "allocatable")
+        for name, field in ((CPU, "milli_cpu"), (MEMORY, "memory"))
+    },
+}
 
 
 def _max_task_num(node: NodeInfo) -> float:

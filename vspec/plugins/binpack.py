@@ -103,6 +103,7 @@ def binpacking_score(
     score = 0.0
     weight_sum = 0
     allocatable, used = node.allocatable, node.used
+    detail = log.enabled(5)  # asked once: the level holds for the call
     for resource, request, resource_weight in terms:
         capacity = allocatable.get(resource)
         node_used = used.get(resource)
@@ -119,7 +120,7 @@ def binpacking_score(
                     )
                 return 0.0
             resource_score = used_finally * resource_weight / capacity
-        if log.enabled(5):
+        if detail:
             log.v(
                 5,
                 f"task {task.namespace}/{task.name} on node {node.name} resource {resource}, "

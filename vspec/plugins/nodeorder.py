@@ -176,6 +176,27 @@ def _resource_sums(n: K8sNodeInfo) -> tuple[int, ...]:
     )
 
 
+def _k8s_value(
+    node_map: dict[str, K8sNodeInfo], attribute: str, entry: str | None
+) -> Callable[[NodeInfo], float]:
+    """A node's row of a Kubernetes sum column: its view's ``attribute`` (its ``entry``
+    when a dict, 0 when absent), 0 for a node the map lacks. One function per row: a
+    column computes its rows again at every task change on them."""
+    if entry is None:
+
+        def value(node: NodeInfo) -> float:
+            k8s_node = node_map.get(node.name)
+            return 0 if k8s_node is None else getattr(k8s_node, attribute)
+
+        return value
+
+    def value_of_entry(node: NodeInfo) -> float:
+        k8s_node = node_map.get(node.name)
+        return 0 if k8s_node is None else getattr(k8s_node, attribute).get(entry, 0)
+
+    return value_of_entry
+
+
 class _RowPlan:
     """One score key's per-node scorers for the row path, in order: (weight, scorer,
     its per-row scores when fixed for the session, else None); and, when the others
@@ -554,23 +575,15 @@ class NodeOrderPlugin(Plugin):
         reads = self._k8s_reads
         if not reads:
             node_map = self._ssn.node_map
-
-            def of(read: Callable[[K8sNodeInfo], int]) -> Callable[[NodeInfo], float]:
-                def value(node: NodeInfo) -> float:
-                    k8s_node = node_map.get(node.name)
-                    return 0 if k8s_node is None else read(k8s_node)
-
-                return value
-
             reads.update(
-                (("nodeorder", name), of(read))
-                for name, read in (
-                    ("alloc_cpu", lambda n: n.allocatable.get(CPU, 0)),
-                    ("alloc_mem", lambda n: n.allocatable.get(MEMORY, 0)),
-                    ("non0_cpu", lambda n: n.non0_cpu),
-                    ("non0_mem", lambda n: n.non0_mem),
-                    ("used_cpu", lambda n: n.requested.get(CPU, 0)),
-                    ("used_mem", lambda n: n.requested.get(MEMORY, 0)),
+                (("nodeorder", name), _k8s_value(node_map, attribute, entry))
+                for name, attribute, entry in (
+                    ("alloc_cpu", "allocatable", CPU),
+                    ("alloc_mem", "allocatable", MEMORY),
+                    ("non0_cpu", "non0_cpu", None),
+                    ("non0_mem", "non0_mem", None),
+                    ("used_cpu", "requested", CPU),
+                    ("used_mem", "requested", MEMORY),
                 )
             )
         return {key[1]: cols.column(key, value, np.int64) for key, value in reads.items()}

@@ -21,17 +21,14 @@ OVERSUBSCRIBED = {
     OVERSUBSCRIPTION_CPU: "1500",
     OVERSUBSCRIPTION_MEMORY: "1024",
 }
+SHAPES = [
+    node("plain"),
+    node("oversubscribed", annotations=OVERSUBSCRIBED),
+    node("revocable", {"cpu": "3500m", "nvidia.com/gpu": 2}, labels={REVOCABLE_ZONE_KEY: "z"}),
+]
 
 
-@pytest.mark.parametrize(
-    "shape",
-    [
-        node("plain"),
-        node("oversubscribed", annotations=OVERSUBSCRIBED),
-        node("revocable", {"cpu": "3500m", "nvidia.com/gpu": 2}, labels={REVOCABLE_ZONE_KEY: "z"}),
-    ],
-    ids=lambda n: n.meta.name,
-)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda n: n.meta.name)
 def test_an_emptied_node_is_a_new_node_info_of_its_node(shape: Node) -> None:
     held = NodeInfo(shape)
     for i in range(3):
@@ -47,15 +44,7 @@ def test_an_emptied_node_is_a_new_node_info_of_its_node(shape: Node) -> None:
     assert held.future_idle_view().values() == NodeInfo(shape).future_idle().values()
 
 
-@pytest.mark.parametrize(
-    "shape",
-    [
-        node("plain"),
-        node("oversubscribed", annotations=OVERSUBSCRIBED),
-        node("revocable", {"cpu": "3500m", "nvidia.com/gpu": 2}, labels={REVOCABLE_ZONE_KEY: "z"}),
-    ],
-    ids=lambda n: n.meta.name,
-)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda n: n.meta.name)
 def test_a_clone_is_a_new_node_info_with_every_task_added_again(shape: Node) -> None:
     """``clone`` assigns every slot by hand: it must hold what ``NewNodeInfo`` plus
     ``AddTask`` of each task gives, own its vectors, and watch and report nothing."""

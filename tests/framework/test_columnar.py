@@ -112,19 +112,28 @@ def test_columns_kept_between_sessions_give_the_per_node_timeline(
 def test_companions_compared_where_the_k8s_memo_built_views_again_are_the_node_maps(
     case: GeneratedTimelineSpec, kept: int
 ) -> None:
-    """Carried columns compare only the node-map entries the K8s memo built again since
-    their last renewal (``K8sMemo.rebuilt_since``): at every session their companions
-    are still the session's node-map entries, each the very object."""
+    """Carried columns compare only the node-map entries and the nodes of the rows the
+    K8s memo built again since their last renewal (``K8sMemo.rebuilt_since``): at every
+    session their companions are still the session's node-map entries and their nodes
+    the session's nodes, each the very object, each node watched at its row and the
+    nodes no longer held watched no more."""
     from vspec.k8s import nodeinfo
 
     real = columnar.session_columns
     reported = []
+    held: list[Any] = []
 
     def checked(ssn: Any) -> Any:
         cols = real(ssn)
         if cols is not None:
             fresh = [ssn.node_map.get(name) for name in cols.names]
             assert all(map(operator.is_, cols._companions, fresh))
+            assert all(map(operator.is_, cols.nodes, ssn.node_list))
+            for row, node in enumerate(cols.nodes):
+                assert node._sink is cols._dirty and node._sink_row == row
+            now = set(map(id, cols.nodes))
+            assert all(node._sink is None for node in held if id(node) not in now)
+            held[:] = cols.nodes
             reported.append(cols.companions_mark is not None)
         return cols
 

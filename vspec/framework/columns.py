@@ -128,12 +128,19 @@ class NodeColumns:
         one's name cost more than the rest of the renewal. Both lists are kept as
         they are, not copied (a copy touches every cold node too): the caller hands
         over lists nobody changes (the session's node list, a list made for this).
-        With ``regarded``, the caller vouches that the companions of the other rows are
-        the very objects of the last renewal: only those rows are compared, and read
-        from ``companions`` into the columns' own list (``companions`` is not kept)."""
+        With ``regarded``, the caller vouches that the nodes and the companions of the
+        other rows are the very objects of the last renewal: only those rows are
+        compared, and the companions read from ``companions`` into the columns' own list
+        (``companions`` is not kept). The K8s memo's rows built again vouch so: it hands
+        on the views of the rows whose session node the cache handed on, and its map is
+        of the nodes of the session (``K8sMemo.rebuilt_since``)."""
         if len(nodes) != self.size:
             return False
-        moved = list(compress(count(), map(is_not, self.nodes, nodes)))
+        if regarded is None:
+            moved = list(compress(count(), map(is_not, self.nodes, nodes)))
+        else:
+            own = self.nodes
+            moved = sorted({row for row in regarded if own[row] is not nodes[row]})
         names = self.names
         if any(nodes[row].name != names[row] for row in moved):
             return False

@@ -312,9 +312,11 @@ class K8sMemo:
         (the session's node list's rows; a list this memo patches at the next map, to be
         read now), the rows whose view was built again since ``mark`` (None: since
         an unknown point, as for the first mark, ``None``) and the mark for the next
-        call. None for any other map. The others are the very objects they were then, so
-        a reader keeping something per view (the node columns) compares only those rows,
-        not a thousand cold views."""
+        call. None for any other map. The others are the very objects they were then, and
+        so are the session nodes of their rows (a view is built again for every node the
+        cache cloned again: :meth:`nodes_replaced`), so a reader keeping something per
+        view or node (the node columns) compares only those rows, not a thousand cold
+        ones."""
         last = self._last
         if last is None or node_map is not self._made:
             return None

@@ -382,10 +382,10 @@ class SessionPlugins:
         for tier in self.tiers:
             entries = []
             for option in tier.plugins:
-                if gate is not None and not option.enabled(gate):
-                    continue
+                # The gate asked only of a plugin that registered a function of the kind
+                # (a session builds some twenty chains, most kinds of few plugins).
                 fn = fns.get(option.name)
-                if fn is not None:
+                if fn is not None and (gate is None or option.enabled(gate)):
                     entries.append((option.name, fn))
             tiers.append(entries)
         self._chains[kind] = tiers

@@ -7,8 +7,10 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
+from typing import TYPE_CHECKING, cast
 
 from vspec.actions._node_choice import ErrorCacheAction, choose_node, choose_row
 from vspec.api.job_info import JobInfo
@@ -31,10 +33,12 @@ from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
+    from vspec.framework.cache import JobFeed
     from vspec.framework.columns import Column, NodeColumns, Verdicts
 
 
 _PENDING = TaskStatus.Pending
+_UID = attrgetter("uid")
 # What a job left out of allocate's heaps would have met: the heaps' orders, JobValid,
 # and the queue's Overused test at each pop.
 _HEAP_KINDS: tuple[Kind, ...] = ("job_order", "queue_order", "job_valid", "overused")
@@ -59,7 +63,8 @@ class _IdleJobs:
     comparisons where jobs with pending work are many and interleave with idle ones.
     Volcano's pushes and pops compare some twenty times per job. JobValid, which has no
     effect (``reads_own_state``) and reads a state that holds, is asked only of the
-    jobs taken out (most are never reached: their queue is overused first)."""
+    jobs taken out (most are never reached: their queue is overused first), or
+    answered for all from the last session's (:class:`_KeptValid`)."""
 
     __slots__ = ("_budget", "_heap", "_least", "_less", "_valid", "jobs")
 
@@ -80,6 +85,11 @@ class _IdleJobs:
             self.jobs = [job for job in self.jobs if valid(job)]
             self._valid = None
         return bool(self.jobs)
+
+    def keep_answered(self, answers: list[bool]) -> None:
+        """Drop the jobs JobValid rejects, by ``answers`` (one for each job, in order)."""
+        self.jobs = list(compress(self.jobs, answers))
+        self._valid = None
 
     def taken_before(self, job: JobInfo | None) -> int:
         """How many of them Volcano pops before ``job``, the least of the queue's heap
@@ -136,6 +146,50 @@ class _IdleJobs:
         self._budget -= len(jobs)
         self.jobs, self._least = kept, least
         return self._count(ahead)
+
+
+class _KeptValid:
+    """JobValid's answers for the last V(3) session's idle jobs, by job id. At V(3)
+    every idle job is popped, so each is asked every session (about 150 on the day's
+    cluster, one or two of them changed). Kept in the scheduler's memo
+    (``SchedulerState.memo``) when the conf keeps the job contract: a job the snapshot's
+    feed does not count as changed (SchedulerCache's "The job feed") opens as the very
+    clone of the last session holding what it held then, and one no action touched
+    since (``SchedulerCache.touched_jobs``) still does; JobValid, read from the job's
+    own state alone (``reads_own_state``), then answers as it did. A session's checks
+    cost the jobs that changed and a lookup per idle job, not a pass reading every
+    job's state (which costs about what JobValid does)."""
+
+    __slots__ = ("answers", "mark")
+
+    def __init__(self) -> None:
+        self.answers: dict[str, bool] = {}
+        self.mark: object | None = None  # the feed mark of the session answered last
+
+    def valid(
+        self,
+        feed: JobFeed,
+        touched: Iterable[str],
+        jobs: list[JobInfo],
+        valid: Callable[[JobInfo], bool],
+    ) -> list[bool]:
+        """Each job's answer, ``valid`` asked of those not kept."""
+        answers = self.answers
+        if self.mark is feed.mark:  # asked again in the session (another queue, action)
+            dropped: Iterable[str] = touched
+        elif feed.follows(self.mark):
+            dropped = chain(feed.changed, feed.gone, touched)
+        else:
+            answers.clear()
+            dropped = ()
+        for uid in dropped:
+            answers.pop(uid, None)
+        self.mark = feed.mark
+        found: list[bool | None] = list(map(answers.get, map(_UID, jobs)))
+        for i in compress(range(len(jobs)), map(is_, found, repeat(None))):
+            job = jobs[i]
+            found[i] = answers[job.uid] = valid(job)
+        return cast(list[bool], found)
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -259,6 +313,13 @@ class Allocate(ErrorCacheAction):
             if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
                 log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
             jobs_map[job.queue].push(job)
+        if idle and ssn.cache.carries_jobs:
+            kept = ssn.state.memo(_KeptValid)
+            for left_out in idle.values():
+                jobs = left_out.jobs
+                left_out.keep_answered(
+                    kept.valid(ssn.job_feed, ssn.cache.touched_jobs, jobs, valid)
+                )
         for name, left_out in (idle or {}).items():
             # Volcano pushes a queue when one of its jobs passes JobValid.
             if name not in jobs_map and left_out.keep_valid():

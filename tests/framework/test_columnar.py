@@ -443,6 +443,7 @@ def test_coded_fit_errors_read_as_the_per_node_ones() -> None:
 
 def test_log_records_read_blocks_as_lines() -> None:
     log = LogRecords([LogLine(3, Severity.INFO, "a")])
+    assert [line.text for line in log] == ["a"]  # lines alone: the records themselves
     log.append_block(LogBlock(3, Severity.INFO, "Predicates failed: ", lambda i: f"n{i}", 3))
     log.append(LogLine(1, Severity.INFO, "Job ns/j is ready"))
     log.append_block(LogBlock(3, Severity.INFO, "x", str, 0))  # an empty block adds nothing

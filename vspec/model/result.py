@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import compress
 from operator import attrgetter, methodcaller
-from typing import Any
+from typing import Any, cast
 
 from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster
@@ -214,6 +214,11 @@ class LogRecords(Sequence[LogLine]):
         return self._total
 
     def __iter__(self) -> Iterator[LogLine]:
+        if not self._block_records:  # every record is a line (a timeline's session):
+            return iter(cast(list[LogLine], self._records))  # walked in C
+        return self._lines()
+
+    def _lines(self) -> Iterator[LogLine]:
         for record in self._records:
             if isinstance(record, LogBlock):
                 yield from record.lines()

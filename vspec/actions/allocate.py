@@ -23,6 +23,7 @@ from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource
 from vspec.errors import EngineError, GoError
 from vspec.framework import columnar
 from vspec.framework.interface import Trace
+from vspec.framework.job_answers import pending_jobs
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
@@ -273,19 +274,20 @@ class Allocate(ErrorCacheAction):
         def valid(job: JobInfo) -> bool:
             return job_valid_for(ssn, job, "allocate")
 
-        for job in ssn.jobs.values():
+        pending = pending_jobs(ssn)
+        for uid, job in ssn.jobs.items():
             if (
                 leave_out_idle
                 and _PENDING not in job.task_status_index
                 and job.queue in queued
-                and not job.is_pending()
+                and not pending[uid]
             ):
                 if idle is not None:
                     if job.queue not in idle:
                         idle[job.queue] = _IdleJobs(ssn.job_order_fn, valid)
                     idle[job.queue].jobs.append(job)
                 continue
-            if job.is_pending():
+            if pending[uid]:
                 if "enqueue" in ssn.enabled_actions:
                     log.v(
                         4,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from vspec.api.job_info import JobInfo
 from vspec.api.queue_info import QueueInfo
 from vspec.framework.interface import Action, Trace
+from vspec.framework.job_answers import pending_jobs
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.priority_queue import PriorityQueue
@@ -28,7 +29,8 @@ class Enqueue(Action):
         seen: set[str] = set()
         jobs_map: dict[str, PriorityQueue[JobInfo]] = {}
         log = ssn.log
-        for job in ssn.jobs.values():
+        pending = pending_jobs(ssn)
+        for uid, job in ssn.jobs.items():
             if job.schedule_start_timestamp is None:
                 job.schedule_start_timestamp = ssn.now
             queue = ssn.queues.get(job.queue)
@@ -41,7 +43,7 @@ class Enqueue(Action):
                 log.v(5, f"Added Queue <{queue.name}> for Job <{job.namespace}/{job.name}>")
                 seen.add(queue.uid)
                 queues.push(queue)
-            if job.is_pending():
+            if pending[uid]:
                 jobs_map.setdefault(job.queue, PriorityQueue(ssn.job_order_fn))
                 log.v(5, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
                 jobs_map[job.queue].push(job)

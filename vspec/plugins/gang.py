@@ -8,6 +8,7 @@ from vspec.api.job_info import JobInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, ValidateResult, allocated_status
 from vspec.framework.interface import ArgumentSpec, Plugin
+from vspec.framework.job_answers import ready_jobs
 from vspec.framework.registry import register_plugin
 from vspec.model.corev1 import Condition
 from vspec.plugins._job_accounting import format_tasks
@@ -150,8 +151,9 @@ class GangPlugin(Plugin):
         # Each job's condition is its own (nothing here reads another job's), so the
         # ready ones are stamped together, after the others.
         ready = []
-        for job in ssn.jobs.values():
-            if job.is_ready():
+        is_ready = ready_jobs(ssn)
+        for uid, job in ssn.jobs.items():
+            if is_ready[uid]:
                 ready.append(job)
             else:
                 ssn.update_pod_group_condition(job, self.unschedulable(ssn, job))

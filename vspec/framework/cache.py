@@ -149,6 +149,9 @@ class SchedulerCache:
         # Set by the scheduler when its conf keeps the job contract (class docstring).
         self.carries_jobs = False
         self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
+        # Those its feed counted as changed: the others' pod groups are the very ones
+        # the last hand-back found of the same spec (hand_back).
+        self._handed_changed: frozenset[str] = frozenset()
         self._carried: dict[str, _Carried] = {}  # those the next snapshot may hand again
         self._rewritten: set[str] = set()  # those of them whose pod group was written back
         # The jobs whose session clone's tasks or phase moved since the last snapshot
@@ -381,6 +384,7 @@ class SchedulerCache:
         )
         self._handed_jobs = handed
         feed = self._feed(jobs, changed)
+        self._handed_changed = feed.changed
         return Snapshot(jobs, nodes, node_list, queues, revocable, total, statuses, feed)
 
     def _feed(self, jobs: dict[str, JobInfo], changed: list[str]) -> JobFeed:
@@ -414,11 +418,14 @@ class SchedulerCache:
             written = dict(zip(last, cluster.pod_groups, strict=True))
         else:
             written = {_group_id(pg): pg for pg in cluster.pod_groups}
+        fed = self._handed_changed
         for uid, kept in handed.items():
             pg = written.get(uid)
             if kept.clone.version != kept.version or pg is None:
                 continue
-            groups = kept.spec_kept()
+            # A job the feed did not name is the clone handed back last time, with the
+            # same pod group, and the cache's job kept its own: found alike then.
+            groups = kept.spec_kept() if uid in fed else kept.spec_held
             if groups is None:
                 continue
             if pg is last.get(uid):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import fields
 from operator import is_
 
@@ -51,11 +51,15 @@ def job_phase(
     return pg.phase
 
 
-def _same_conditions(new: list[Condition], old: tuple[Condition, ...]) -> bool:
+def _same_conditions(
+    new: list[Condition], old: tuple[Condition, ...], session: str | None = None
+) -> bool:
     """Pairwise equal but for the stamps, which the updater does not count as a change;
     a condition that is the very object it was is equal (a frozen dataclass). Field by
     field, paired by place: every close compares every pod group's (mostly one condition
-    each), and a ``zip(..., strict=True)`` cost twice the rest of the call."""
+    each), and a ``zip(..., strict=True)`` cost twice the rest of the call. Given the
+    ``session`` uid, also none is an Unschedulable one it stamped (which may make the
+    phase Unknown: :func:`job_phase`)."""
     if len(new) != len(old):
         return False
     for at, o in enumerate(old):
@@ -67,6 +71,8 @@ def _same_conditions(new: list[Condition], old: tuple[Condition, ...]) -> bool:
             or n.message != o.message
         ):
             return False
+        if n.transition_id == session and n.type == "Unschedulable" and n.status == "True":
+            return False
     return True
 
 
@@ -77,16 +83,34 @@ def update_all(ssn: Session) -> dict[str, bool]:
     jobs, before = ssn.jobs, ssn.pod_group_status
     # Read once: the same for every job.
     session, completed_counts_failed = ssn.uid, ssn.gates.completed_counts_failed
+    changed, touched = _changed(ssn), ssn.cache.touched_jobs
     for job, old in _with_statuses(jobs, before):
         pg = job.pod_group
         if pg is None:
+            continue
+        uid = job.uid
+        if (
+            old is not None
+            and uid not in changed
+            and uid not in touched
+            and old.phase not in _UNSCHEDULABLE_PHASES
+            and _same_conditions(pg.conditions, old.conditions, session)
+        ):
+            # The status holds (_Updated): written as it was, no event.
+            pg.phase, pg.running, pg.failed, pg.succeeded = (
+                old.phase,
+                old.running,
+                old.failed,
+                old.succeeded,
+            )
+            written[uid] = False
             continue
         counts = job.status_counts()
         phase = pg.phase = job_phase(pg, counts, session, completed_counts_failed)
         running = pg.running = counts.running
         failed = pg.failed = counts.failed
         succeeded = pg.succeeded = counts.succeeded
-        update_pg = written[job.uid] = (
+        update_pg = written[uid] = (
             old is None
             or phase != old.phase
             or running != old.running
@@ -97,6 +121,32 @@ def update_all(ssn: Session) -> dict[str, bool]:
         if update_pg or phase in _UNSCHEDULABLE_PHASES:
             record_job_status_event(ssn, job, update_pg)
     return written
+
+
+class _Updated:
+    """The feed mark of the session the updater last closed (``SchedulerState.memo``).
+
+    When the session's job feed follows it, a job the feed does not name and the
+    session did not touch (``SchedulerCache.touched_jobs``) is the clone the last close
+    left unwritten (one written back is fed), with the tasks it had then: its counts
+    are those it was found to hold then, the status it opened with. When that status's
+    phase is Running or Completed (which the counts decide alone) and its conditions,
+    as the plugins closed them, are the same but for the stamps and hold no
+    Unschedulable one stamped by this session (the Unknown rule), the status holds: the
+    job is written as it was, with no event, and its counts are not read."""
+
+    __slots__ = ("mark",)
+
+    def __init__(self) -> None:
+        self.mark: object | None = None
+
+
+def _changed(ssn: Session) -> Set[str]:
+    """The jobs whose status may not hold since the last close (:class:`_Updated`)."""
+    feed, kept = ssn.job_feed, ssn.state.memo(_Updated)
+    follows = feed.follows(kept.mark)
+    kept.mark = feed.mark
+    return feed.changed if follows else ssn.jobs.keys()
 
 
 def _with_statuses(

@@ -1,0 +1,174 @@
+"""The per-job passes that skip the jobs the job feed does not name keep, session by
+session over drawn timelines, what they work out afresh from every job: the pending
+and ready answers (vspec.framework.job_answers), the job updater's statuses, writes
+and events (job_updater, _Updated) and the clones the hand-back carries on (cache)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from vspec.api.job_info import JobInfo, same_spec
+from vspec.engines import get_engine
+from vspec.errors import VspecError
+from vspec.framework import job_updater
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.job_answers import OpenAnswers
+from vspec.framework.session import Session
+from vspec.fuzz.runner import SEED_CONF, load_space
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
+from vspec.model.timeline import Timeline
+from vspec.timeline.clock import run_timeline
+
+BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
+
+
+@dataclass
+class Seen:
+    """How often each pass was checked, how often it skipped, and what it got wrong."""
+
+    checked: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    wrong: list[str] = field(default_factory=list)
+
+    def count(self, what: dict[str, int], name: str, n: int = 1) -> None:
+        what[name] = what.get(name, 0) + n
+
+
+def _pg_status(job: JobInfo) -> tuple[object, ...]:
+    pg = job.pod_group
+    assert pg is not None
+    return (pg.phase, pg.running, pg.succeeded, pg.failed)
+
+
+@contextmanager
+def passes_checked() -> Iterator[Seen]:
+    """Every skipping pass's outcome compared with one worked out from every job."""
+    seen = Seen()
+    answers = OpenAnswers.answers
+    update_all = job_updater.update_all
+    hand_back = SchedulerCache.hand_back
+
+    def answers_checked(
+        self: OpenAnswers[Any], ssn: Session, answer: Callable[[JobInfo], Any]
+    ) -> Mapping[str, Any]:
+        asked = []
+
+        def counted(job: JobInfo) -> Any:
+            asked.append(job)
+            return answer(job)
+
+        got = answers(self, ssn, counted)
+        name = type(self).__name__
+        seen.count(seen.checked, name)
+        seen.count(seen.skipped, name, len(ssn.jobs) - len(asked))
+        fresh = {uid: answer(job) for uid, job in ssn.jobs.items()}
+        if dict(got) != fresh:
+            seen.wrong.append(f"{name} in session {ssn.uid}")
+        return got
+
+    def updater_checked(ssn: Session) -> dict[str, bool]:
+        jobs = [job for job in ssn.jobs.values() if job.pod_group is not None]
+        before = {job.uid: _pg_status(job) for job in jobs}
+        events = ssn.cache.effects.events
+        start = len(events)
+        counts = JobInfo.status_counts
+        asked = []
+
+        def counted(job: JobInfo) -> Any:
+            asked.append(job)
+            return counts(job)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(JobInfo, "status_counts", counted)
+            written = update_all(ssn)
+        seen.count(seen.skipped, "updater", len(jobs) - len(asked))
+        got = ({uid: _pg_status(job) for uid, job in ssn.jobs.items()}, events[start:])
+        # Again from every job: the statuses as the plugins closed them, every job asked.
+        for job in jobs:
+            pg = job.pod_group
+            assert pg is not None
+            pg.phase, pg.running, pg.succeeded, pg.failed = before[job.uid]
+        del events[start:]
+        same = job_updater._same_conditions
+
+        def never_holds(new: Any, old: Any, session: str | None = None) -> bool:
+            return session is None and same(new, old)  # no status is taken as held
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(job_updater, "_same_conditions", never_holds)
+            fresh_written = update_all(ssn)
+        fresh = ({uid: _pg_status(job) for uid, job in ssn.jobs.items()}, events[start:])
+        seen.count(seen.checked, "updater")
+        if written != fresh_written or got != fresh:
+            seen.wrong.append(f"updater in session {ssn.uid}")
+        return written
+
+    def hand_back_checked(self: SchedulerCache, cluster: Cluster) -> None:
+        fed = len(self._handed_changed)
+        hand_back(self, cluster)
+        seen.count(seen.checked, "hand_back")
+        seen.count(seen.skipped, "hand_back", len(self._carried) - fed)
+        for uid, kept in self._carried.items():
+            source, clone = kept.source.pod_group, kept.clone.pod_group
+            held = kept.spec_held
+            if (
+                source is None
+                or clone is None
+                or held is None
+                or held[0] is not source
+                or held[1] is not clone
+                or not same_spec(source, clone)
+            ):
+                seen.wrong.append(f"hand_back carried {uid} of another spec")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(OpenAnswers, "answers", answers_checked)
+        patch.setattr(job_updater, "update_all", updater_checked)
+        patch.setattr("vspec.framework.framework.update_all", updater_checked)
+        patch.setattr(SchedulerCache, "hand_back", hand_back_checked)
+        yield seen
+
+
+def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int, v: int) -> None:
+    run_timeline(conf, cluster, timeline, seed=seed, verbosity=v, engine=get_engine())
+
+
+def test_the_day_shape_skips_most_jobs_and_keeps_every_answer() -> None:
+    from benchmarks.timeline_day import workload
+
+    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    with passes_checked() as seen:
+        _run(conf_from_document(SEED_CONF), cluster, timeline, 4, 0)
+    assert seen.wrong == []
+    for name in ("_Pending", "_Ready", "updater", "hand_back"):
+        assert seen.checked[name] > 40
+    for name in ("_Pending", "_Ready", "updater", "hand_back"):
+        assert seen.skipped[name] > 5 * seen.checked[name]  # most jobs are not asked
+
+
+def _checked(case: GeneratedTimelineSpec) -> None:
+    with passes_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
+        _run(case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
+    assert seen.wrong == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+def test_seed_conf_timelines_keep_every_answer(case: GeneratedTimelineSpec) -> None:
+    _checked(case)
+
+
+@settings(max_examples=25, deadline=None)
+@given(timeline_specs(load_space("mixed").conf or ConfSpace(), BOUNDS))
+def test_any_conf_timelines_keep_every_answer(case: GeneratedTimelineSpec) -> None:
+    """Preempt and reclaim evict; confs outside the job contract ask every job."""
+    _checked(case)

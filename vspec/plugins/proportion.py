@@ -559,8 +559,7 @@ class _Sum:
     def exact(self) -> bool:
         """No partial sum of Volcano's order rounds: all below 2**53 (the parts being
         whole numbers >= 0, every partial sum is at most the whole)."""
-        values = (self.milli_cpu, self.memory, *self.scalars.values())
-        return all(q < _EXACT_SUM for q in values)
+        return max(self.milli_cpu, self.memory, *self.scalars.values()) < _EXACT_SUM
 
     def resource(self) -> Resource:
         names = self.names()

@@ -54,8 +54,10 @@ def capture_session_state(
     captured, phases, pipelined = kept.jobs(ssn)
     # A new result each session: the job updater's phase and conditions are written
     # into it at close (scheduler._record_pod_groups).
+    # A dict comprehension: one frame for the session's jobs, not a generator resumed
+    # once per job.
     result.pod_groups.update(
-        (uid, PodGroupResult(phase, phase)) for uid, phase in phases.items() if phase is not None
+        {uid: PodGroupResult(phase, phase) for uid, phase in phases.items() if phase is not None}
     )
     # Each job's list is its capture's, the very list while the job's tasks stand, as
     # its task results are: a result's readers read it, never change it.

@@ -7,10 +7,10 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Mapping
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from vspec.actions._node_choice import ErrorCacheAction, choose_node, choose_row
 from vspec.api.job_info import JobInfo
@@ -23,7 +23,7 @@ from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource
 from vspec.errors import EngineError, GoError
 from vspec.framework import columnar
 from vspec.framework.interface import Trace
-from vspec.framework.job_answers import pending_jobs
+from vspec.framework.job_answers import OpenAnswers, pending_jobs
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
@@ -34,7 +34,6 @@ from vspec.util.priority_queue import PriorityQueue
 from vspec.util.scheduler_helper import job_valid_for
 
 if TYPE_CHECKING:
-    from vspec.framework.cache import JobFeed
     from vspec.framework.columns import Column, NodeColumns, Verdicts
 
 
@@ -65,7 +64,7 @@ class _IdleJobs:
     Volcano's pushes and pops compare some twenty times per job. JobValid, which has no
     effect (``reads_own_state``) and reads a state that holds, is asked only of the
     jobs taken out (most are never reached: their queue is overused first), or
-    answered for all from the last session's (:class:`_KeptValid`)."""
+    answered for all by the job feed (:class:`_Valid`)."""
 
     __slots__ = ("_budget", "_heap", "_least", "_less", "_valid", "jobs")
 
@@ -87,9 +86,9 @@ class _IdleJobs:
             self._valid = None
         return bool(self.jobs)
 
-    def keep_answered(self, answers: list[bool]) -> None:
-        """Drop the jobs JobValid rejects, by ``answers`` (one for each job, in order)."""
-        self.jobs = list(compress(self.jobs, answers))
+    def keep_answered(self, answers: Mapping[str, bool]) -> None:
+        """Drop the jobs JobValid rejects, by ``answers`` (by job id)."""
+        self.jobs = list(compress(self.jobs, map(answers.__getitem__, map(_UID, self.jobs))))
         self._valid = None
 
     def taken_before(self, job: JobInfo | None) -> int:
@@ -149,48 +148,11 @@ class _IdleJobs:
         return self._count(ahead)
 
 
-class _KeptValid:
-    """JobValid's answers for the last V(3) session's idle jobs, by job id. At V(3)
-    every idle job is popped, so each is asked every session (about 150 on the day's
-    cluster, one or two of them changed). Kept in the scheduler's memo
-    (``SchedulerState.memo``) when the conf keeps the job contract: a job the snapshot's
-    feed does not count as changed (SchedulerCache's "The job feed") opens as the very
-    clone of the last session holding what it held then, and one no action touched
-    since (``SchedulerCache.touched_jobs``) still does; JobValid, read from the job's
-    own state alone (``reads_own_state``), then answers as it did. A session's checks
-    cost the jobs that changed and a lookup per idle job, not a pass reading every
-    job's state (which costs about what JobValid does)."""
-
-    __slots__ = ("answers", "mark")
-
-    def __init__(self) -> None:
-        self.answers: dict[str, bool] = {}
-        self.mark: object | None = None  # the feed mark of the session answered last
-
-    def valid(
-        self,
-        feed: JobFeed,
-        touched: Iterable[str],
-        jobs: list[JobInfo],
-        valid: Callable[[JobInfo], bool],
-    ) -> list[bool]:
-        """Each job's answer, ``valid`` asked of those not kept."""
-        answers = self.answers
-        if self.mark is feed.mark:  # asked again in the session (another queue, action)
-            dropped: Iterable[str] = touched
-        elif feed.follows(self.mark):
-            dropped = chain(feed.changed, feed.gone, touched)
-        else:
-            answers.clear()
-            dropped = ()
-        for uid in dropped:
-            answers.pop(uid, None)
-        self.mark = feed.mark
-        found: list[bool | None] = list(map(answers.get, map(_UID, jobs)))
-        for i in compress(range(len(jobs)), map(is_, found, repeat(None))):
-            job = jobs[i]
-            found[i] = answers[job.uid] = valid(job)
-        return cast(list[bool], found)
+class _Valid(OpenAnswers[bool]):
+    """Whether each job passes allocate's JobValid. At V(3) every idle job is popped,
+    so each is asked every session (about 150 on the day's cluster, one or two of them
+    changed); JobValid reads the job's own state alone (``reads_own_state``), which is
+    what an answer kept by the job feed may read."""
 
 
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
@@ -316,12 +278,9 @@ class Allocate(ErrorCacheAction):
                 log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
             jobs_map[job.queue].push(job)
         if idle and ssn.cache.carries_jobs:
-            kept = ssn.state.memo(_KeptValid)
+            answers = ssn.state.memo(_Valid).answers(ssn, valid)
             for left_out in idle.values():
-                jobs = left_out.jobs
-                left_out.keep_answered(
-                    kept.valid(ssn.job_feed, ssn.cache.touched_jobs, jobs, valid)
-                )
+                left_out.keep_answered(answers)
         for name, left_out in (idle or {}).items():
             # Volcano pushes a queue when one of its jobs passes JobValid.
             if name not in jobs_map and left_out.keep_valid():

@@ -214,7 +214,7 @@ class LogRecords(Sequence[LogLine]):
         return self._total
 
     def __iter__(self) -> Iterator[LogLine]:
-        if not self._block_records:  # every record is a line (a timeline's session):
+        if not self._block_records:  # lines alone (a session below V(3), most specs):
             return iter(cast(list[LogLine], self._records))  # walked in C
         return self._lines()
 

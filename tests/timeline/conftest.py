@@ -9,7 +9,10 @@ import pytest
 
 from vspec.engines import get_engine
 from vspec.harness.loader import load_file
+from vspec.model.conf import SchedulerConf
+from vspec.model.objects import Cluster
 from vspec.model.spec import Spec
+from vspec.model.timeline import Timeline
 from vspec.timeline.clock import run_timeline
 from vspec.timeline.records import TimelineResult
 
@@ -49,3 +52,18 @@ class Loader:
 @pytest.fixture
 def loader(tmp_path: Path) -> Loader:
     return Loader(tmp_path)
+
+
+def run_case(
+    conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int, verbosity: int = 0
+) -> None:
+    """Run a drawn or built timeline for what a patched pass sees along the way."""
+    run_timeline(conf, cluster, timeline, seed=seed, verbosity=verbosity, engine=get_engine())
+
+
+def day_shape() -> tuple[Cluster, Timeline]:
+    """The day's shape (benchmarks/timeline_day.py) at a test's scale: 60 jobs over a
+    quarter of an hour on 20 nodes."""
+    from benchmarks.timeline_day import workload
+
+    return workload(nodes=20, jobs=60, hours=0.25, seed=4)

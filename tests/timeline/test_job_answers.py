@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from tests.timeline.conftest import day_shape, run_case
 from vspec.api.job_info import JobInfo, same_spec
-from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework import job_updater
 from vspec.framework.cache import SchedulerCache
@@ -23,10 +23,7 @@ from vspec.framework.session import Session
 from vspec.fuzz.runner import SEED_CONF, load_space
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
-from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
-from vspec.model.timeline import Timeline
-from vspec.timeline.clock import run_timeline
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
 
@@ -138,16 +135,10 @@ def passes_checked() -> Iterator[Seen]:
         yield seen
 
 
-def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int, v: int) -> None:
-    run_timeline(conf, cluster, timeline, seed=seed, verbosity=v, engine=get_engine())
-
-
 def test_the_day_shape_skips_most_jobs_and_keeps_every_answer() -> None:
-    from benchmarks.timeline_day import workload
-
-    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    cluster, timeline = day_shape()
     with passes_checked() as seen:
-        _run(conf_from_document(SEED_CONF), cluster, timeline, 4, 0)
+        run_case(conf_from_document(SEED_CONF), cluster, timeline, 4, 0)
     assert seen.wrong == []
     for name in ("_Pending", "_Ready", "updater", "hand_back"):
         assert seen.checked[name] > 40
@@ -157,7 +148,7 @@ def test_the_day_shape_skips_most_jobs_and_keeps_every_answer() -> None:
 
 def _checked(case: GeneratedTimelineSpec) -> None:
     with passes_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
-        _run(case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
+        run_case(case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
     assert seen.wrong == []
 
 

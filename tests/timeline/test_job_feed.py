@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 import pytest
 from hypothesis import given, settings
 
+from tests.timeline.conftest import day_shape, run_case
 from vspec.api.job_info import JobInfo
-from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.cache import JobFeed, SchedulerCache, Snapshot
 from vspec.fuzz.runner import SEED_CONF, load_space
@@ -22,7 +22,6 @@ from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
 from vspec.model.timeline import Timeline
-from vspec.timeline.clock import run_timeline
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=5)
 
@@ -100,21 +99,15 @@ def feeds_checked() -> Iterator[FeedCheck]:
         yield check
 
 
-def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int) -> None:
-    run_timeline(conf, cluster, timeline, seed=seed, verbosity=0, engine=get_engine())
-
-
 def _day() -> tuple[SchedulerConf, Cluster, Timeline]:
-    from benchmarks.timeline_day import workload
-
-    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    cluster, timeline = day_shape()
     return conf_from_document(SEED_CONF), cluster, timeline
 
 
 def test_the_day_shape_feeds_only_the_jobs_that_changed() -> None:
     conf, cluster, timeline = _day()
     with feeds_checked() as check:
-        _run(conf, cluster, timeline, 4)
+        run_case(conf, cluster, timeline, 4)
     assert check.wrong == []
     assert check.followed > 40
     assert check.unchanged > 5 * check.followed  # most jobs are not fed
@@ -134,13 +127,13 @@ def test_a_feed_that_leaves_a_changed_job_out_is_caught() -> None:
         patch.setattr(SchedulerCache, "_feed", dropping)
         # A plugin the wrong feed misled may fail the run; the checker saw it first.
         with feeds_checked() as check, suppress(VspecError):
-            _run(conf, cluster, timeline, 4)
+            run_case(conf, cluster, timeline, 4)
     assert check.wrong and all(problem.endswith("changed, not fed") for problem in check.wrong)
 
 
 def _checked(case: GeneratedTimelineSpec) -> None:
     with feeds_checked() as check, suppress(VspecError):  # a conf Volcano rejects
-        _run(case.conf, case.cluster, case.timeline, case.seed)
+        run_case(case.conf, case.cluster, case.timeline, case.seed)
     assert check.wrong == []
 
 

@@ -11,18 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from tests.timeline.conftest import day_shape, run_case
 from vspec.api.pod_group_info import PodGroupTexts
 from vspec.api.task_info import TaskTexts
-from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.fuzz.runner import SEED_CONF
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
-from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
-from vspec.model.timeline import Timeline
 from vspec.plugins import logprint
-from vspec.timeline.clock import run_timeline
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
 
@@ -69,16 +65,10 @@ def consumers_checked() -> Iterator[Seen]:
         yield seen
 
 
-def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int, v: int) -> None:
-    run_timeline(conf, cluster, timeline, seed=seed, verbosity=v, engine=get_engine())
-
-
 def test_the_day_shape_feeds_every_consumer_what_it_works_out_afresh() -> None:
-    from benchmarks.timeline_day import workload
-
-    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    cluster, timeline = day_shape()
     with consumers_checked() as seen:
-        _run(conf_from_document(SEED_CONF), cluster, timeline, 4, 1)
+        run_case(conf_from_document(SEED_CONF), cluster, timeline, 4, 1)
     assert seen.wrong == []
     assert seen.checked["logprint"] > 40
     assert seen.fed["logprint"] > seen.checked["logprint"] / 2
@@ -90,5 +80,5 @@ def test_seed_conf_timelines_feed_every_consumer_what_it_works_out_afresh(
     case: GeneratedTimelineSpec,
 ) -> None:
     with consumers_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
-        _run(case.conf, case.cluster, case.timeline, case.seed, max(case.verbosity, 1))
+        run_case(case.conf, case.cluster, case.timeline, case.seed, max(case.verbosity, 1))
     assert seen.wrong == []

@@ -13,18 +13,14 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import given, settings
 
+from tests.timeline.conftest import day_shape, run_case
 from vspec.actions import allocate
 from vspec.api.job_info import JobInfo
-from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework.session import Session
 from vspec.fuzz.runner import SEED_CONF
 from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
-from vspec.model.conf import SchedulerConf
-from vspec.model.objects import Cluster
-from vspec.model.timeline import Timeline
-from vspec.timeline.clock import run_timeline
 
 BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
 
@@ -67,16 +63,10 @@ def answers_checked() -> Iterator[Seen]:
         yield seen
 
 
-def _run(conf: SchedulerConf, cluster: Cluster, timeline: Timeline, seed: int) -> None:
-    run_timeline(conf, cluster, timeline, seed=seed, verbosity=3, engine=get_engine())
-
-
 def test_the_day_shape_keeps_answers_jobvalid_gives_afresh() -> None:
-    from benchmarks.timeline_day import workload
-
-    cluster, timeline = workload(nodes=20, jobs=60, hours=0.25, seed=4)
+    cluster, timeline = day_shape()
     with answers_checked() as seen:
-        _run(conf_from_document(SEED_CONF), cluster, timeline, 4)
+        run_case(conf_from_document(SEED_CONF), cluster, timeline, 4, verbosity=3)
     assert seen.wrong == []
     assert seen.answered > 200
     assert seen.asked < seen.answered / 2
@@ -88,5 +78,5 @@ def test_seed_conf_timelines_keep_answers_jobvalid_gives_afresh(
     case: GeneratedTimelineSpec,
 ) -> None:
     with answers_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
-        _run(case.conf, case.cluster, case.timeline, case.seed)
+        run_case(case.conf, case.cluster, case.timeline, case.seed, verbosity=3)
     assert seen.wrong == []

@@ -458,6 +458,22 @@ def test_log_records_read_blocks_as_lines() -> None:
     assert log == [LogLine(3, Severity.INFO, t) if i < 4 else log[4] for i, t in enumerate(texts)]
 
 
+@given(st.lists(st.one_of(st.none(), st.integers(0, 3)), max_size=8))
+def test_log_records_iterate_as_they_index(records: list[int | None]) -> None:
+    """Lines and blocks in any order (None: a line; n: a block of n lines): walking
+    the log (runs between blocks) gives what indexing it (a search over the blocks'
+    starts) gives, line by line."""
+    log = LogRecords()
+    for k, count in enumerate(records):
+        if count is None:
+            log.append(LogLine(3, Severity.INFO, f"line {k}"))
+        else:
+            log.append_block(LogBlock(3, Severity.INFO, f"block {k}: ", str, count))
+    walked = [line.text for line in log]
+    assert walked == [log[i].text for i in range(len(log))]
+    assert len(walked) == sum(1 if count is None else count for count in records)
+
+
 @settings(deadline=None)
 @given(
     st.lists(

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.builders import node, pod, pod_group, queue, session, task
+from tests.builders import NOW, node, pod, pod_group, queue, session, task
+from vspec.api.types import TaskStatus
+from vspec.framework.cache import SchedulerCache
+from vspec.framework.framework import close_session, open_session
+from vspec.framework.log import Klog
 from vspec.k8s.scores import ScoreError
+from vspec.model.conf import SchedulerOptions, load_conf
 from vspec.model.corev1 import Taint, parse_affinity, parse_topology_spread_constraint
 from vspec.model.objects import Cluster
 from vspec.plugins.nodeorder import NodeOrderPlugin
+from vspec.util.scheduler_helper import prioritize_nodes
 
 NODEORDER: dict[str, Any] = {"name": "nodeorder", "enableNodeOrder": True}
 PREDICATES: dict[str, Any] = {"name": "predicates", "enablePredicate": True}
@@ -218,3 +228,79 @@ def test_arguments_are_documented_with_volcanos_defaults() -> None:
         "imagelocality.weight": "1",
         "podtopologyspread.weight": "2",
     }
+
+
+_IMAGES = ("a:1", "b:1", "c:1")
+_MB = 1024 * 1024
+
+
+def _imaged(held: list[list[str]]) -> Cluster:
+    """Three nodes holding the images ``held`` (300 MB each) and two pending pods that
+    ask for images (one each, for two containers)."""
+    pods = [
+        pod(
+            "c1",
+            f"p{i}",
+            "pg1",
+            containers=[
+                {"image": image, "resources": {"requests": {"cpu": "500m"}}}
+                for image in (_IMAGES[i], _IMAGES[2])
+            ],
+        )
+        for i in range(2)
+    ]
+    nodes = [
+        node(f"n{i}", images=[([image], 300 * _MB) for image in images])
+        for i, images in enumerate(held)
+    ]
+    return _cluster(*pods, nodes=nodes)
+
+
+@settings(deadline=None)
+@given(
+    held=st.lists(st.lists(st.sampled_from(_IMAGES), unique=True), min_size=3, max_size=3),
+    changes=st.lists(
+        st.tuples(st.integers(0, 2), st.lists(st.sampled_from(_IMAGES), unique=True)),
+        max_size=4,
+    ),
+)
+def test_row_plans_kept_over_sessions_follow_the_nodes(
+    held: list[list[str]], changes: list[tuple[int, list[str]]]
+) -> None:
+    """The row path's plans and node-fixed scores (image locality) are kept from session
+    to session while the node map holds the same Nodes: over drawn sessions, each after
+    a node's images changed (another Node) or none did, every pending task's score on
+    every node read row by row is the per-node one."""
+    import numpy as np
+
+    from vspec.framework import columnar, columns
+
+    conf = load_conf(
+        {"actions": "", "tiers": [{"plugins": [_with({"imagelocality.weight": 3})]}]},
+        default_plugin_flags=False,
+    )
+    log = Klog(0)
+    cache = SchedulerCache(_imaged(held), SchedulerOptions(), log)
+    with (
+        mock.patch.object(columnar, "COLUMNAR_MIN_NODES", 0),
+        mock.patch.object(columns, "FEW_ROWS", 1000),
+    ):
+        for step, change in enumerate([None, *changes]):
+            if change is not None:
+                held = [list(change[1]) if i == change[0] else h for i, h in enumerate(held)]
+                cache.update(_imaged(held))
+            ssn = open_session(cache, conf, log=log, rng=random.Random(0), now=NOW, uid=f"{step}")
+            cols = columnar.session_columns(ssn)
+            assert cols is not None
+            every = np.arange(cols.size)
+            for job in ssn.jobs.values():
+                for pending in job.tasks_in(TaskStatus.Pending):
+                    scores = columnar.scores(ssn, pending, cols, every)
+                    assert scores is not None
+                    by_node = {
+                        n.name: s
+                        for s, ns in prioritize_nodes(ssn, pending, cols.nodes).items()
+                        for n in ns
+                    }
+                    assert [float(s) for s in scores] == [by_node[n] for n in cols.names]
+            close_session(ssn)

@@ -199,7 +199,7 @@ def _k8s_value(
 
 class _RowPlan:
     """One score key's per-node scorers for the row path, in order: (weight, scorer,
-    its per-row scores when fixed for the session, else None); and, when the others
+    its per-row scores when fixed while the Nodes stand, else None); and, when the others
     read only the node's resource sums, the totals kept by those sums and the fixed
     scores (the same inputs give the same float64 sum). A session's nodes have few
     distinct sums (a placement, its commit and the next session's clone each mark a
@@ -213,6 +213,43 @@ class _RowPlan:
         totals: dict[tuple[int, ...], float] | None,
     ) -> None:
         self.steps, self.totals = steps, totals
+
+
+# Row plans kept over sessions (_RowPlans) up to this many score keys, and node-fixed
+# score lists up to this many (label, pod key)s: then both start over.
+_PLANS_KEPT = 1024
+_FIXED_KEPT = 64
+
+
+class _RowPlans:
+    """The row path's plans per score key and the node-fixed scores per row, kept from
+    session to session while the node map holds the same Node objects
+    (``K8sMemo.node_derived``) and the same node columns: a fixed score reads only the
+    pod's facts (in the key), the Node (labels, images), the image summaries of all the
+    Nodes and their count, which stand as long; and a plan's totals are a function of
+    the resource sums and the fixed scores. Per session they cost a pass over every
+    row asked again (image locality, node affinity): most of the rows a session asks
+    were asked by an earlier one."""
+
+    __slots__ = ("cols", "fixed", "plans")
+
+    def __init__(self) -> None:
+        self.cols: NodeColumns | None = None
+        self.fixed: dict[tuple[str, Hashable], list[int | None]] = {}
+        self.plans: dict[Hashable, _RowPlan | None] = {}
+
+    def of(self, cols: NodeColumns) -> _RowPlans:
+        """These, started over unless they were made for ``cols``."""
+        if self.cols is not cols:
+            self.cols = cols
+            self.fixed, self.plans = {}, {}
+        return self
+
+    def make_room(self) -> None:
+        """Start over when a new plan would make too many (kept over a day's sessions)."""
+        if len(self.plans) >= _PLANS_KEPT or len(self.fixed) >= _FIXED_KEPT:
+            self.fixed.clear()
+            self.plans.clear()
 
 
 def _row_total(
@@ -316,10 +353,9 @@ class NodeOrderPlugin(Plugin):
         self._score_last: dict[str, tuple[Hashable, int, float, list[tuple[str, int, int]]]] = {}
         self._k8s_reads: dict[tuple[str, str], Callable[[NodeInfo], float]] = {}
         self._labels: frozenset[str] = frozenset()  # the log labels of _node_scorers
-        # Scores of node-fixed scorers per row, filled in as rows are asked (_row_plan,
-        # _fixed): (label, pod key) -> per row.
-        self._fixed_lists: dict[tuple[str, Hashable], list[int | None]] = {}
-        self._plans: dict[Hashable, _RowPlan | None] = {}
+        # Per score key its row plan, and the scores of node-fixed scorers per row,
+        # filled in as rows are asked (_row_plan, _fixed): (label, pod key) -> per row.
+        self._rows = _RowPlans()
 
     def on_session_open(self, ssn: Session) -> None:
         self.weight = PriorityWeight.from_arguments(self.arguments)
@@ -334,8 +370,12 @@ class NodeOrderPlugin(Plugin):
                 if ni.node.taints and any(t.effect == PREFER_NO_SCHEDULE for t in ni.node.taints)
             ),
         )
-        self._node_scorers = self._scorers()
-        self._labels = frozenset(label for _, label, _, _ in self._node_scorers)
+        self._node_scorers = scorers = self._scorers()
+        self._labels = frozenset(label for _, label, _, _ in scorers)
+        self._rows = ssn.cache.k8s.node_derived(
+            ("nodeorder", "rows", tuple((weight, label) for weight, label, _, _ in scorers)),
+            _RowPlans,
+        )
         ssn.add_node_order_fn(
             self.name,
             self.node_order,
@@ -437,7 +477,7 @@ class NodeOrderPlugin(Plugin):
         """:meth:`node_scores` of a few rows by the per-node scorers, summed as there;
         None where a row has no node map entry or the columnar form declines (see
         :meth:`_column_scores`). Where the plan's other scorers read only the node's
-        resource sums, a row's total is kept for the session by those sums and the
+        resource sums, a row's total is kept while the Nodes stand by those sums and the
         node-fixed scores (:class:`_RowPlan`)."""
         import numpy as np
 
@@ -469,16 +509,19 @@ class NodeOrderPlugin(Plugin):
         return np.array(totals, dtype=np.float64)
 
     def _row_plan(self, facts: ScoreFacts, cols: NodeColumns) -> _RowPlan | None:
-        """Per scorer, its weight and, for a scorer fixed for the session (image
+        """Per scorer, its weight and, for a scorer fixed while the Nodes stand (image
         locality, per image set; node affinity without preferred terms), its scores per
         row, each filled in when first asked (a session asks a few rows of many tasks;
         the rows of the nodes that did not change are answered by the memo of earlier
         sessions: ``NodeColumns.memo``); None when a scorer declines the task
         (:meth:`_declines`). Once per score key (which holds the images, the requests
-        and the preferred terms: all that decides either)."""
-        plans = self._plans
+        and the preferred terms: all that decides either) while the Nodes stand
+        (:class:`_RowPlans`)."""
+        rows = self._rows.of(cols)
+        plans = rows.plans
         if facts.score_key in plans:
             return plans[facts.score_key]
+        rows.make_room()
         if self._declines(facts):
             plans[facts.score_key] = None
             return None
@@ -498,9 +541,10 @@ class NodeOrderPlugin(Plugin):
         return plan
 
     def _fixed_rows(self, label: str, key: Hashable, cols: NodeColumns) -> list[int | None]:
-        found = self._fixed_lists.get((label, key))
+        fixed = self._rows.of(cols).fixed
+        found = fixed.get((label, key))
         if found is None:
-            found = self._fixed_lists[(label, key)] = [None] * cols.size
+            found = fixed[(label, key)] = [None] * cols.size
         return found
 
     def _declines(self, facts: ScoreFacts) -> bool:
@@ -551,11 +595,12 @@ class NodeOrderPlugin(Plugin):
         cols: NodeColumns,
         rows: Column,
     ) -> Column:
-        """A scorer that reads only the pod and the node's labels or images (fixed for the
-        session) at ``rows`` (each known to the node map), each row computed once per
-        session and pod key. Only the rows asked: the memo of the scores
-        (``NodeColumns.memo``) asks the few whose node changed, and the rows of every
-        node cost a millisecond (1,000 nodes) where these cost microseconds."""
+        """A scorer that reads only the pod and the node's labels or images (fixed while
+        the Nodes stand) at ``rows`` (each known to the node map), each row computed once
+        per pod key while they stand (:class:`_RowPlans`). Only the rows asked: the memo
+        of the scores (``NodeColumns.memo``) asks the few whose node changed, and the
+        rows of every node cost a millisecond (1,000 nodes) where these cost
+        microseconds."""
         import numpy as np
 
         known = self._fixed_rows(label, key, cols)

@@ -42,10 +42,15 @@ NodeValue = Callable[[NodeInfo], float]
 # and allocate's kept verdicts are brought up to date row by row: on small arrays a
 # numpy call costs 1-4 microseconds whatever its length, so nodeorder's numpy scores
 # cost about 60 (CPU, W2's session), its per-node scorers about 4 a row, binpack's 21
-# and 1.3 (about 16 rows either way). A memoised score is asked again for the rows the
+# and 1.3 (about 16 rows either way). But the numpy answers read columns, and a column
+# computes again every row changed since it was last read: read rarely, it computes
+# many (on the day's two hours at 16, 294 reads of the fit's six columns computed
+# 7,313 rows each, 139 of nodeorder's seven 7,025 each). Counted with those, row by row
+# is cheaper further: at 64 the day's two hours ran 1.0% fewer instructions than at 16
+# (callgrind), at 128 0.1% fewer again. A memoised score is asked again for the rows the
 # placements since changed: one or two within a job, 5-100 when another job's tasks of
 # other requests came between (W3: 9,600 of 33,000 asks with 5-16).
-FEW_ROWS = 16
+FEW_ROWS = 64
 # Memoised answers (NodeColumns.memo, .kept) are kept for this many keys, the last used.
 MEMO_KEYS = 64
 # The rows synced are logged from session to session (each column, memo and kept answer

@@ -25,12 +25,13 @@ def _spin(seconds: float) -> None:
 
 def test_the_meter_charges_a_nested_measure_to_the_inner_name_only() -> None:
     meter = CostMeter()
-    with meter.measure("outer"):
+
+    def outer() -> None:
         _spin(0.02)
-        with meter.measure("inner"):
-            _spin(0.05)
-    with meter.measure("inner"):
-        _spin(0.01)
+        meter.charged("inner", _spin, 0.05)
+
+    meter.charged("outer", outer)
+    meter.charged("inner", _spin, 0.01)
     assert meter.seconds["inner"] >= 0.06
     assert 0.02 <= meter.seconds["outer"] < 0.05  # not the inner 0.05 again
     assert meter.total == pytest.approx(sum(meter.seconds.values()))
@@ -52,3 +53,19 @@ def test_run_v_prints_each_invariants_cpu_over_a_timelines_sessions(
     lines = [line for line in out.splitlines() if line.startswith("    CPU ")]
     assert lines, out
     assert all(": invariants " in line for line in lines)
+
+
+def test_a_measure_that_raises_is_charged_and_closed() -> None:
+    meter = CostMeter()
+
+    def failing() -> None:
+        _spin(0.01)
+        raise ValueError("judged")
+
+    def outer() -> None:
+        with pytest.raises(ValueError):
+            meter.charged("inner", failing)
+
+    meter.charged("outer", outer)
+    assert meter.seconds["inner"] >= 0.01
+    assert meter.seconds["outer"] < 0.01  # the inner's seconds were taken off it

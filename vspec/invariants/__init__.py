@@ -111,8 +111,8 @@ def evaluate_invariants(
     try:
         if carry is None:
             return _evaluate(inputs, result, asked, yours)
-        with carry.meter.measure(SELECTING):  # what no invariant's own measure holds
-            report = _evaluate(inputs, result, asked, yours)
+        # What no invariant's own measure holds.
+        report = carry.meter.charged(SELECTING, _evaluate, inputs, result, asked, yours)
         carry.aside.update(dict.fromkeys(report.aside))
         return report
     finally:

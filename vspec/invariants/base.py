@@ -32,36 +32,26 @@ class CostMeter:
         self.seconds: dict[str, float] = {}
         self._inner: list[float] = []  # per open measure: the seconds of those inside it
 
-    def measure(self, name: str) -> _Measure:
-        """A context charging its CPU seconds to ``name``, less those of the measures
-        inside it (a plain class, not a generator context: a timeline opens about 26
-        a session)."""
-        return _Measure(self, name)
+    def charged(self, name: str, work: Callable[..., T], *args: object) -> T:
+        """``work(*args)``, its CPU seconds charged to ``name``, less those of the
+        measures inside it. One frame a measure, not a context's four (its maker, its
+        ``__init__``, ``__enter__`` and ``__exit__``): a timeline measures about 26
+        times a session."""
+        inner = self._inner
+        inner.append(0.0)
+        start = time.process_time()
+        try:
+            return work(*args)
+        finally:
+            spent = time.process_time() - start
+            seconds = self.seconds
+            seconds[name] = seconds.get(name, 0.0) + spent - inner.pop()
+            if inner:
+                inner[-1] += spent
 
     @property
     def total(self) -> float:
         return sum(self.seconds.values())
-
-
-class _Measure:
-    """One open :meth:`CostMeter.measure`."""
-
-    __slots__ = ("_meter", "_name", "_start")
-
-    def __init__(self, meter: CostMeter, name: str) -> None:
-        self._meter, self._name, self._start = meter, name, 0.0
-
-    def __enter__(self) -> None:
-        self._meter._inner.append(0.0)
-        self._start = time.process_time()
-
-    def __exit__(self, *_: object) -> None:
-        spent = time.process_time() - self._start
-        meter = self._meter
-        inner = meter._inner.pop()
-        meter.seconds[self._name] = meter.seconds.get(self._name, 0.0) + spent - inner
-        if meter._inner:
-            meter._inner[-1] += spent
 
 
 class Carry:
@@ -120,12 +110,8 @@ class InvariantInputs:
         mark = _THESE_INPUTS if of is self else of  # not self: no cycle for the collector
         kept = self._derived.get(name)
         if kept is None or kept[0] is not mark:
-            if self.carry is None:
-                kept = (mark, derive())
-            else:
-                with self.carry.meter.measure(SHARED):
-                    kept = (mark, derive())
-            self._derived[name] = kept
+            value = derive() if self.carry is None else self.carry.meter.charged(SHARED, derive)
+            kept = self._derived[name] = (mark, value)
         return cast(T, kept[1])
 
     def forget(self) -> None:
@@ -232,8 +218,7 @@ def _measured(
     """``judge(inputs, result)``, its CPU seconds charged to ``name`` on the inputs' meter."""
     if inputs.carry is None:
         return judge(inputs, result)
-    with inputs.carry.meter.measure(name):
-        return judge(inputs, result)
+    return inputs.carry.meter.charged(name, judge, inputs, result)
 
 
 def run_findings(

@@ -24,7 +24,7 @@ from vspec.model.objects import (
     PodGroup,
     Queue,
 )
-from vspec.model.result import LogLine, Severity, lines_starting_with
+from vspec.model.result import LogLine, Severity, line_texts, lines_starting_with
 from vspec.util.predicate_helper import _FailureLines
 
 
@@ -192,6 +192,36 @@ def test_lines_starting_with_tells_what_each_line_tells(
     expected = [i for i, line in enumerate(asked) if line.startswith(prefix)]
     assert list(map(id, found)) == [id(lines[i]) for i in expected]
     assert [line._render is None for line in lines] == [line._render is None for line in asked]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_HEADS),
+            st.sampled_from(["", " y", "b x", "\n", "ob z"]),
+            st.sampled_from(["eager", "deferred", "read"]),
+        ),
+        max_size=12,
+    )
+)
+def test_line_texts_are_each_lines_text(drawn: list[tuple[str, str, str]]) -> None:
+    """The texts read in C loops are what each line's ``text`` says, a deferred line
+    formatted or not yet."""
+
+    def make() -> list[LogLine]:
+        lines = []
+        for head, rest, kind in drawn:
+            if kind == "eager":
+                lines.append(LogLine(3, Severity.INFO, (head + rest).rstrip("\n")))
+                continue
+            line = LogLine.deferred(3, Severity.INFO, head, rest.__add__, ("",))
+            if kind == "read":
+                assert line.text is not None  # formatted before the texts are asked
+            lines.append(line)
+        return lines
+
+    assert line_texts(make()) == [line.text for line in make()]
 
 
 def test_each_logs_what_v_logs_line_by_line() -> None:

@@ -50,7 +50,13 @@ from vspec.invariants.history import (
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
 from vspec.invariants.yours import your_names
 from vspec.model.objects import Pod, PodGroup
-from vspec.model.result import LogLine, LogRecords, SimulationResult, lines_starting_with
+from vspec.model.result import (
+    LogLine,
+    LogRecords,
+    SimulationResult,
+    line_texts,
+    lines_starting_with,
+)
 
 Check = Callable[[InvariantInputs, SimulationResult], list[str]]
 
@@ -732,7 +738,6 @@ def _lines_by_cycle(inputs: InvariantInputs, result: SimulationResult) -> dict[i
 
 
 _CYCLE = attrgetter("cycle")
-_TEXT = attrgetter("text")
 
 
 def _read_lines(result: SimulationResult) -> dict[int, list[str]]:
@@ -741,9 +746,9 @@ def _read_lines(result: SimulationResult) -> dict[int, list[str]]:
         return {}
     cycles = list(map(_CYCLE, lines))
     if cycles.count(cycles[0]) == len(cycles):  # one cycle: a timeline's session
-        return {cycles[0]: list(map(_TEXT, lines))}
+        return {cycles[0]: line_texts(lines)}
     lines_by_cycle: dict[int, list[str]] = {}
-    for cycle, text in zip(cycles, map(_TEXT, lines), strict=True):
+    for cycle, text in zip(cycles, line_texts(lines), strict=True):
         lines_by_cycle.setdefault(cycle, []).append(text)
     return lines_by_cycle
 

@@ -6,8 +6,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import chain, compress
-from operator import attrgetter, methodcaller
+from itertools import chain, compress, count, repeat
+from operator import attrgetter, is_not, methodcaller
 from typing import Any, cast
 
 from vspec.model.corev1 import Condition
@@ -101,6 +101,18 @@ class LogLine:
 
 
 _HEAD = attrgetter("_message")  # a line's text, or a deferred line's head
+_RENDER = attrgetter("_render")  # None once a line is formatted (or never deferred)
+
+
+def line_texts(lines: Sequence[LogLine]) -> list[str]:
+    """Each line's :attr:`~LogLine.text`, in order: the kept texts read in C loops, and
+    only a deferred line not formatted yet asked for its own (formatting it). A check
+    that reads every logprint line of every timeline session (about 150) otherwise
+    calls the property once a line."""
+    texts = list(map(_HEAD, lines))
+    for i in compress(count(), map(is_not, map(_RENDER, lines), repeat(None))):
+        texts[i] = lines[i].text
+    return texts
 
 
 def lines_starting_with(lines: Sequence[LogLine], prefix: str) -> list[LogLine]:

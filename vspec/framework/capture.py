@@ -23,7 +23,7 @@ from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
 from vspec.model.changes import from_place, list_changes
 from vspec.model.objects import Cluster, Pod
-from vspec.model.result import PodGroupResult, SimulationResult, TaskResult
+from vspec.model.result import SimulationResult, TaskResult
 
 if TYPE_CHECKING:
     from vspec.framework.session import Session
@@ -39,11 +39,16 @@ _CAPTURED = "capture.tasks"
 
 def capture_session_state(
     ssn: Session, cluster: Cluster, result: SimulationResult, kept: TaskCapture
-) -> None:
+) -> dict[str, str]:
     """What Go's unit tests read before the deferred close: in-session phases and tasks,
     and the queues' shares as the actions left them. Tasks come in the cluster's pod
     order, each as its session job holds it, else (a pod no job holds) as the cluster
-    has it; one result per pod. ``kept`` is the scheduler's last capture, patched."""
+    has it; one result per pod. ``kept`` is the scheduler's last capture, patched.
+
+    Returns each pod group's in-session phase, by job, in the session's job order (a
+    new dict, the caller's): the close makes each job's result with its phases and
+    conditions at once (scheduler._record_pod_groups), where a result made here was
+    made again in part there."""
     result.queues = {}
     for queue_uid, queue in ssn.queues.items():
         for plugin in ssn.plugins.values():
@@ -52,13 +57,6 @@ def capture_session_state(
                 result.queues[queue.name] = shares.result(plugin.name)
                 break
     captured, phases, pipelined = kept.jobs(ssn)
-    # A new result each session: the job updater's phase and conditions are written
-    # into it at close (scheduler._record_pod_groups).
-    # A dict comprehension: one frame for the session's jobs, not a generator resumed
-    # once per job.
-    result.pod_groups.update(
-        {uid: PodGroupResult(phase, phase) for uid, phase in phases.items() if phase is not None}
-    )
     # Each job's list is its capture's, the very list while the job's tasks stand, as
     # its task results are: a result's readers read it, never change it.
     result.pipelined.update(pipelined)
@@ -67,6 +65,9 @@ def capture_session_state(
         result.tasks.update(tasks)
     else:
         result.tasks = tasks
+    # A dict comprehension: one frame for the session's jobs, not a generator resumed
+    # once per job.
+    return {uid: phase for uid, phase in phases.items() if phase is not None}
 
 
 @dataclass(frozen=True)

@@ -367,8 +367,7 @@ def _run_session(
         action.uninitialize()
         if trace is not None:
             log.v(5, trace.leaving, trace.leaving_at)
-    if last:
-        capture_session_state(ssn, cluster, result, scheduler.captured)
+    session_phases = capture_session_state(ssn, cluster, result, scheduler.captured) if last else {}
     recorder.session_closing(ssn)
     written = close_session(ssn)
     log.v(4, "End scheduling ...")
@@ -378,23 +377,33 @@ def _run_session(
         result.evictions.append(Eviction(task, reason, log.cycle))
     for obj, type_, reason, message in cache.effects.events:
         result.events.append(RecordedEvent(obj, type_, reason, message, log.cycle))
-    _record_pod_groups(ssn, result.pod_groups)
+    _record_pod_groups(ssn, result.pod_groups, session_phases)
     return advance(cluster, ssn, written)
 
 
-def _record_pod_groups(ssn: Session, results: dict[str, PodGroupResult]) -> None:
-    """Each job's pod group as the session closed it: a new result for a job the run had
-    none for (every job of a timeline's session), else the last one moved on."""
+def _record_pod_groups(
+    ssn: Session, results: dict[str, PodGroupResult], session_phases: dict[str, str]
+) -> None:
+    """Each job's pod group as the session closed it: a new result for a job the capture
+    read (``session_phases``: its in-session phase, :func:`capture_session_state`; the
+    dict is used up) or the run had none for, else the last one moved on."""
     for uid, job in ssn.jobs.items():
         pg = job.pod_group
         if pg is None:
             continue
-        entry = results.get(uid)
+        captured = session_phases.pop(uid, None)
+        entry = results.get(uid) if captured is None else None
         if entry is None:
-            results[uid] = PodGroupResult(pg.phase, pg.phase, list(pg.conditions))
+            phase = pg.phase
+            in_session = phase if captured is None else captured
+            results[uid] = PodGroupResult(phase, in_session, list(pg.conditions))
         else:
             entry.phase = pg.phase
             entry.conditions = list(pg.conditions)
+    # A job captured that the close no longer holds with a pod group (a plugin's close
+    # took it): as captured, no condition written.
+    for uid, phase in session_phases.items():
+        results[uid] = PodGroupResult(phase, phase)
 
 
 def advance(cluster: Cluster, ssn: Session, written: Mapping[str, bool]) -> Cluster:

@@ -26,6 +26,7 @@ from vspec.invariants.history import (
     PodIndex,
     allocatable,
     allocatables,
+    conf_answer,
     cycles,
     dims,
     enabled,
@@ -49,6 +50,7 @@ from vspec.invariants.history import (
 )
 from vspec.invariants.outside import gang_ready, placed_count, resources_of, task_priority
 from vspec.invariants.yours import your_names
+from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Pod, PodGroup
 from vspec.model.result import (
     LogLine,
@@ -69,7 +71,11 @@ def _always(_inputs: InvariantInputs) -> bool:
 
 
 def _gang_applies(inputs: InvariantInputs) -> bool:
-    return enabled(inputs.conf, "gang", "job_ready")
+    return conf_answer(inputs, _gang_readies_jobs)
+
+
+def _gang_readies_jobs(conf: SchedulerConf) -> bool:
+    return enabled(conf, "gang", "job_ready")
 
 
 def _gang_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -171,7 +177,7 @@ register(
 
 
 def _predicates_applies(inputs: InvariantInputs) -> bool:
-    return bool(node_filters(inputs.conf))
+    return bool(conf_answer(inputs, node_filters))
 
 
 _ALL_FILTERS = (unschedulable_fails, node_affinity_fails, taint_fails)
@@ -216,7 +222,10 @@ register(
 
 
 def _capability_applies(inputs: InvariantInputs) -> bool:
-    conf = inputs.conf
+    return conf_answer(inputs, _capability_bound)
+
+
+def _capability_bound(conf: SchedulerConf) -> bool:
     return enabled(conf, "proportion", "allocatable") or enabled(conf, "capacity", "allocatable")
 
 

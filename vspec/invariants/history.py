@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, count, islice, repeat
 from operator import eq, is_, is_not, ne
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -1189,6 +1189,36 @@ def unschedulable_fails(pod: Pod, node: Node) -> str | None:
 
 
 # -- conf queries ------------------------------------------------------------------------------
+
+Answer = TypeVar("Answer")
+
+
+class ConfAnswers:
+    """Answers to questions of the conf alone (:func:`conf_answer`), for the last conf
+    object asked (held: its id is then not reused). A conf is a model object, not changed
+    once built, so an answer holds while its conf does."""
+
+    def __init__(self) -> None:
+        self._conf: SchedulerConf | None = None
+        self._answers: dict[Callable[[SchedulerConf], object], object] = {}
+
+    def __call__(self, conf: SchedulerConf, question: Callable[[SchedulerConf], Answer]) -> Answer:
+        if self._conf is not conf:
+            self._conf, self._answers = conf, {}
+        answers = self._answers
+        if question not in answers:
+            answers[question] = question(conf)
+        return cast(Answer, answers[question])
+
+
+def conf_answer(inputs: InvariantInputs, question: Callable[[SchedulerConf], Answer]) -> Answer:
+    """``question(inputs.conf)``, asked once per conf object when the caller carries memos:
+    a timeline's sessions share one conf, and which invariants apply is asked every
+    session (some of them walk every plugin of every tier). ``question`` must read the
+    conf alone; its answer is shared, so none may change it."""
+    if inputs.carry is None:
+        return question(inputs.conf)
+    return inputs.carry.kept("conf answers", ConfAnswers)(inputs.conf, question)
 
 
 def plugin_entries(conf: SchedulerConf, name: str) -> list[tuple[int, PluginOption]]:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, cmp_to_key
 from itertools import compress, pairwise
+from operator import attrgetter
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from vspec.invariants.history import (
     NodeFilter,
     Requests,
     cluster_total,
+    conf_answer,
     cycles,
     dims,
     enabled,
@@ -261,9 +263,18 @@ def complex_pod(pod: Pod) -> bool:
 
 
 def allocate_conf_known(inputs: InvariantInputs) -> bool:
-    """Allocate runs, after nothing but enqueue and print, and every plugin that is on
-    is a known one."""
-    conf = inputs.conf
+    """Allocate runs, after nothing but enqueue and print, every plugin that is on is a
+    known one, and no queue sets a guarantee."""
+    if not conf_answer(inputs, _allocate_known):
+        return False
+    return not any(map(_GUARANTEE, inputs.cluster.queues))
+
+
+_GUARANTEE = attrgetter("guarantee")
+
+
+def _allocate_known(conf: SchedulerConf) -> bool:
+    """What :func:`allocate_conf_known` asks of the conf."""
     if "allocate" not in conf.actions:
         return False
     first = conf.actions.index("allocate")
@@ -277,7 +288,7 @@ def allocate_conf_known(inputs: InvariantInputs) -> bool:
                 option.arguments.get(k) is True for k in _UNKNOWN_PREDICATES
             ):
                 return False
-    return not any(q.guarantee for q in inputs.cluster.queues)
+    return True
 
 
 def _queue_allows(first: FirstCycle, uid: str, taken: Resource | None = None) -> bool:
@@ -573,7 +584,11 @@ def _index(name: str) -> int | None:
 
 
 def _order_applies(inputs: InvariantInputs) -> bool:
-    return allocate_conf_known(inputs) and enabled(inputs.conf, "priority", "job_order")
+    return allocate_conf_known(inputs) and conf_answer(inputs, _priority_orders_jobs)
+
+
+def _priority_orders_jobs(conf: SchedulerConf) -> bool:
+    return enabled(conf, "priority", "job_order")
 
 
 def _order_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:
@@ -755,7 +770,11 @@ _NO_TASK_ORDER = frozenset(
 
 
 def _task_order_applies(inputs: InvariantInputs) -> bool:
-    conf = inputs.conf
+    return conf_answer(inputs, _task_order_known)
+
+
+def _task_order_known(conf: SchedulerConf) -> bool:
+    """Allocate runs once, and priority orders the tasks, if any plugin does."""
     if conf.actions.count("allocate") != 1:
         return False
     return all(

@@ -25,6 +25,7 @@ from vspec.invariants.history import (
     NodeFilter,
     Requests,
     allocatable,
+    conf_answer,
     cycles,
     node_filters,
     node_rows,
@@ -65,7 +66,7 @@ def _on_nodes(view: CycleView, names: Container[str]) -> dict[str, list[str]]:
 
 
 def _pod_limit_applies(inputs: InvariantInputs) -> bool:
-    return bool(node_filters(inputs.conf))
+    return bool(conf_answer(inputs, node_filters))
 
 
 def _pod_limit_check(inputs: InvariantInputs, result: SimulationResult) -> list[str]:

@@ -23,6 +23,7 @@ from vspec.invariants.history import (
     Jobs,
     Requests,
     cluster_total,
+    conf_answer,
     cycles,
     enabled,
     exceeds,
@@ -431,7 +432,7 @@ register(
         "stays within its deserved, and pipelining counts as allocation.",
         "Configurations where `proportion` has enabledAllocatable on (and enablePreemptive "
         "when `reclaim` runs); clusters as for `reclaim-above-deserved`.",
-        lambda inputs: _allocatable_bound(inputs.conf),
+        lambda inputs: conf_answer(inputs, _allocatable_bound),
         _within_deserved_check,
     )
 )

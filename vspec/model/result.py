@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import chain, compress, count, repeat
-from operator import attrgetter, is_not, methodcaller
+from operator import attrgetter, is_not
 from typing import Any, cast
 
 from vspec.model.corev1 import Condition
@@ -122,8 +122,10 @@ def lines_starting_with(lines: Sequence[LogLine], prefix: str) -> list[LogLine]:
     whose head is too short to tell (a part of ``prefix``) asked itself. A timeline
     session's lines are a list, and logprint-correct reads logprint's from it."""
     heads = list(map(_HEAD, lines))
-    keep = list(map(methodcaller("startswith", prefix), heads))
-    for i in compress(range(len(heads)), map(prefix.startswith, heads)):
+    # The method descriptor with the prefix repeated: a methodcaller looks the method up
+    # on each text, making and dropping a bound method a line.
+    keep = list(map(str.startswith, heads, repeat(prefix)))
+    for i in compress(count(), map(prefix.startswith, heads)):
         keep[i] = lines[i].startswith(prefix)
     return list(compress(lines, keep))
 

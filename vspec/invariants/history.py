@@ -28,6 +28,7 @@ from vspec.invariants.outside import (
     pod_status,
     requests_nothing,
 )
+from vspec.model.changes import from_place
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, Queue
@@ -289,7 +290,8 @@ def changed_places(
     while True:
         shift = b - a
         past = 0  # the places before it are in a run taken as replaced already
-        for i in compress(count(a), map(differ, islice(old, a, None), islice(new, b, None))):
+        pairs = map(differ, from_place(old, a), from_place(new, b))
+        for i in compress(count(a), pairs):
             if i < past:
                 continue
             j = i + shift
@@ -330,7 +332,7 @@ def _realigned(
     where looking for ``old[i]`` ahead costs one per place. Taking it as replaced keeps
     the multisets exact, as the lists are the same past it."""
     ahead = min(_LOOK_AHEAD, len(old) - i - 1, len(new) - j - 1)
-    pairs = map(same, islice(old, i + 1, i + 1 + ahead), islice(new, j + 1, j + 1 + ahead))
+    pairs = map(same, islice(from_place(old, i + 1), ahead), islice(from_place(new, j + 1), ahead))
     found = next(compress(count(1), pairs), None)
     return ahead + 1 if found is None and ahead < _LOOK_AHEAD else found
 
@@ -339,7 +341,7 @@ def _first(
     objects: Sequence[Obj], start: int, obj: Obj, same: Callable[[Obj, Obj], bool]
 ) -> int | None:
     """The first place from ``start`` on (within :data:`_LOOK_AHEAD`) holding ``obj``."""
-    near = islice(objects, start, start + _LOOK_AHEAD)
+    near = islice(from_place(objects, start), _LOOK_AHEAD)
     return next(compress(count(start), map(same, near, repeat(obj))), None)
 
 

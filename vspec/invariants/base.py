@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from vspec.model.conf import SchedulerConf
 from vspec.model.engine import Engine
@@ -70,7 +70,9 @@ class Carry:
         """The memo ``name``, made on first use; shared by every invariant that asks."""
         if name not in self._kept:
             self._kept[name] = make()
-        return cast(T, self._kept[name])
+        # A declared name, not ``cast``: that is a call of typing's, some 80 a session.
+        kept: T = self._kept[name]
+        return kept
 
 
 _THESE_INPUTS = object()  # InvariantInputs.derived's ``of`` when it is the inputs themselves
@@ -110,9 +112,10 @@ class InvariantInputs:
         mark = _THESE_INPUTS if of is self else of  # not self: no cycle for the collector
         kept = self._derived.get(name)
         if kept is None or kept[0] is not mark:
-            value = derive() if self.carry is None else self.carry.meter.charged(SHARED, derive)
-            kept = self._derived[name] = (mark, value)
-        return cast(T, kept[1])
+            made = derive() if self.carry is None else self.carry.meter.charged(SHARED, derive)
+            kept = self._derived[name] = (mark, made)
+        value: T = kept[1]  # as in Carry.kept: not a cast, a call
+        return value
 
     def forget(self) -> None:
         """Drop what was derived: a derived value may hold these inputs (the first cycle

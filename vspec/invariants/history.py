@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, count, islice, repeat
 from operator import eq, is_, is_not, ne
-from typing import TypeVar, cast
+from typing import Any, TypeVar
 
 from vspec.api.resource import Resource
 from vspec.api.types import TaskStatus
@@ -1202,7 +1202,7 @@ class ConfAnswers:
 
     def __init__(self) -> None:
         self._conf: SchedulerConf | None = None
-        self._answers: dict[Callable[[SchedulerConf], object], object] = {}
+        self._answers: dict[Callable[[SchedulerConf], object], Any] = {}
 
     def __call__(self, conf: SchedulerConf, question: Callable[[SchedulerConf], Answer]) -> Answer:
         if self._conf is not conf:
@@ -1210,7 +1210,8 @@ class ConfAnswers:
         answers = self._answers
         if question not in answers:
             answers[question] = question(conf)
-        return cast(Answer, answers[question])
+        answer: Answer = answers[question]  # not a cast: a call of typing's
+        return answer
 
 
 def conf_answer(inputs: InvariantInputs, question: Callable[[SchedulerConf], Answer]) -> Answer:

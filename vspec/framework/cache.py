@@ -360,7 +360,6 @@ class SchedulerCache:
                 clone = jobs[uid] = kept.clone
                 clone.nodes_fit_errors = {}
                 clone.schedule_start_timestamp = job.schedule_start_timestamp
-                kept.version, kept.written = clone.version, None
                 if kept.group is not group:
                     kept.took(group)
                     changed.append(uid)
@@ -593,8 +592,12 @@ class _Carried:
     def __init__(self, source: JobInfo, clone: JobInfo, version: int) -> None:
         self.source = source  # the cache's job it was cloned from
         self.clone = clone
-        self.version = version  # the clone's JobInfo.version when handed out
-        self.written: PodGroup | None = None  # the pod group advance wrote from it
+        # The clone's JobInfo.version when handed out: the hand-back carries a clone only
+        # at this version, so it holds while the clone is handed out again.
+        self.version = version
+        # The pod group advance wrote from it, set by the hand-back that carries it (the
+        # next update reads it of the carried clones alone).
+        self.written: PodGroup | None = None
         # The source's and the clone's pod groups last found of the same spec.
         self.spec_held: tuple[PodGroup, PodGroup] | None = None
 

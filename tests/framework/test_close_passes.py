@@ -79,6 +79,26 @@ def test_conditions_compare_but_for_their_stamps(
     assert _same_conditions(list(old), tuple(old))
 
 
+@given(
+    st.lists(_CONDITIONS, max_size=3),
+    st.lists(_CONDITIONS, max_size=3),
+    st.lists(st.sampled_from(["", "s1", "s2"]), min_size=3, max_size=3),
+    st.sampled_from(["s1", "s2"]),
+)
+def test_conditions_hold_but_for_an_unschedulable_stamped_by_the_session(
+    drawn: list[Condition], old: list[Condition], stamps: list[str], session: str
+) -> None:
+    """Given the session's uid, the comparison also fails on an Unschedulable condition
+    that is True and stamped by that session (the phase rule's Unknown). The new
+    conditions are drawn, or the old ones stamped anew (as gang stamps a job's)."""
+    new = drawn or [replace(c, transition_id=stamp) for c, stamp in zip(old, stamps, strict=False)]
+    stamped = any(
+        c.transition_id == session and c.type == "Unschedulable" and c.status == "True" for c in new
+    )
+    expected = list(map(_unstamped, new)) == list(map(_unstamped, old)) and not stamped
+    assert _same_conditions(new, tuple(old), session) is expected
+
+
 # The job updater pairs each job with the status it opened with by place when both
 # dicts hold the very same id strings in order (the snapshot's), else by look-up.
 _UIDS = st.lists(st.sampled_from([f"ns/j{i}" for i in range(6)]), unique=True, max_size=6)

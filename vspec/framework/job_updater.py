@@ -89,22 +89,17 @@ def update_all(ssn: Session) -> dict[str, bool]:
         if pg is None:
             continue
         uid = job.uid
-        if (
-            old is not None
-            and uid not in changed
-            and uid not in touched
-            and old.phase not in _UNSCHEDULABLE_PHASES
-            and _same_conditions(pg.conditions, old.conditions, session)
-        ):
-            # The status holds (_Updated): written as it was, no event.
-            pg.phase, pg.running, pg.failed, pg.succeeded = (
-                old.phase,
-                old.running,
-                old.failed,
-                old.succeeded,
-            )
-            written[uid] = False
-            continue
+        if old is not None and uid not in changed and uid not in touched:
+            # Unpacked in one step: a named tuple's fields are read through descriptors,
+            # which Python 3.11 does not specialise (this runs for most live jobs).
+            phase, conditions, running, succeeded, failed = old
+            if phase not in _UNSCHEDULABLE_PHASES and _same_conditions(
+                pg.conditions, conditions, session
+            ):
+                # The status holds (_Updated): written as it was, no event.
+                pg.phase, pg.running, pg.failed, pg.succeeded = phase, running, failed, succeeded
+                written[uid] = False
+                continue
         counts = job.status_counts()
         phase = pg.phase = job_phase(pg, counts, session, completed_counts_failed)
         running = pg.running = counts.running

@@ -15,8 +15,8 @@ from vspec.framework.session import Session
 from vspec.golang import parse_go_float
 from vspec.model.conf import load_conf
 from vspec.model.objects import Cluster, Pod, Queue
-from vspec.plugins._job_accounting import share
-from vspec.plugins.drf import DrfPlugin, calculate_share, resource_saturated
+from vspec.plugins._job_accounting import dominant_share, share
+from vspec.plugins.drf import DrfPlugin, resource_saturated
 
 FLAGS = {"name": "drf", "enableJobOrder": True, "enablePreemptable": True}
 HDRF = {**FLAGS, "enableHierarchy": True, "enableQueueOrder": True, "enableReclaimable": True}
@@ -59,10 +59,10 @@ def _drf(ssn: Session) -> DrfPlugin:
 
 def test_share_is_the_largest_fraction_including_pods() -> None:
     total = Resource(4000, 100, {"pods": 10.0})
-    assert calculate_share(Resource(1000, 0, {"pods": 1.0}), total) == ("cpu", 0.25)
-    assert calculate_share(Resource(0, 0, {"pods": 5.0}), total) == ("pods", 0.5)
+    assert dominant_share(Resource(1000, 0, {"pods": 1.0}), total) == ("cpu", 0.25)
+    assert dominant_share(Resource(0, 0, {"pods": 5.0}), total) == ("pods", 0.5)
     # Only the cluster's resources (>= 0.1) count.
-    assert calculate_share(Resource(0, 0, {"x/y": 1.0}), Resource(0, 0, {"x/y": 0.05})) == (
+    assert dominant_share(Resource(0, 0, {"x/y": 1.0}), Resource(0, 0, {"x/y": 0.05})) == (
         "",
         0.0,
     )

@@ -8,7 +8,14 @@ Not a plugin: the leading underscore keeps the registry from importing it as one
 from __future__ import annotations
 
 from vspec.api.job_info import JobInfo
-from vspec.api.resource import CPU, IGNORED_DEVICES, MEMORY, Resource, is_scalar_resource_name
+from vspec.api.resource import (
+    CPU,
+    IGNORED_DEVICES,
+    MEMORY,
+    MIN_RESOURCE,
+    Resource,
+    is_scalar_resource_name,
+)
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import allocated_status
 from vspec.model.quantity import milli_value, value
@@ -19,6 +26,36 @@ def share(allocated: float, total: float) -> float:
     if total == 0:
         return 0.0 if allocated == 0 else 1.0
     return allocated / total
+
+
+def dominant_share(allocated: Resource, total: Resource) -> tuple[str, float]:
+    """(dominant resource, share): the largest :func:`share` of ``allocated`` over
+    ``total.resource_names()`` (the first name on a tie, "" and 0 when none is above 0).
+
+    ``resource_names``, ``get`` and ``share`` written out: drf and proportion work a
+    share out on every allocate and deallocate event, and the calls were most of it.
+    A name is the total's only from ``MIN_RESOURCE`` on, so ``share`` is the plain
+    quotient here; a scalar is never named cpu or memory (``add_quantity`` routes
+    those), so ``scalars.get`` is ``get``.
+    """
+    result, dominant = 0.0, ""
+    whole = total.milli_cpu
+    if whole >= MIN_RESOURCE:
+        value = allocated.milli_cpu / whole
+        if value > result:
+            result, dominant = value, CPU
+    whole = total.memory
+    if whole >= MIN_RESOURCE:
+        value = allocated.memory / whole
+        if value > result:
+            result, dominant = value, MEMORY
+    held = allocated.scalars
+    for name, whole in total.scalars.items():
+        if whole >= MIN_RESOURCE:
+            value = held.get(name, 0.0) / whole
+            if value > result:
+                result, dominant = value, name
+    return dominant, result
 
 
 def allocated_task_num(job: JobInfo) -> int:

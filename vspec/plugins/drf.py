@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
@@ -25,7 +26,7 @@ from vspec.framework.interface import ArgumentSpec, Event, EventHandler, Plugin
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float, parse_go_float
-from vspec.plugins._job_accounting import format_tasks, share
+from vspec.plugins._job_accounting import dominant_share, format_tasks
 
 if TYPE_CHECKING:
     from vspec.framework.cache import JobFeed
@@ -91,16 +92,6 @@ def resource_saturated(allocated: Resource, request: Resource, demanding: set[st
         if name not in demanding and wanted != 0:
             return True
     return False
-
-
-def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
-    """(dominant resource, share) over the total's resource names, ``pods`` included."""
-    result, dominant = 0.0, ""
-    for name in total.resource_names():
-        value = share(allocated.get(name), total.get(name))
-        if value > result:
-            result, dominant = value, name
-    return dominant, result
 
 
 class _KeptAttr(NamedTuple):
@@ -204,7 +195,7 @@ class DrfPlugin(Plugin):
 
     # -- shares ------------------------------------------------------------------------------
     def update_share(self, attr: DrfAttr) -> None:
-        attr.dominant_resource, attr.share = calculate_share(attr.allocated, self.total_resource)
+        attr.dominant_resource, attr.share = dominant_share(attr.allocated, self.total_resource)
 
     def compare_queues(self, root: HierarchicalNode, left: QueueInfo, right: QueueInfo) -> float:
         """Saturated subtrees last; else share/weight, level by level down the common path."""
@@ -278,7 +269,7 @@ class DrfPlugin(Plugin):
         for child in node.children.values():
             self._update_node(child, demanding)
             if child.attr.share != 0 and not child.saturated:
-                _, child_share = calculate_share(child.attr.allocated, self.total_resource)
+                _, child_share = dominant_share(child.attr.allocated, self.total_resource)
                 mdr = min(mdr, child_share)
         allocated = Resource()
         saturated = True
@@ -292,7 +283,7 @@ class DrfPlugin(Plugin):
             else:
                 allocated.add(child.attr.allocated.clone().multi(mdr / child.attr.share))
         node.attr.allocated = allocated
-        node.attr.dominant_resource, node.attr.share = calculate_share(
+        node.attr.dominant_resource, node.attr.share = dominant_share(
             allocated, self.total_resource
         )
         node.saturated = saturated
@@ -349,10 +340,11 @@ class DrfPlugin(Plugin):
         # A job's share moves only by its own tasks' events; the hDRF queue order reads
         # the tree its siblings' events move too, so it is not declared own-state.
         ssn.add_job_order_fn(self.name, self.job_order, own_state=True)
+        # partial, not a lambda: no Python frame of its own on every (de)allocation.
         ssn.add_event_handler(
             EventHandler(
-                allocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=True),
-                deallocate_func=lambda e: self.on_event(ssn, e, hierarchy, allocate=False),
+                allocate_func=partial(self.on_event, ssn, hierarchy=hierarchy, allocate=True),
+                deallocate_func=partial(self.on_event, ssn, hierarchy=hierarchy, allocate=False),
             )
         )
 
@@ -387,14 +379,14 @@ class DrfPlugin(Plugin):
         """Victims whose job, without them, still has at least the preemptor's share."""
         victims: list[TaskInfo] = []
         lalloc = self.job_attrs[preemptor.job].allocated.clone().add(preemptor.resreq)
-        _, ls = calculate_share(lalloc, self.total_resource)
+        _, ls = dominant_share(lalloc, self.total_resource)
         allocations: dict[str, Resource] = {}
         for preemptee in preemptees:
             if preemptee.job not in allocations:
                 allocations[preemptee.job] = self.job_attrs[preemptee.job].allocated.clone()
             # Cumulative per job, with the asserting Sub (Volcano panics when short).
             ralloc = allocations[preemptee.job].sub(preemptee.resreq)
-            _, rs = calculate_share(ralloc, self.total_resource)
+            _, rs = dominant_share(ralloc, self.total_resource)
             if ls < rs or math.fabs(ls - rs) <= SHARE_DELTA:
                 victims.append(preemptee)
         if ssn.log.enabled(4):
@@ -468,9 +460,9 @@ class DrfPlugin(Plugin):
             attr.allocated.add(task.resreq)
         else:
             attr.allocated.sub(task.resreq)
-        job = ssn.jobs[task.job]
         self.update_share(attr)
         if hierarchy:
+            job = ssn.jobs[task.job]
             if allocate:
                 self.total_allocated.add(task.resreq)
             else:

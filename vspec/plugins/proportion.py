@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Set
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
@@ -29,7 +30,11 @@ from vspec.framework.interface import (
 from vspec.framework.log import Klog
 from vspec.framework.registry import register_plugin
 from vspec.golang import go_float
-from vspec.plugins._job_accounting import format_tasks, running_job_reservation, share
+from vspec.plugins._job_accounting import (
+    dominant_share,
+    format_tasks,
+    running_job_reservation,
+)
 
 if TYPE_CHECKING:
     from vspec.framework.cache import JobFeed
@@ -86,10 +91,7 @@ class QueueAttr:
 
     def update_share(self) -> None:
         """Share: the largest fraction of the deserved amount the queue holds."""
-        result = 0.0
-        for name in self.deserved.resource_names():
-            result = max(result, share(self.allocated.get(name), self.deserved.get(name)))
-        self.share = result
+        self.share = dominant_share(self.allocated, self.deserved)[1]
 
 
 class _TaskSums(NamedTuple):
@@ -317,10 +319,11 @@ class ProportionPlugin(Plugin):
         if ssn.gates.reclaim_preemptive_only:  # v1.10.0 had none (upstream 61f9c9d62)
             ssn.add_preemptive_fn(self.name, lambda q, t: self.allocatable(ssn, q, t))
         ssn.add_job_enqueueable_fn(self.name, lambda j: self.job_enqueueable(ssn, j))
+        # partial, not a lambda: no Python frame of its own on every (de)allocation.
         ssn.add_event_handler(
             EventHandler(
-                allocate_func=lambda e: self.on_event(ssn, e, allocate=True),
-                deallocate_func=lambda e: self.on_event(ssn, e, allocate=False),
+                allocate_func=partial(self.on_event, ssn, allocate=True),
+                deallocate_func=partial(self.on_event, ssn, allocate=False),
             )
         )
 

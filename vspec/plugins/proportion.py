@@ -11,6 +11,7 @@ import sys
 from collections.abc import Set
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from vspec.api.job_info import JobInfo
@@ -480,7 +481,9 @@ _NOTHING = _Part(0, 0, ())
 def _part(res: Resource) -> _Part | None:
     """None when a quantity is not a whole number >= 0 (nan and inf included)."""
     values = (res.milli_cpu, res.memory, *res.scalars.values())
-    if not all(q >= 0 and q.is_integer() for q in values):
+    # C loops, no generator frame: three parts a changed job, every session. Only once
+    # all are whole (no nan) is min() the least.
+    if not all(map(float.is_integer, values)) or min(values) < 0:
         return None
     scalars = tuple((name, int(q)) for name, q in res.scalars.items())
     return _Part(int(res.milli_cpu), int(res.memory), scalars)
@@ -541,7 +544,7 @@ class _Sum:
             named[name] = named.get(name, 0) + sign
             if not named[name]:
                 del named[name], scalars[name]
-        shape = tuple(name for name, _ in part.scalars)
+        shape = tuple(map(itemgetter(0), part.scalars))
         left = self.shapes[shape] = self.shapes.get(shape, 0) + sign
         if not left:
             del self.shapes[shape]
@@ -721,13 +724,22 @@ def _task_sums(job: JobInfo) -> _TaskSums:
         return kept
     allocated, request = Resource(), Resource()
     _add_tasks(job, allocated, request)
-    whole = all(
-        task.resreq.milli_cpu.is_integer()
-        and task.resreq.memory.is_integer()
-        and all(q.is_integer() for q in task.resreq.scalars.values())
-        for status, bucket in job.task_status_index.items()
-        if allocated_status(status) or status is TaskStatus.Pending
-        for task in bucket.values()
-    )
-    sums = job.derived[_SUMS] = _TaskSums(allocated, request, whole, job.version)
+    sums = job.derived[_SUMS] = _TaskSums(allocated, request, _whole(job), job.version)
     return sums
+
+
+def _whole(job: JobInfo) -> bool:
+    """Whether every quantity :func:`_add_tasks` adds is a whole number: loops rather
+    than generators (a frame resumed per task and per scalar), for every changed job."""
+    for status, bucket in job.task_status_index.items():
+        if not (allocated_status(status) or status is TaskStatus.Pending):
+            continue
+        for task in bucket.values():
+            res = task.resreq
+            if not (
+                res.milli_cpu.is_integer()
+                and res.memory.is_integer()
+                and all(map(float.is_integer, res.scalars.values()))
+            ):
+                return False
+    return True

@@ -855,7 +855,7 @@ class _Seen:
         (one replacing another of its job id takes its place), those regrouped, the
         jobs of those new or removed, and the jobs of all in ``gone`` and ``added``;
         None on a job id twice."""
-        groups = dict(self.groups)
+        groups = self.groups.copy()
         removed = {_group_id(pg): pg for pg in gone}
         moved = set(removed)
         regrouped: set[str] = set()

@@ -176,8 +176,8 @@ class TaskCapture:
         touched = set(ssn.cache.touched_jobs)
         if feed.follows(kept.mark):
             # Copies: the task capture keeps the last dict to compare (_Patchable).
-            captured, phases = dict(kept.captured), dict(kept.phases)
-            pipelined = dict(kept.pipelined)
+            captured, phases = kept.captured.copy(), kept.phases.copy()
+            pipelined = kept.pipelined.copy()
             for uid in feed.gone:
                 del captured[uid], phases[uid], pipelined[uid]
             for uid in (feed.changed | touched | kept.touched) & jobs.keys():

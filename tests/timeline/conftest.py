@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import textwrap
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
+from hypothesis.strategies import SearchStrategy
 
 from vspec.engines import get_engine
+from vspec.errors import VspecError
+from vspec.fuzz.strategies import ClusterBounds, ConfSpace
+from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
 from vspec.harness.loader import load_file
 from vspec.model.conf import SchedulerConf
 from vspec.model.objects import Cluster
@@ -67,3 +72,19 @@ def day_shape() -> tuple[Cluster, Timeline]:
     from benchmarks.timeline_day import workload
 
     return workload(nodes=20, jobs=60, hours=0.25, seed=4)
+
+
+# The drawn timelines' scale for the tests of kept answers: small enough that thirty
+# examples run in seconds, large enough that jobs wait, finish and interleave.
+DRAWN_BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
+
+
+def drawn_timelines(conf: ConfSpace) -> SearchStrategy[GeneratedTimelineSpec]:
+    """Timelines of ``conf``'s space at :data:`DRAWN_BOUNDS`."""
+    return timeline_specs(conf, DRAWN_BOUNDS)
+
+
+def run_drawn(case: GeneratedTimelineSpec, verbosity: int) -> None:
+    """Run a drawn timeline; one whose conf Volcano rejects has no session to check."""
+    with suppress(VspecError):
+        run_case(case.conf, case.cluster, case.timeline, case.seed, verbosity)

@@ -6,26 +6,23 @@ and events (job_updater, _Updated) and the clones the hand-back carries on (cach
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 
-from tests.timeline.conftest import day_shape, run_case
+from tests.timeline.conftest import day_shape, drawn_timelines, run_case, run_drawn
 from vspec.api.job_info import JobInfo, same_spec
-from vspec.errors import VspecError
 from vspec.framework import job_updater
 from vspec.framework.cache import SchedulerCache
 from vspec.framework.job_answers import OpenAnswers
 from vspec.framework.session import Session
 from vspec.fuzz.runner import SEED_CONF, load_space
-from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
-from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
+from vspec.fuzz.strategies import ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec
 from vspec.model.objects import Cluster
-
-BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
 
 
 @dataclass
@@ -147,19 +144,19 @@ def test_the_day_shape_skips_most_jobs_and_keeps_every_answer() -> None:
 
 
 def _checked(case: GeneratedTimelineSpec) -> None:
-    with passes_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
-        run_case(case.conf, case.cluster, case.timeline, case.seed, case.verbosity)
+    with passes_checked() as seen:
+        run_drawn(case, case.verbosity)
     assert seen.wrong == []
 
 
 @settings(max_examples=30, deadline=None)
-@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+@given(drawn_timelines(ConfSpace(fixed=SEED_CONF)))
 def test_seed_conf_timelines_keep_every_answer(case: GeneratedTimelineSpec) -> None:
     _checked(case)
 
 
 @settings(max_examples=25, deadline=None)
-@given(timeline_specs(load_space("mixed").conf or ConfSpace(), BOUNDS))
+@given(drawn_timelines(load_space("mixed").conf or ConfSpace()))
 def test_any_conf_timelines_keep_every_answer(case: GeneratedTimelineSpec) -> None:
     """Preempt and reclaim evict; confs outside the job contract ask every job."""
     _checked(case)

@@ -4,23 +4,20 @@ session over drawn timelines, what they would work out afresh from every job."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 
-from tests.timeline.conftest import day_shape, run_case
+from tests.timeline.conftest import day_shape, drawn_timelines, run_case, run_drawn
 from vspec.api.pod_group_info import PodGroupTexts
 from vspec.api.task_info import TaskTexts
-from vspec.errors import VspecError
 from vspec.fuzz.runner import SEED_CONF
-from vspec.fuzz.strategies import ClusterBounds, ConfSpace, conf_from_document
-from vspec.fuzz.timelines import GeneratedTimelineSpec, timeline_specs
+from vspec.fuzz.strategies import ConfSpace, conf_from_document
+from vspec.fuzz.timelines import GeneratedTimelineSpec
 from vspec.plugins import logprint
-
-BOUNDS = ClusterBounds(max_nodes=4, max_jobs=6)
 
 
 @dataclass
@@ -75,10 +72,10 @@ def test_the_day_shape_feeds_every_consumer_what_it_works_out_afresh() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(timeline_specs(ConfSpace(fixed=SEED_CONF), BOUNDS))
+@given(drawn_timelines(ConfSpace(fixed=SEED_CONF)))
 def test_seed_conf_timelines_feed_every_consumer_what_it_works_out_afresh(
     case: GeneratedTimelineSpec,
 ) -> None:
-    with consumers_checked() as seen, suppress(VspecError):  # a conf Volcano rejects
-        run_case(case.conf, case.cluster, case.timeline, case.seed, max(case.verbosity, 1))
+    with consumers_checked() as seen:
+        run_drawn(case, max(case.verbosity, 1))
     assert seen.wrong == []

@@ -7,9 +7,7 @@ never bound) when it is only pipelined, and discarded otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from itertools import compress
-from operator import attrgetter
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
 from vspec.actions._node_choice import ErrorCacheAction, choose_node, choose_row
@@ -23,7 +21,7 @@ from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource
 from vspec.errors import EngineError, GoError
 from vspec.framework import columnar
 from vspec.framework.interface import Trace
-from vspec.framework.job_answers import OpenAnswers, pending_jobs
+from vspec.framework.job_answers import OpenGroups, in_session_order, pending_jobs
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
@@ -38,7 +36,6 @@ if TYPE_CHECKING:
 
 
 _PENDING = TaskStatus.Pending
-_UID = attrgetter("uid")
 # What a job left out of allocate's heaps would have met: the heaps' orders, JobValid,
 # and the queue's Overused test at each pop.
 _HEAP_KINDS: tuple[Kind, ...] = ("job_order", "queue_order", "job_valid", "overused")
@@ -64,16 +61,16 @@ class _IdleJobs:
     Volcano's pushes and pops compare some twenty times per job. JobValid, which has no
     effect (``reads_own_state``) and reads a state that holds, is asked only of the
     jobs taken out (most are never reached: their queue is overused first), or
-    answered for all by the job feed (:class:`_Valid`)."""
+    answered for all by the job feed (:class:`_Filed`)."""
 
     __slots__ = ("_budget", "_heap", "_least", "_less", "_valid", "jobs")
 
     def __init__(
-        self, less: Callable[[JobInfo, JobInfo], bool], valid: Callable[[JobInfo], bool]
+        self, less: Callable[[JobInfo, JobInfo], bool], valid: Callable[[JobInfo], bool] | None
     ) -> None:
         self.jobs: list[JobInfo] = []
         self._less = less
-        self._valid: Callable[[JobInfo], bool] | None = valid  # None: all are valid
+        self._valid = valid  # None: all are valid
         self._least: JobInfo | None = None
         self._heap: PriorityQueue[JobInfo] | None = None
         self._budget = 0  # jobs the passes may still go over, once the least is known
@@ -85,11 +82,6 @@ class _IdleJobs:
             self.jobs = [job for job in self.jobs if valid(job)]
             self._valid = None
         return bool(self.jobs)
-
-    def keep_answered(self, answers: Mapping[str, bool]) -> None:
-        """Drop the jobs JobValid rejects, by ``answers`` (by job id)."""
-        self.jobs = list(compress(self.jobs, map(answers.__getitem__, map(_UID, self.jobs))))
-        self._valid = None
 
     def taken_before(self, job: JobInfo | None) -> int:
         """How many of them Volcano pops before ``job``, the least of the queue's heap
@@ -148,13 +140,6 @@ class _IdleJobs:
         return self._count(ahead)
 
 
-class _Valid(OpenAnswers[bool]):
-    """Whether each job passes allocate's JobValid. At V(3) every idle job is popped,
-    so each is asked every session (about 150 on the day's cluster, one or two of them
-    changed); JobValid reads the job's own state alone (``reads_own_state``), which is
-    what an answer kept by the job feed may read."""
-
-
 def predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> FitError | None:
     """Allocate's predicate: the task must fit the node's FutureIdle, then the plugins'."""
     short = _short_of_resources(task, node)
@@ -182,6 +167,84 @@ def _no_best_node(task: TaskInfo) -> EngineError:
         f"no best node for task {task.namespace}/{task.name}: Volcano dereferences a nil "
         "node here and panics (every score <= -1 or a failing batch scorer)"
     )
+
+
+class _Filed(OpenGroups):
+    """Allocate's jobs as they opened: those with work (a Pending task, or the Pending
+    phase) under ``_WORK``, those with nothing pending that pass JobValid under their
+    queue, the others left out. JobValid reads the job's own state alone
+    (``reads_own_state``), which is what a kept answer may read."""
+
+
+_WORK = object()  # the key of the jobs with work, which no queue's name is
+
+
+def _filed(
+    ssn: Session, idle: dict[str, _IdleJobs] | None, valid: Callable[[JobInfo], bool]
+) -> list[tuple[JobInfo, bool]]:
+    """The jobs to push, in the session's order, each with whether it is pending, from
+    the jobs filed by the job feed (:class:`_Filed`); ``idle`` filled, when given, with
+    each known queue's jobs with nothing pending, all passing JobValid. Those lists are
+    not in the session's order: the heaps' orders are total (``reads_own_state``), so
+    what :class:`_IdleJobs` counts does not depend on it. An idle job of an unknown
+    queue is pushed as the full pass pushes it."""
+    queued = ssn.queues
+
+    def answer(job: JobInfo) -> Hashable | None:
+        if _PENDING in job.task_status_index or job.is_pending():
+            return _WORK
+        return job.queue if valid(job) else None
+
+    groups = ssn.state.memo(_Filed).groups(ssn, answer)
+    work: list[str] = []
+    for key, members in groups.items():
+        if key is _WORK or key not in queued:
+            work.extend(members)
+        elif idle is not None and members:
+            left_out = idle[key] = _IdleJobs(ssn.job_order_fn, None)
+            left_out.jobs = list(members.values())
+    jobs = ssn.jobs
+    return [(jobs[uid], jobs[uid].is_pending()) for uid in in_session_order(ssn, work)]
+
+
+def _push(
+    ssn: Session,
+    job: JobInfo,
+    pending: bool,
+    queues: PriorityQueue[QueueInfo],
+    jobs_map: dict[str, PriorityQueue[JobInfo]],
+) -> None:
+    """Push a job with work into its queue's heap, as Volcano's pick-up does (a pending
+    job is skipped, or made Inqueue where no enqueue action runs)."""
+    log = ssn.log
+    if pending:
+        if "enqueue" in ssn.enabled_actions:
+            log.v(
+                4,
+                f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip allocate, "
+                "reason: job status is pending.",
+            )
+            return
+        log.v(
+            4,
+            f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> status update from "
+            "pending to inqueue, reason: no enqueue action is configured.",
+        )
+        job.set_phase("Inqueue")
+    if not job_valid_for(ssn, job, "allocate"):
+        return
+    if job.queue not in ssn.queues:
+        log.warning(
+            f"Skip adding Job <{job.namespace}/{job.name}> because its queue "
+            f"{job.queue} is not found"
+        )
+        return
+    if job.queue not in jobs_map:
+        jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
+        queues.push(ssn.queues[job.queue])
+    if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
+        log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
+    jobs_map[job.queue].push(job)
 
 
 @register_action
@@ -236,51 +299,27 @@ class Allocate(ErrorCacheAction):
         def valid(job: JobInfo) -> bool:
             return job_valid_for(ssn, job, "allocate")
 
-        pending = pending_jobs(ssn)
-        for uid, job in ssn.jobs.items():
-            if (
-                leave_out_idle
-                and _PENDING not in job.task_status_index
-                and job.queue in queued
-                and not pending[uid]
-            ):
-                if idle is not None:
-                    if job.queue not in idle:
-                        idle[job.queue] = _IdleJobs(ssn.job_order_fn, valid)
-                    idle[job.queue].jobs.append(job)
-                continue
-            if pending[uid]:
-                if "enqueue" in ssn.enabled_actions:
-                    log.v(
-                        4,
-                        f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> skip allocate, "
-                        "reason: job status is pending.",
-                    )
+        work: list[tuple[JobInfo, bool]]  # the jobs pushed if they pass, pending or not
+        if leave_out_idle and ssn.cache.carries_jobs:
+            work = _filed(ssn, idle, valid)
+        else:
+            pending = pending_jobs(ssn)
+            work = []
+            for uid, job in ssn.jobs.items():
+                if (
+                    leave_out_idle
+                    and _PENDING not in job.task_status_index
+                    and job.queue in queued
+                    and not pending[uid]
+                ):
+                    if idle is not None:
+                        if job.queue not in idle:
+                            idle[job.queue] = _IdleJobs(ssn.job_order_fn, valid)
+                        idle[job.queue].jobs.append(job)
                     continue
-                log.v(
-                    4,
-                    f"Job <{job.namespace}/{job.name}> Queue <{job.queue}> status update from "
-                    "pending to inqueue, reason: no enqueue action is configured.",
-                )
-                job.set_phase("Inqueue")
-            if not job_valid_for(ssn, job, "allocate"):
-                continue
-            if job.queue not in ssn.queues:
-                log.warning(
-                    f"Skip adding Job <{job.namespace}/{job.name}> because its queue "
-                    f"{job.queue} is not found"
-                )
-                continue
-            if job.queue not in jobs_map:
-                jobs_map[job.queue] = PriorityQueue(ssn.job_order_fn)
-                queues.push(ssn.queues[job.queue])
-            if log.enabled(4):  # klog.V(4): formatted only when kept (once per job)
-                log.v(4, f"Added Job <{job.namespace}/{job.name}> into Queue <{job.queue}>")
-            jobs_map[job.queue].push(job)
-        if idle and ssn.cache.carries_jobs:
-            answers = ssn.state.memo(_Valid).answers(ssn, valid)
-            for left_out in idle.values():
-                left_out.keep_answered(answers)
+                work.append((job, pending[uid]))
+        for job, is_pending in work:
+            _push(ssn, job, is_pending, queues, jobs_map)
         for name, left_out in (idle or {}).items():
             # Volcano pushes a queue when one of its jobs passes JobValid.
             if name not in jobs_map and left_out.keep_valid():

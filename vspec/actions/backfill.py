@@ -15,6 +15,7 @@ from vspec.api.types import TaskStatus
 from vspec.api.unschedule_info import FitErrors
 from vspec.errors import EngineError, GoError
 from vspec.framework.interface import Trace
+from vspec.framework.job_answers import OpenGroups, in_session_order
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.util.predicate_helper import PredicateHelper
@@ -24,6 +25,33 @@ from vspec.util.scheduler_helper import job_valid_for
 # The statuses of the tasks backfill takes: best-effort Pending ones, and Pipelined
 # best-effort ones it unpipelines first.
 _PENDING, _PIPELINED = TaskStatus.Pending, TaskStatus.Pipelined
+
+
+class _Filled(OpenGroups):
+    """Backfill's jobs with work as they opened: those not pending that hold a Pending
+    or a Pipelined task, under ``_WORK``."""
+
+
+_WORK = "backfill: work"
+
+
+def _work(job: JobInfo) -> str | None:
+    index = job.task_status_index
+    if (_PENDING in index or _PIPELINED in index) and not job.is_pending():
+        return _WORK
+    return None
+
+
+def _jobs_with_work(ssn: Session) -> list[JobInfo]:
+    """The jobs not pending with a Pending or Pipelined task, in the session's order:
+    the others add nothing, and when their JobValid has no effect (``reads_own_state``)
+    and its V(4) line does not print, they are not asked. Filed by the job feed when the
+    conf keeps the job contract (:class:`_Filled`), else found among every job."""
+    jobs = ssn.jobs
+    if not ssn.cache.carries_jobs:
+        return [job for job in jobs.values() if _work(job) is not None]
+    filed = ssn.state.memo(_Filled).groups(ssn, _work).get(_WORK, {})
+    return [jobs[uid] for uid in in_session_order(ssn, filed)]
 
 
 @register_action
@@ -82,10 +110,7 @@ class Backfill(ErrorCacheAction):
         # A job with no Pending nor Pipelined task adds nothing; when its JobValid has
         # no effect (``reads_own_state``) and its V(4) line does not print, it is not asked.
         leave_out_idle = not ssn.log.enabled(4) and ssn.reads_own_state("job_valid")
-        for job in ssn.jobs.values():
-            index = job.task_status_index
-            if leave_out_idle and _PENDING not in index and _PIPELINED not in index:
-                continue
+        for job in _jobs_with_work(ssn) if leave_out_idle else ssn.jobs.values():
             if job.is_pending():
                 continue
             if not job_valid_for(ssn, job, "backfill"):

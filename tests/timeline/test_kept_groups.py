@@ -1,6 +1,6 @@
-"""The jobs filed by the job feed (vspec.framework.job_answers.OpenGroups: allocate's
-jobs with work and its idle jobs by queue, those JobValid passes; backfill's jobs with
-best-effort work): over drawn timelines, session by session, each group holds exactly
+"""The jobs filed by the job feed (vspec.framework.job_answers.OpenGroups: enqueue's
+pending jobs, allocate's jobs with work and its idle jobs by queue, those JobValid
+passes; backfill's jobs with a Pending or Pipelined task): over drawn timelines, session by session, each group holds exactly
 the session's jobs (the very objects) that the question asked afresh of every job files
 there, and most jobs are not asked. Neither the day's shape nor the drawn timelines
 leave an idle job JobValid rejects, so a gang short of valid pods (one of three failed)
@@ -77,7 +77,7 @@ def test_the_day_shape_files_jobs_as_asked_afresh() -> None:
         with groups_checked() as seen:
             run_case(conf_from_document(SEED_CONF), cluster, timeline, 4, verbosity)
         assert seen.wrong == []
-        for name in ("_Filed", "_Filled"):
+        for name in ("_Waiting", "_Filed", "_Filled"):
             assert seen.jobs[name] > 200
             assert seen.asked[name] < seen.jobs[name] / 4  # most jobs are not asked
 

@@ -21,7 +21,7 @@ from vspec.api.unschedule_info import FitError, FitErrors, insufficient_resource
 from vspec.errors import EngineError, GoError
 from vspec.framework import columnar
 from vspec.framework.interface import Trace
-from vspec.framework.job_answers import OpenGroups, in_session_order, pending_jobs
+from vspec.framework.job_answers import OpenGroups, in_session_order
 from vspec.framework.registry import register_action
 from vspec.framework.session import Session
 from vspec.framework.session_plugins import Kind
@@ -303,21 +303,21 @@ class Allocate(ErrorCacheAction):
         if leave_out_idle and ssn.cache.carries_jobs:
             work = _filed(ssn, idle, valid)
         else:
-            pending = pending_jobs(ssn)
             work = []
-            for uid, job in ssn.jobs.items():
+            for job in ssn.jobs.values():
+                pending = job.is_pending()
                 if (
                     leave_out_idle
                     and _PENDING not in job.task_status_index
                     and job.queue in queued
-                    and not pending[uid]
+                    and not pending
                 ):
                     if idle is not None:
                         if job.queue not in idle:
                             idle[job.queue] = _IdleJobs(ssn.job_order_fn, valid)
                         idle[job.queue].jobs.append(job)
                     continue
-                work.append((job, pending[uid]))
+                work.append((job, pending))
         for job, is_pending in work:
             _push(ssn, job, is_pending, queues, jobs_map)
         for name, left_out in (idle or {}).items():

@@ -64,15 +64,6 @@ class OpenAnswers(Generic[T]):
         return now
 
 
-class _Pending(OpenAnswers[bool]):
-    """Whether each job is pending (enqueue's and allocate's pass over every job)."""
-
-
-def pending_jobs(ssn: Session) -> Mapping[str, bool]:
-    """Whether each of the session's jobs is pending now (``JobInfo.is_pending``)."""
-    return ssn.state.memo(_Pending).answers(ssn, JobInfo.is_pending)
-
-
 class _Ready(OpenAnswers[bool]):
     """Whether each job is ready (gang's pass over every job at the close)."""
 

@@ -1,23 +1,26 @@
 """The jobs filed by the job feed (vspec.framework.job_answers.OpenGroups: enqueue's
 pending jobs, allocate's jobs with work and its idle jobs by queue, those JobValid
-passes; backfill's jobs with a Pending or Pipelined task): over drawn timelines, session by session, each group holds exactly
-the session's jobs (the very objects) that the question asked afresh of every job files
-there, and most jobs are not asked. Neither the day's shape nor the drawn timelines
-leave an idle job JobValid rejects, so a gang short of valid pods (one of three failed)
-is built for that. The feed's own rule is tested with the OpenAnswers in
-tests/timeline/test_job_answers.py."""
+passes; backfill's jobs with a Pending or Pipelined task): over drawn timelines,
+session by session, each group holds exactly the session's jobs (the very objects) that
+the question asked afresh of every job files there, and most jobs are not asked.
+Neither the day's shape nor the drawn timelines leave an idle job JobValid rejects, so
+a gang short of valid pods (one of three failed) is built for that. The feed's own rule
+is tested with the OpenAnswers in tests/timeline/test_job_answers.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
 
 from tests.timeline.conftest import Loader, day_shape, drawn_timelines, run_case, run_drawn
 from vspec.api.job_info import JobInfo
+from vspec.framework.cache import JobFeed
 from vspec.framework.job_answers import OpenGroups
 from vspec.framework.session import Session
 from vspec.fuzz.runner import SEED_CONF, load_space
@@ -127,3 +130,42 @@ def test_any_conf_timelines_file_jobs_as_asked_afresh(case: GeneratedTimelineSpe
     with groups_checked() as seen:
         run_drawn(case, case.verbosity)
     assert seen.wrong == []
+
+
+def _session(jobs: dict[str, JobInfo], feed: JobFeed, touched: set[str]) -> Session:
+    """What a kept filing reads of a session: its jobs, its feed, the jobs touched."""
+    return cast(
+        Session,
+        SimpleNamespace(jobs=jobs, job_feed=feed, cache=SimpleNamespace(touched_jobs=touched)),
+    )
+
+
+class _Parity(OpenGroups):
+    """Jobs filed by whether their id is odd (a question of the test's own)."""
+
+
+def test_a_job_touched_before_the_first_ask_is_filed_once_a_session_opens_it() -> None:
+    """The timelines never leave such a job unnamed (a touched clone is cloned afresh
+    or its pod group written back), so the rule is driven here: a job touched before
+    the first ask has no kept key, and is asked at the next open the feed follows
+    though the feed does not name it."""
+    jobs = {uid: JobInfo(uid) for uid in ("j1", "j2", "j3")}
+    kept, asked = _Parity(), []
+
+    def odd(job: JobInfo) -> str | None:
+        asked.append(job.uid)
+        return "odd" if int(job.uid[1]) % 2 else None
+
+    first = JobFeed(object(), None, frozenset(jobs), frozenset())
+    got = kept.groups(_session(jobs, first, {"j3"}), odd)
+    assert set(got["odd"]) == {"j1", "j3"}  # j3 asked as it is now, not kept
+    assert sorted(asked) == ["j1", "j2", "j3"]
+    asked.clear()
+    second = JobFeed(object(), first.mark, frozenset(), frozenset())
+    assert set(kept.groups(_session(jobs, second, set()), odd)["odd"]) == {"j1", "j3"}
+    assert asked == ["j3"]  # asked again now that it opened untouched, and kept
+    asked.clear()
+    third = JobFeed(object(), second.mark, frozenset(), frozenset({"j1"}))
+    del jobs["j1"]
+    assert set(kept.groups(_session(jobs, third, set()), odd)["odd"]) == {"j3"}
+    assert asked == []

@@ -44,20 +44,26 @@ def _counted(seen: Seen, name: str, fn: Callable[..., Any]) -> Callable[..., Any
 def consumers_checked() -> Iterator[Seen]:
     """Every fed consumer's answer compared with one worked out afresh."""
     seen = Seen()
-    printed = logprint._printed_lines
+    printed = logprint._print
 
-    def lines_checked(ssn: Any, jobs: Any, task_text: Any, group_text: Any) -> Any:
-        lines = printed(ssn, jobs, task_text, group_text)
+    def lines_checked(ssn: Any, jobs: Any, task_text: Any, group_text: Any) -> None:
+        log = ssn.log
+        start = len(log.lines)
+        printed(ssn, jobs, task_text, group_text)
+        lines = [(line.verbosity, line.cycle, line.text, line.source) for line in log.lines[start:]]
         fresh = [
-            logprint._render(job, job.tasks_go_string(TaskTexts()), PodGroupTexts()) for job in jobs
+            (logprint.PRINT_VERBOSITY, log.cycle, text, source)
+            for job in jobs
+            for text, source in logprint._render(
+                job, job.tasks_go_string(TaskTexts()), PodGroupTexts()
+            )
         ]
         seen.count(seen.checked, "logprint")
         if lines != fresh:
             seen.wrong.append(f"logprint's lines in session {ssn.uid}")
-        return lines
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(logprint, "_printed_lines", lines_checked)
+        patch.setattr(logprint, "_print", lines_checked)
         patch.setattr(logprint._Feed, "_fed", _counted(seen, "logprint", logprint._Feed._fed))
         yield seen
 

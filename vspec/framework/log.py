@@ -66,6 +66,21 @@ class Klog:
         self._each_at, self._each_kept = at, dict(zip(wanted, done, strict=True))
         self.lines.extend(done)
 
+    def made(self, level: int, lines: Iterable[tuple[str, str]]) -> tuple[LogLine, ...]:
+        """The lines :meth:`v` would log for each ``(text, source)`` at this cycle, for
+        :meth:`extend` to log then or in a later call at the same level and cycle (a
+        caller that logs the same lines session after session keeps them)."""
+        cycle = self.cycle
+        return tuple(
+            LogLine(level, Severity.INFO, text.rstrip("\n"), cycle, source)
+            for text, source in lines
+        )
+
+    def extend(self, level: int, lines: list[LogLine]) -> None:
+        """Log ``lines``, made by :meth:`made` at ``level`` and this cycle."""
+        if level <= self.verbosity:
+            self.lines.extend(lines)
+
     def infof(self, level: int, template: str, *args: Any, source: str = "") -> None:
         """``klog.V(level).Infof``: the line ``template.format(*args)`` (Python's ``{}``
         for Go's verbs), formatted only if read; nothing is formatted at a level above

@@ -34,6 +34,7 @@ from vspec.plugins._process_state import process_memory
 if TYPE_CHECKING:
     from vspec.framework.cache import JobFeed
     from vspec.framework.session import Session
+    from vspec.model.result import LogLine
 
 PRINT_VERBOSITY = 1
 PENDING_FORMAT = "Job %s/%s is pending, try to schedule it on node %s"
@@ -149,11 +150,12 @@ class _Feed:
     the seed's conf) reads no job at all but those the snapshot's feed names
     (``JobFeed``): when the last print was such a print on the snapshot the feed
     follows, every other job opens as then and prints the lines it printed then, kept
-    by job id (``by_uid``, ``mark``). The scheduler's memo (``SchedulerState.memo``):
-    only the last print's jobs are held, never read, a job looked up by identity
-    alone."""
+    by job id (``by_uid``, ``mark``) with the log lines made of them (``made``, at
+    ``made_at``'s level and cycle), which are logged again as they are. The
+    scheduler's memo (``SchedulerState.memo``): only the last print's jobs are held,
+    never read, a job looked up by identity alone."""
 
-    __slots__ = ("by_uid", "lines", "mark", "status")
+    __slots__ = ("by_uid", "lines", "made", "made_at", "mark", "status")
 
     def __init__(self) -> None:
         self.status: dict[JobInfo, tuple[object, ...]] = {}
@@ -162,11 +164,15 @@ class _Feed:
         # from the snapshot of ``mark`` (else ``mark`` is None).
         self.by_uid: dict[str, Lines] = {}
         self.mark: object | None = None
+        # The log lines of ``by_uid``'s, made at (level, cycle) ``made_at``.
+        self.made: dict[str, tuple[LogLine, ...]] = {}
+        self.made_at = (-1, -1)
 
     def __call__(
         self, ssn: Session, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
-    ) -> list[Lines] | None:
-        """Each job's lines, in order; None when a job has no pod group."""
+    ) -> bool:
+        """Log each job's lines, in order; False, with nothing logged, when a job has no
+        pod group."""
         session_jobs = ssn.jobs
         as_opened = (
             ssn.jobs_as_opened
@@ -175,30 +181,41 @@ class _Feed:
         )
         feed = ssn.job_feed
         if as_opened and feed.follows(self.mark):
-            return self._fed(session_jobs, feed, task_text, group_text)
+            self._fed(ssn, feed, task_text, group_text)
+            return True
         done = self._compared(jobs, task_text, group_text)
-        self.mark, self.by_uid = None, {}
-        if done is not None and as_opened:
+        self.mark, self.by_uid, self.made = None, {}, {}
+        if done is None:
+            return False
+        if as_opened:
             self.mark, self.by_uid = feed.mark, dict(zip(session_jobs, done, strict=True))
-        return done
+            self.made_at = (-1, -1)
+        ssn.log.each(PRINT_VERBOSITY, chain.from_iterable(done))
+        return True
 
     def _fed(
-        self,
-        jobs: dict[str, JobInfo],
-        feed: JobFeed,
-        task_text: TaskTexts,
-        group_text: PodGroupTexts,
-    ) -> list[Lines]:
-        """The lines of the last print, those of the jobs the feed names printed again
-        (every job has a pod group: the snapshot hands no other)."""
-        by_uid = self.by_uid
+        self, ssn: Session, feed: JobFeed, task_text: TaskTexts, group_text: PodGroupTexts
+    ) -> None:
+        """Log the lines of the last print, those of the jobs the feed names printed
+        again (every job has a pod group: the snapshot hands no other)."""
+        jobs, log = ssn.jobs, ssn.log
+        by_uid, made = self.by_uid, self.made
+        at = (PRINT_VERBOSITY, log.cycle)
+        if self.made_at != at:
+            made.clear()
+            self.made_at = at
         for uid in feed.gone:
             del by_uid[uid]
+            made.pop(uid, None)
         for uid in feed.changed:
             by_uid[uid] = _job_lines(jobs[uid], task_text, group_text)
+            made.pop(uid, None)
+        if len(made) < len(by_uid):
+            for uid in by_uid.keys() - made.keys():
+                made[uid] = log.made(PRINT_VERBOSITY, by_uid[uid])
         self.mark = feed.mark
         self.status, self.lines = {}, {}  # not kept by this path
-        return list(map(by_uid.__getitem__, jobs))
+        log.extend(PRINT_VERBOSITY, list(chain.from_iterable(map(made.__getitem__, jobs))))
 
     def _compared(
         self, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
@@ -226,16 +243,15 @@ class _Feed:
         return done
 
 
-def _printed_lines(
+def _print(
     ssn: Session, jobs: list[JobInfo], task_text: TaskTexts, group_text: PodGroupTexts
-) -> list[Lines]:
-    """Each job's lines: from the feed (:class:`_Feed`) when the conf keeps the job
+) -> None:
+    """Log each job's lines: from the feed (:class:`_Feed`) when the conf keeps the job
     contract, else (or for a job without a pod group) each from :func:`_job_lines`."""
-    if ssn.cache.carries_jobs:
-        lines = ssn.state.memo(_Feed)(ssn, jobs, task_text, group_text)
-        if lines is not None:
-            return lines
-    return [_job_lines(job, task_text, group_text) for job in jobs]
+    if ssn.cache.carries_jobs and ssn.state.memo(_Feed)(ssn, jobs, task_text, group_text):
+        return
+    lines = [_job_lines(job, task_text, group_text) for job in jobs]
+    ssn.log.each(PRINT_VERBOSITY, chain.from_iterable(lines))
 
 
 @register_plugin
@@ -262,8 +278,7 @@ class LogprintPlugin(Plugin):
                 return
             task_text.next_session()
             group_text.next_session()
-            lines = _printed_lines(ssn, jobs, task_text, group_text)
-            log.each(PRINT_VERBOSITY, chain.from_iterable(lines))
+            _print(ssn, jobs, task_text, group_text)
 
         ssn.add_print_fn(self.name, print_jobs)
         if log.enabled(5):

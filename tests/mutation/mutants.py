@@ -220,9 +220,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "allocate-ignores-job-order",
         "vspec/actions/allocate.py",
-        "                queues.push(ssn.queues[job.queue])",
-        "                queues.push(ssn.queues[job.queue])\n"
-        "                jobs_map[job.queue] = PriorityQueue(lambda l, r: l.uid > r.uid)",
+        "        queues.push(ssn.queues[job.queue])",
+        "        queues.push(ssn.queues[job.queue])\n"
+        "        jobs_map[job.queue] = PriorityQueue(lambda l, r: l.uid > r.uid)",
         "allocate orders jobs by name instead of JobOrder",
     ),
     # -- backfill -----------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def _plain(
 ) -> TimelineResult:
     """The same run with nothing handed back: every session clones every job."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(SchedulerCache, "hand_back", lambda self, cluster: None)
+        patch.setattr(SchedulerCache, "hand_back", lambda self, cluster, settled=(): None)
         return _run(conf, cluster, timeline, seed, verbosity)
 
 

@@ -1,11 +1,12 @@
 """The per-job passes that skip the jobs the job feed does not name keep, session by
 session over drawn timelines, what they work out afresh from every job: the pending
 and ready answers (vspec.framework.job_answers), the job updater's statuses, writes
-and events (job_updater, _Updated) and the clones the hand-back carries on (cache)."""
+and events (job_updater, _Updated, the settled jobs left unstamped) and the clones the
+hand-back carries on (cache)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,18 +98,38 @@ def passes_checked() -> Iterator[Seen]:
         def never_holds(new: Any, old: Any, session: str | None = None) -> bool:
             return session is None and same(new, old)  # no status is taken as held
 
+        # The settled jobs stamped as gang would have, and read like the others; then
+        # left as the close left them (unstamped, the memo of what settles kept).
+        stamped, memo = ssn.stamped, ssn.state.memo(job_updater._Settled)
+        kept = memo.mark, memo.jobs
+        unstamped = {}
+        if stamped is not None:
+            for uid in stamped.jobs:
+                pg = ssn.jobs[uid].pod_group
+                assert pg is not None
+                unstamped[uid] = list(pg.conditions)
+                pg.conditions[0] = stamped.condition
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(job_updater, "_same_conditions", never_holds)
+            patch.setattr(ssn, "stamped", None)
             fresh_written = update_all(ssn)
+        memo.mark, memo.jobs = kept
+        for uid, conditions in unstamped.items():
+            pg = ssn.jobs[uid].pod_group
+            assert pg is not None
+            pg.conditions = conditions
         fresh = ({uid: _pg_status(job) for uid, job in ssn.jobs.items()}, events[start:])
         seen.count(seen.checked, "updater")
+        seen.count(seen.skipped, "settled", len(unstamped))
         if written != fresh_written or got != fresh:
             seen.wrong.append(f"updater in session {ssn.uid}")
         return written
 
-    def hand_back_checked(self: SchedulerCache, cluster: Cluster) -> None:
+    def hand_back_checked(
+        self: SchedulerCache, cluster: Cluster, settled: Collection[str] = ()
+    ) -> None:
         fed = len(self._handed_changed)
-        hand_back(self, cluster)
+        hand_back(self, cluster, settled)
         seen.count(seen.checked, "hand_back")
         seen.count(seen.skipped, "hand_back", len(self._carried) - fed)
         for uid, kept in self._carried.items():
@@ -123,6 +144,9 @@ def passes_checked() -> Iterator[Seen]:
                 or not same_spec(source, clone)
             ):
                 seen.wrong.append(f"hand_back carried {uid} of another spec")
+            elif kept.written is None or clone.conditions != kept.written.conditions:
+                # a new clone's are those of the pod group the next cluster holds
+                seen.wrong.append(f"hand_back carried {uid} with other conditions")
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(OpenAnswers, "answers", answers_checked)
@@ -141,6 +165,7 @@ def test_the_day_shape_skips_most_jobs_and_keeps_every_answer() -> None:
         assert seen.checked[name] > 40
     for name in ("_Ready", "updater", "hand_back"):
         assert seen.skipped[name] > 5 * seen.checked[name]  # most jobs are not asked
+    assert seen.skipped["settled"] > 5 * seen.checked["updater"]  # and most are settled
 
 
 def _checked(case: GeneratedTimelineSpec) -> None:

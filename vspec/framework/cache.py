@@ -8,9 +8,9 @@ vspec records instead of calling the API server.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import is_
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -406,9 +406,13 @@ class SchedulerCache:
         self._fed_jobs, self._fed_classes = jobs, list(classes)
         return feed
 
-    def hand_back(self, cluster: Cluster) -> None:
+    def hand_back(self, cluster: Cluster, settled: Collection[str] = ()) -> None:
         """Keep the last snapshot's clones that the next may hand again (class
-        docstring); ``cluster`` is the one ``advance`` made from their session."""
+        docstring); ``cluster`` is the one ``advance`` made from their session, and
+        ``settled`` the jobs the session's close left as they opened, unstamped
+        (``Session.stamped``): each is the clone handed back last time, written as it was,
+        with the same pod group, which the cluster holds again (checked in C): kept as
+        they are."""
         handed, self._handed_jobs = self._handed_jobs, {}
         if not handed:
             return
@@ -418,7 +422,12 @@ class SchedulerCache:
         else:
             written = {_group_id(pg): pg for pg in cluster.pod_groups}
         fed = self._handed_changed
-        for uid, kept in handed.items():
+        rest: Iterable[str] = handed
+        if settled and all(map(is_, map(written.get, settled), map(last.__getitem__, settled))):
+            self._carried.update(zip(settled, map(handed.__getitem__, settled), strict=True))
+            rest = filterfalse(settled.__contains__, handed)
+        for uid in rest:
+            kept = handed[uid]
             pg = written.get(uid)
             if kept.clone.version != kept.version or pg is None:
                 continue

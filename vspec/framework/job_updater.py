@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import fields
-from operator import is_
+from itertools import filterfalse, repeat
+from operator import attrgetter, eq, is_
 
 from vspec.api.job_info import JobInfo, StatusCounts
 from vspec.api.types import TaskStatus
@@ -25,6 +26,10 @@ if tuple(f.name for f in fields(Condition)) != (
 # The phases whose pod group event ("<n>/<m> tasks in gang unschedulable") is recorded
 # at every close; the others' ("pod group is ready") only when the pod group is written.
 _UNSCHEDULABLE_PHASES = frozenset({"Unknown", "Pending", "Inqueue"})
+# A pod group's and a PodGroupStatus's fields, read in C loops (settled_jobs).
+_POD_GROUP = attrgetter("pod_group")
+_COUNTS = attrgetter("phase", "running", "succeeded", "failed")
+_CONDITIONS = attrgetter("conditions")
 
 
 def job_phase(
@@ -78,13 +83,16 @@ def _same_conditions(
 
 def update_all(ssn: Session) -> dict[str, bool]:
     """Write every job's status into its session PodGroup; returns job -> written, which
-    is whether the status differs from the one the session opened with."""
-    written = {}
+    is whether the status differs from the one the session opened with. A settled job
+    (:func:`settled_jobs`) holds its status: it is not written, and not read."""
+    settled = ssn.settled_jobs()
+    written = dict.fromkeys(settled, False)
     jobs, before = ssn.jobs, ssn.pod_group_status
     # Read once: the same for every job.
     session, completed_counts_failed = ssn.uid, ssn.gates.completed_counts_failed
     changed, touched = _changed(ssn), ssn.cache.touched_jobs
-    for job, old in _with_statuses(jobs, before):
+    settling = _Settling(ssn)
+    for job, old in _with_statuses(jobs, before, settled):
         pg = job.pod_group
         if pg is None:
             continue
@@ -99,6 +107,7 @@ def update_all(ssn: Session) -> dict[str, bool]:
                 # The status holds (_Updated): written as it was, no event.
                 pg.phase, pg.running, pg.failed, pg.succeeded = phase, running, failed, succeeded
                 written[uid] = False
+                settling.held(uid, phase, pg.conditions)
                 continue
         counts = job.status_counts()
         phase = pg.phase = job_phase(pg, counts, session, completed_counts_failed)
@@ -115,6 +124,9 @@ def update_all(ssn: Session) -> dict[str, bool]:
         )
         if update_pg or phase in _UNSCHEDULABLE_PHASES:
             record_job_status_event(ssn, job, update_pg)
+        else:
+            settling.held(uid, phase, pg.conditions)
+    settling.keep()
     return written
 
 
@@ -145,14 +157,89 @@ def _changed(ssn: Session) -> Set[str]:
 
 
 def _with_statuses(
-    jobs: dict[str, JobInfo], before: dict[str, PodGroupStatus]
+    jobs: dict[str, JobInfo], before: dict[str, PodGroupStatus], settled: Mapping[str, str]
 ) -> Iterable[tuple[JobInfo, PodGroupStatus | None]]:
-    """Each job with the status it opened with (None: none). The snapshot makes both
-    dicts in one order (the very id strings), so they are paired by place when their
-    keys are the same objects in order, checked in C; else each status is looked up."""
+    """Each job but the settled ones with the status it opened with (None: none). The
+    snapshot makes both dicts in one order (the very id strings), so they are paired by
+    place when their keys are the same objects in order, checked in C; else each status
+    is looked up."""
+    if settled:
+        return ((jobs[uid], before.get(uid)) for uid in filterfalse(settled.__contains__, jobs))
     if len(jobs) == len(before) and all(map(is_, jobs, before)):
         return zip(jobs.values(), before.values(), strict=True)
     return ((job, before.get(uid)) for uid, job in jobs.items())
+
+
+class _Settled:
+    """The jobs the last close found settled, or that would be at the next (by job id,
+    their phase), and the feed mark of that session (``SchedulerState.memo``).
+
+    A job is settled when its status held at the close (not written, no event), its
+    phase is Running or Completed, and its pod group, after gang's close, holds the
+    session's Scheduled stamp alone. When the next session's feed follows that mark, a
+    job it does not name and the session did not touch is the very clone, with the same
+    tasks (gang finds it ready again) and its pod group as then (that status again, one
+    Scheduled condition as the cache holds it); if it still holds that status at the
+    close, gang's stamp is all its close does: it holds again, and is left unstamped
+    (:class:`Stamped`)."""
+
+    __slots__ = ("jobs", "mark")
+
+    def __init__(self) -> None:
+        self.jobs: Mapping[str, str] = {}
+        self.mark: object | None = None
+
+
+def settled_jobs(ssn: Session) -> dict[str, str]:
+    """The session's settled jobs (:class:`_Settled`), when the conf keeps the job
+    contract: those settled at the last close the feed does not name and the session
+    did not touch, each checked in C loops to close with the pod group status it opened
+    with (under the contract an action may write a pod group's status without touching
+    its job, which then is read as any other); none when one was written."""
+    kept, feed, cache = ssn.state.memo(_Settled), ssn.job_feed, ssn.cache
+    if not (cache.carries_jobs and feed.follows(kept.mark)):
+        return {}
+    settled = dict(kept.jobs)
+    for uid in settled.keys() & (feed.changed | feed.gone | cache.touched_jobs):
+        del settled[uid]
+    groups = list(map(_POD_GROUP, map(ssn.jobs.__getitem__, settled)))
+    if any(map(is_, groups, repeat(None))):
+        return {}
+    opened = list(map(ssn.pod_group_status.__getitem__, settled))
+    if all(map(eq, map(_COUNTS, groups), map(_COUNTS, opened))) and all(
+        map(eq, map(tuple, map(_CONDITIONS, groups)), map(_CONDITIONS, opened))
+    ):
+        return settled
+    return {}
+
+
+class _Settling:
+    """The jobs settled at this close (:class:`_Settled`), gathered as the updater
+    finds their status held: those left unstamped, and those stamped by gang's one
+    condition alone."""
+
+    __slots__ = ("condition", "jobs", "kept", "mark")
+
+    def __init__(self, ssn: Session) -> None:
+        self.kept = ssn.state.memo(_Settled)
+        stamped = ssn.stamped
+        self.mark = ssn.job_feed.mark if stamped is not None else None
+        self.condition = None if stamped is None else stamped.condition
+        self.jobs = dict(ssn.settled_jobs())
+
+    def held(self, uid: str, phase: str, conditions: list[Condition]) -> None:
+        """The status of job ``uid`` held at ``phase`` with ``conditions``."""
+        if (
+            len(conditions) == 1
+            and conditions[0] is self.condition
+            and phase not in _UNSCHEDULABLE_PHASES
+        ):
+            self.jobs[uid] = phase
+
+    def keep(self) -> None:
+        """Kept for the next session's close."""
+        self.kept.mark = self.mark
+        self.kept.jobs = self.jobs
 
 
 def record_job_status_event(ssn: Session, job: JobInfo, update_pg: bool) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import compress
+from itertools import compress, filterfalse
 from typing import TYPE_CHECKING
 
 from vspec.errors import ConfError, PluginError, VspecError, culprit
@@ -340,7 +340,7 @@ def _run_once(
         recorder.session_failed(ssn)
         ssn.release()
         raise
-    cache.hand_back(moved_on)
+    cache.hand_back(moved_on, ssn.settled_jobs())
     ssn.release()
     for pod in cluster.held_pods:
         if pod not in moved_on.held_pods:
@@ -386,23 +386,64 @@ def _record_pod_groups(
 ) -> None:
     """Each job's pod group as the session closed it: a new result for a job the capture
     read (``session_phases``: its in-session phase, :func:`capture_session_state`; the
-    dict is used up) or the run had none for, else the last one moved on."""
+    dict is used up) or the run had none for, else the last one moved on. A settled job
+    (``Session.stamped``) closes as it opened, with the session's stamp: into a
+    session's own result, one result serves every settled job of a phase (a result's
+    readers read it, never change it), put in place by C loops."""
+    settled = ssn.settled_jobs()
+    if settled and not results:
+        _record_settled(ssn, results, session_phases)
+        return
+    stamp = ssn.stamped
     for uid, job in ssn.jobs.items():
         pg = job.pod_group
         if pg is None:
             continue
+        if stamp is not None and uid in settled:
+            conditions = [stamp.condition]
+        else:
+            conditions = list(pg.conditions)
         captured = session_phases.pop(uid, None)
         entry = results.get(uid) if captured is None else None
         if entry is None:
             phase = pg.phase
             in_session = phase if captured is None else captured
-            results[uid] = PodGroupResult(phase, in_session, list(pg.conditions))
+            results[uid] = PodGroupResult(phase, in_session, conditions)
         else:
             entry.phase = pg.phase
-            entry.conditions = list(pg.conditions)
-    # A job captured that the close no longer holds with a pod group (a plugin's close
-    # took it): as captured, no condition written.
-    for uid, phase in session_phases.items():
+            entry.conditions = conditions
+    _record_taken(results, session_phases, list(session_phases))
+
+
+def _record_settled(
+    ssn: Session, results: dict[str, PodGroupResult], session_phases: dict[str, str]
+) -> None:
+    """:func:`_record_pod_groups` into an empty ``results``, with settled jobs."""
+    stamp = ssn.stamped
+    assert stamp is not None
+    settled, jobs = stamp.jobs, ssn.jobs
+    entries = {
+        phase: PodGroupResult(phase, phase, [stamp.condition]) for phase in set(settled.values())
+    }
+    found = dict(zip(settled, map(entries.__getitem__, settled.values()), strict=True))
+    for uid in filterfalse(settled.__contains__, jobs):
+        pg = jobs[uid].pod_group
+        if pg is not None:
+            phase = pg.phase
+            in_session = session_phases.pop(uid, phase)
+            found[uid] = PodGroupResult(phase, in_session, list(pg.conditions))
+    order = list(filter(found.__contains__, jobs))
+    results.update(zip(order, map(found.__getitem__, order), strict=True))
+    _record_taken(results, session_phases, list(filterfalse(results.__contains__, session_phases)))
+
+
+def _record_taken(
+    results: dict[str, PodGroupResult], session_phases: dict[str, str], uids: list[str]
+) -> None:
+    """Jobs of ``uids`` captured that the close no longer holds with a pod group (a
+    plugin's close took it): as captured, no condition written."""
+    for uid in uids:
+        phase = session_phases[uid]
         results[uid] = PodGroupResult(phase, phase)
 
 

@@ -9,7 +9,7 @@ operations reach the cache.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
@@ -53,6 +53,18 @@ _PREEMPT_FAILS = (Code.UnschedulableAndUnresolvable, Code.Error, Code.Skip, Code
 
 
 _Memo = TypeVar("_Memo")
+
+
+@dataclass(frozen=True)
+class Stamped:
+    """What gang's close left unwritten (``vspec.framework.job_updater.settled_jobs``):
+    each of ``jobs`` closes with its pod group as it opened but for the first condition,
+    the session's one Scheduled ``condition`` (gang stamps every ready job alike), which
+    is what the job updater would find held and the result records. Its value: the
+    phase the job opened and closes with."""
+
+    jobs: Mapping[str, str]
+    condition: Condition
 
 
 @dataclass
@@ -136,6 +148,8 @@ class Session(SessionPlugins):
         # The nodes as columns, once an action asked (vspec.framework.columnar).
         self.columns: NodeColumns | None = None
         self._closing_fit_errors: dict[str, str] = {}
+        # The jobs whose close is the stamp alone, left unstamped (set by gang's close).
+        self.stamped: Stamped | None = None
 
     def release(self) -> None:
         """What Volcano's ``closeSession`` sets to nil (jobs, nodes, plugins, event
@@ -292,6 +306,10 @@ class Session(SessionPlugins):
                 conditions[i] = cond
                 return
         conditions.append(cond)
+
+    def settled_jobs(self) -> Mapping[str, str]:
+        """The jobs of :attr:`stamped` (none when gang's close stamped them all)."""
+        return {} if self.stamped is None else self.stamped.jobs
 
     def stamp_pod_group_conditions(self, jobs: Iterable[JobInfo], cond: Condition) -> None:
         """:meth:`update_pod_group_condition` of each of ``jobs``, which are values of

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from itertools import filterfalse
+from typing import ClassVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.task_info import TaskInfo
 from vspec.api.types import PERMIT, REJECT, TaskStatus, ValidateResult, allocated_status
 from vspec.framework.interface import ArgumentSpec, Plugin
 from vspec.framework.job_answers import ready_jobs
+from vspec.framework.job_updater import settled_jobs
 from vspec.framework.registry import register_plugin
+from vspec.framework.session import Session, Stamped
 from vspec.model.corev1 import Condition
 from vspec.plugins._job_accounting import format_tasks
-
-if TYPE_CHECKING:
-    from vspec.framework.session import Session
 
 # PodGroup condition types and reasons (volcano.sh/apis scheduling/v1beta1).
 UNSCHEDULABLE = "Unschedulable"
@@ -139,6 +139,10 @@ class GangPlugin(Plugin):
         recorded by the job updater (``RecordJobStatusEvent``), not here. Every ready
         job's condition is the same value, stamped by this session: one frozen condition
         serves them all (most live jobs are ready ones, and this runs at every close).
+        When gang is the only plugin that closes, nothing reads a pod group between its
+        close and the job updater's, which finds the settled jobs' status held
+        (``settled_jobs``): those are left unstamped, their stamp given by the session
+        (``Session.stamped``) to the updater, the result and the cache's hand-back.
         """
         scheduled = Condition(
             type=SCHEDULED,
@@ -152,12 +156,24 @@ class GangPlugin(Plugin):
         # ready ones are stamped together, after the others.
         ready = []
         is_ready = ready_jobs(ssn)
-        for uid, job in ssn.jobs.items():
+        jobs = ssn.jobs
+        settled = settled_jobs(ssn) if self._closes_alone(ssn) else None
+        for uid in jobs if not settled else filterfalse(settled.__contains__, jobs):
+            job = jobs[uid]
             if is_ready[uid]:
                 ready.append(job)
             else:
                 ssn.update_pod_group_condition(job, self.unschedulable(ssn, job))
         ssn.stamp_pod_group_conditions(ready, scheduled)
+        if settled is not None:
+            ssn.stamped = Stamped(settled, scheduled)
+
+    def _closes_alone(self, ssn: Session) -> bool:
+        """No other plugin of the session closes (reads or writes a pod group there)."""
+        return all(
+            plugin is self or type(plugin).on_session_close is Plugin.on_session_close
+            for plugin in ssn.plugins.values()
+        )
 
     @staticmethod
     def unschedulable(ssn: Session, job: JobInfo) -> Condition:

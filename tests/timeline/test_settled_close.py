@@ -16,13 +16,14 @@ from tests.timeline.conftest import day_shape, drawn_timelines
 from vspec.engines import get_engine
 from vspec.errors import VspecError
 from vspec.framework import job_updater, registry
-from vspec.framework.interface import Plugin
+from vspec.framework.interface import Action, Plugin
 from vspec.framework.scheduler import Scheduler
 from vspec.framework.session import Session
 from vspec.fuzz.runner import SEED_CONF, load_space
 from vspec.fuzz.strategies import ConfSpace, conf_from_document
 from vspec.fuzz.timelines import GeneratedTimelineSpec
 from vspec.model.conf import SchedulerConf
+from vspec.model.corev1 import Condition
 from vspec.model.objects import Cluster
 from vspec.model.result import SimulationResult
 from vspec.model.timeline import Timeline
@@ -138,3 +139,33 @@ def test_off_where_another_plugin_closes() -> None:
         _unsettled(conf, cluster, timeline, 4, 0)
     assert settled == 0
     assert read == _Reading.stamps
+
+
+class _Writing(Action):
+    """A user action that keeps the job contract and writes one job's pod group status
+    in each session (a condition of its own), touching no task of it."""
+
+    name: ClassVar[str] = "writing"
+    carries_jobs: ClassVar[bool] = True
+
+    def execute(self, ssn: Session) -> None:
+        jobs = list(ssn.jobs.values())
+        pg = jobs[len(ssn.uid) * ord(ssn.uid[0]) % len(jobs)].pod_group if jobs else None
+        if pg is not None:
+            kept = [c for c in pg.conditions if c.type != "Seen"]
+            pg.conditions[:] = [*kept, Condition(type="Seen", transition_id=ssn.uid)]
+
+
+def test_a_status_written_by_an_action_is_read() -> None:
+    """Outside vspec's own code, a settled job whose status an action wrote is read as
+    any other (settled_jobs checks each); the others stay settled."""
+    document = {**SEED_CONF, "actions": "print, enqueue, writing, allocate, backfill"}
+    cluster, timeline = day_shape()
+    with registry.isolated():
+        registry.register_action(_Writing)
+        conf = conf_from_document(document)
+        scheduler = Scheduler(conf)
+        assert scheduler.carries_jobs and not scheduler.own_code
+        records, settled = _sessions(conf, cluster, timeline, 4, 0)
+        assert records == _unsettled(conf, cluster, timeline, 4, 0)
+    assert settled > len(records) // 4  # the jobs written stay out, the others settle

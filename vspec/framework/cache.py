@@ -148,6 +148,11 @@ class SchedulerCache:
         self.columns: NodeColumns | None = None
         # Set by the scheduler when its conf keeps the job contract (class docstring).
         self.carries_jobs = False
+        # Set by the scheduler when every action and plugin of its conf is vspec's own,
+        # which write a session pod group's status only through ``JobInfo.set_phase``
+        # (reported to ``touched_jobs``) and at the close: a job not touched holds the
+        # status it opened with until then (vspec.framework.job_updater.settled_jobs).
+        self.own_code = False
         self._handed_jobs: dict[str, _Carried] = {}  # the last snapshot's clones
         # Those its feed counted as changed: the others' pod groups are the very ones
         # the last hand-back found of the same spec (hand_back).

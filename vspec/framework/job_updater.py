@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import fields
-from itertools import filterfalse, repeat
-from operator import attrgetter, eq, is_
+from itertools import filterfalse
+from operator import is_
 
 from vspec.api.job_info import JobInfo, StatusCounts
 from vspec.api.types import TaskStatus
-from vspec.framework.cache import PodGroupStatus
+from vspec.framework.cache import PodGroupStatus, pod_group_status
 from vspec.framework.session import Session
 from vspec.model.corev1 import Condition
 from vspec.model.objects import PodGroup
@@ -26,10 +26,6 @@ if tuple(f.name for f in fields(Condition)) != (
 # The phases whose pod group event ("<n>/<m> tasks in gang unschedulable") is recorded
 # at every close; the others' ("pod group is ready") only when the pod group is written.
 _UNSCHEDULABLE_PHASES = frozenset({"Unknown", "Pending", "Inqueue"})
-# A pod group's and a PodGroupStatus's fields, read in C loops (settled_jobs).
-_POD_GROUP = attrgetter("pod_group")
-_COUNTS = attrgetter("phase", "running", "succeeded", "failed")
-_CONDITIONS = attrgetter("conditions")
 
 
 def job_phase(
@@ -193,24 +189,31 @@ class _Settled:
 def settled_jobs(ssn: Session) -> dict[str, str]:
     """The session's settled jobs (:class:`_Settled`), when the conf keeps the job
     contract: those settled at the last close the feed does not name and the session
-    did not touch, each checked in C loops to close with the pod group status it opened
-    with (under the contract an action may write a pod group's status without touching
-    its job, which then is read as any other); none when one was written."""
+    did not touch. Under the contract an action may write a pod group's status without
+    touching its job, so unless vspec's own code alone ran (``SchedulerCache.own_code``)
+    each is checked to hold the status it opened with; one that does not is read as
+    any other."""
     kept, feed, cache = ssn.state.memo(_Settled), ssn.job_feed, ssn.cache
     if not (cache.carries_jobs and feed.follows(kept.mark)):
         return {}
     settled = dict(kept.jobs)
-    for uid in settled.keys() & (feed.changed | feed.gone | cache.touched_jobs):
+    off = settled.keys() & (feed.changed | feed.gone | cache.touched_jobs)
+    if not cache.own_code:
+        off.update(_status_moved(ssn, [uid for uid in settled if uid not in off]))
+    for uid in off:
         del settled[uid]
-    groups = list(map(_POD_GROUP, map(ssn.jobs.__getitem__, settled)))
-    if any(map(is_, groups, repeat(None))):
-        return {}
-    opened = list(map(ssn.pod_group_status.__getitem__, settled))
-    if all(map(eq, map(_COUNTS, groups), map(_COUNTS, opened))) and all(
-        map(eq, map(tuple, map(_CONDITIONS, groups)), map(_CONDITIONS, opened))
-    ):
-        return settled
-    return {}
+    return settled
+
+
+def _status_moved(ssn: Session, uids: list[str]) -> list[str]:
+    """Those of ``uids`` whose pod group (or its status) is not the one they opened with."""
+    jobs, opened = ssn.jobs, ssn.pod_group_status
+    moved = []
+    for uid in uids:
+        pg = jobs[uid].pod_group
+        if pg is None or pod_group_status(pg) != opened[uid]:
+            moved.append(uid)
+    return moved
 
 
 class _Settling:

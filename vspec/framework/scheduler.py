@@ -185,6 +185,13 @@ class Scheduler:
             vars(cls).get("carries_jobs") is True
             for cls in (*resolved.actions, *resolved.plugins.values())
         )
+        # Every action and plugin is vspec's own: those write a session pod group's
+        # status only through JobInfo.set_phase (a touch the cache is told of) and at the
+        # close (SchedulerCache.own_code).
+        self.own_code = all(
+            cls.__module__.startswith(("vspec.actions.", "vspec.plugins."))
+            for cls in (*resolved.actions, *resolved.plugins.values())
+        )
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
         # Not Volcano's: the last session's captured tasks, which the next patches.
@@ -216,6 +223,7 @@ class Scheduler:
             else:
                 self.cache.update(cluster)
             self.cache.carries_jobs = self.carries_jobs
+            self.cache.own_code = self.own_code
             return _run_once(self, self.cache, result, now, last=capture)
 
     def skip_session(self) -> None:

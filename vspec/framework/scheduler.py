@@ -394,10 +394,11 @@ def _record_pod_groups(
 ) -> None:
     """Each job's pod group as the session closed it: a new result for a job the capture
     read (``session_phases``: its in-session phase, :func:`capture_session_state`; the
-    dict is used up) or the run had none for, else the last one moved on. A settled job
-    (``Session.stamped``) closes as it opened, with the session's stamp: into a
-    session's own result, one result serves every settled job of a phase (a result's
-    readers read it, never change it), put in place by C loops."""
+    dict is used up) or the run had none for, else the last one moved on (a new one in
+    its place: a result may serve several jobs). A settled job (``Session.stamped``)
+    closes as it opened, with the session's stamp: into a session's own result, one
+    result serves every settled job of a phase (a result's readers read it, never change
+    it), put in place by C loops."""
     settled = ssn.settled_jobs()
     if settled and not results:
         _record_settled(ssn, results, session_phases)
@@ -418,8 +419,7 @@ def _record_pod_groups(
             in_session = phase if captured is None else captured
             results[uid] = PodGroupResult(phase, in_session, conditions)
         else:
-            entry.phase = pg.phase
-            entry.conditions = conditions
+            results[uid] = PodGroupResult(pg.phase, entry.session_phase, conditions)
     _record_taken(results, session_phases, list(session_phases))
 
 

@@ -28,7 +28,7 @@ from vspec.invariants.outside import (
     pod_status,
     requests_nothing,
 )
-from vspec.model.changes import from_place
+from vspec.model.changes import Changed, from_place
 from vspec.model.conf import PluginOption, SchedulerConf
 from vspec.model.corev1 import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 from vspec.model.objects import Cluster, Node, Pod, PodGroup, PriorityClass, Queue
@@ -121,7 +121,8 @@ def cycles(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView
 
 
 def _replayed(inputs: InvariantInputs, result: SimulationResult) -> tuple[CycleView, ...]:
-    step = pod_index(inputs).update(inputs.cluster.pods)
+    cluster = inputs.cluster
+    step = pod_index(inputs).update(cluster.pods, cluster.pods_changed)
     views = tuple(replay(inputs.cluster, result, inputs.cycles, step.after))
     facts = inputs.carry.kept("pod facts", PodFacts) if inputs.carry is not None else PodFacts()
     names = inputs.conf.options.scheduler_names
@@ -162,7 +163,8 @@ class PodIndex:
     (tests/invariants/test_pod_facts.py)."""
 
     def __init__(self) -> None:
-        self._pods: list[Pod] = []  # the last list
+        self._pods: list[Pod] = []  # the last list, copied
+        self._source: list[Pod] | None = None  # the last list itself, which reports name
         self._rank: dict[str, int] = {}
         self._next = 0  # the rank the next new key gets
         self.step: PodStep | None = None
@@ -172,27 +174,62 @@ class PodIndex:
         """The last pods by key: shared, so none may change them."""
         return None if self.step is None else self.step.after
 
-    def update(self, pods: list[Pod]) -> PodStep:
-        """The step to ``pods`` from the last list (the same step when it is the same)."""
+    def update(self, pods: list[Pod], report: Changed[Pod] | None = None) -> PodStep:
+        """The step to ``pods`` from the last list (the same step when it is the same).
+        ``report``: what the list's maker says it changed (vspec.model.changes, "Change
+        reports"), taken as a hint only (:meth:`_reported`)."""
         step = self.step
         if step is not None and len(pods) == len(self._pods) and all(map(is_, pods, self._pods)):
             return step
         before = None if step is None else step.after
-        found = self.changed(pods)
-        patched = None if found is None else self._patched(before, pods, *found)
-        if patched is None or found is None:
-            after = self._rebuilt(pods)
-            old = before or {}
-            touched: Iterable[str] = after.keys() | old.keys()
-            gone = [(k, old[k]) for k in touched if k in old and after.get(k) is not old[k]]
-            came = [(k, after[k]) for k in touched if k in after and old.get(k) is not after[k]]
+        told = None if before is None else self._reported(before, pods, report)
+        if told is not None:
+            after, gone, came = told
+            patched: dict[str, Pod] | None = after
         else:
-            after = patched
-            gone = [(p.meta.key, p) for p in found[0]]
-            came = [(p.meta.key, p) for p in found[1]]
-        self._pods = list(pods)
+            found = self.changed(pods)
+            patched = None if found is None else self._patched(before, pods, *found)
+            if patched is None or found is None:
+                after = self._rebuilt(pods)
+                old = before or {}
+                touched: Iterable[str] = after.keys() | old.keys()
+                gone = [(k, old[k]) for k in touched if k in old and after.get(k) is not old[k]]
+                came = [(k, after[k]) for k in touched if k in after and old.get(k) is not after[k]]
+            else:
+                after = patched
+                gone = [(p.meta.key, p) for p in found[0]]
+                came = [(p.meta.key, p) for p in found[1]]
+        self._pods, self._source = list(pods), pods
         self.step = PodStep(before, after, gone, came, self._rank, patched is None)
         return self.step
+
+    def _reported(
+        self, before: dict[str, Pod], pods: list[Pod], report: Changed[Pod] | None
+    ) -> tuple[dict[str, Pod], list[tuple[str, Pod]], list[tuple[str, Pod]]] | None:
+        """The pods by key, and the step's gone and came, from a report that goes from the
+        last list object to ``pods`` (the cluster's maker's, in part the engine's own
+        ``next_cluster``: not trusted): ``before`` patched with the pods it names, then
+        compared with ``pods`` object by object in order, in one C pass, as the walk's
+        patch is (:meth:`_patched`). What came and went is then read off the keys the
+        report names, ``before`` against the patched dict: the other keys hold the very
+        pods they held. So a report that names too much, too little or the wrong pods
+        gives the walk's answer or none (the walk then runs), never another. Saves the
+        walk over every pod (:func:`list_changes`) where the report holds."""
+        if report is None or report.before is not self._source or report.after is not pods:
+            return None
+        left, came = report.gone, list(report.added.values())
+        keys = dict.fromkeys(map(_KEY, left))
+        keys.update(dict.fromkeys(map(_KEY, came)))
+        rank = self._rank
+        was = [(rank[key], key, pod) for key in keys if (pod := before.get(key)) is not None]
+        after = self._patched(before, pods, left, came)
+        if after is None:
+            return None
+        # In the lists' orders, as the walk gives them (the ranks follow each list's).
+        gone = [(key, pod) for _, key, pod in sorted(was) if after.get(key) is not pod]
+        now = [(rank[key], key, pod) for key in keys if (pod := after.get(key)) is not None]
+        came_keys = [(key, pod) for _, key, pod in sorted(now) if before.get(key) is not pod]
+        return after, gone, came_keys
 
     def changed(self, pods: list[Pod]) -> tuple[list[Pod], list[Pod]] | None:
         """Against the last list, by identity: its pods not in ``pods``, and the pods of

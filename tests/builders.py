@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from vspec.api.job_info import JobInfo
 from vspec.api.task_info import TaskInfo
@@ -26,6 +26,7 @@ from vspec.framework.scheduler import simulate
 from vspec.framework.session import SchedulerState, Session
 from vspec.invariants import InvariantInputs, get
 from vspec.k8s.nodeinfo import K8sNodeInfo, Snapshot
+from vspec.model.changes import Changed
 from vspec.model.conf import SchedulerOptions, load_conf
 from vspec.model.corev1 import (
     Condition,
@@ -330,3 +331,30 @@ def check_changes(
     counted.update(map(id, added))
     assert +counted == Counter(map(id, after))
     assert list(map(id, less_once(before, gone))) == list(map(id, less_once(after, added)))
+
+
+T = TypeVar("T")
+# How a drawn change report errs (:func:`told_report`): as its maker would tell it, or not.
+REPORT_LIES = ("none", "drop gone", "extra gone", "extra added", "drop added", "reversed")
+
+
+def told_report(before: list[T], after: list[T], lie: str, at: int) -> Changed[T]:
+    """The change report (vspec.model.changes) of ``before`` to ``after``, by identity in
+    each list's order, as its maker would tell it (``lie`` "none"), or naming a gone
+    object less or one that did not go, an unchanged object as added or an added one
+    less (the ``at``-th), or listing them backwards: what a consumer that checks a
+    report instead of trusting it must come through unchanged."""
+    gone = [x for x in before if all(x is not y for y in after)]
+    added = [x for x in after if all(x is not y for y in before)]
+    if lie == "drop gone" and gone:
+        del gone[at % len(gone)]
+    elif lie == "extra gone" and before:
+        gone.append(before[at % len(before)])
+    elif lie == "extra added" and after:
+        added.append(after[at % len(after)])
+    elif lie == "drop added" and added:
+        del added[at % len(added)]
+    elif lie == "reversed":
+        gone.reverse()
+        added.reverse()
+    return Changed(before, after, len(after), gone, {id(x): x for x in added})

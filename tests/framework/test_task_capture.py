@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.builders import REPORT_LIES, told_report
 from vspec.framework import capture
 from vspec.framework.capture import Captured, TaskCapture, fresh_tasks
 from vspec.model.objects import ObjectMeta, Pod
@@ -195,3 +196,56 @@ def test_pods_renewed_or_put_among_others_keep_the_cluster_order(order: list[int
     after = [renewed[i] if i in renewed else pods[i] for i in order]
     got = kept.tasks(after, jobs)
     assert list(got.items()) == list(fresh_tasks(after, jobs).items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_capture_patched_by_a_report_is_a_fresh_one_in_order(data: st.DataObject) -> None:
+    """The capture takes the pods' changes from the list maker's report when it goes from
+    the last pods list to these (a timeline's, every session), and is still what a fresh
+    listing gives, in order, whatever the report says: it is checked against the pods."""
+    world = _World(data)
+    kept = TaskCapture()
+    pods = list(world.pods)
+    got = kept.tasks(pods, dict(world.jobs))
+    for _ in range(data.draw(st.integers(1, 10))):
+        world.step()
+        last, pods = pods, list(world.pods)
+        lie = data.draw(st.sampled_from(REPORT_LIES))
+        report = told_report(last, pods, lie, data.draw(st.integers(0, 9)))
+        got = kept.tasks(pods, dict(world.jobs), report)
+        assert list(got.items()) == list(fresh_tasks(pods, world.jobs).items())
+
+
+def test_a_true_report_saves_comparing_the_pods() -> None:
+    """A bind in place, a pod taken out of the middle and one appended, as reported: the
+    lists are not compared."""
+    pods = [_pod(i) for i in range(4)]
+    kept = TaskCapture()
+    kept.tasks(pods, {})
+    after = [pods[0], _pod(1, "Running", "n1"), pods[3], _pod(4)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(capture, "list_changes", None)  # a comparison would fail
+        patch.setattr(capture, "_listed", None)  # and so would a listing afresh
+        got = kept.tasks(after, {}, told_report(pods, after, "none", 0))
+    assert list(got.items()) == list(fresh_tasks(after, {}).items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_capture_told_which_jobs_moved_is_a_fresh_one_in_order(data: st.DataObject) -> None:
+    """When the job captures come from TaskCapture.jobs, the capture compares only the
+    jobs it names as moved (a session's few, and any others it names) and the ended
+    ones: told those, it is what a fresh listing gives, in order."""
+    world = _World(data)
+    kept = TaskCapture()
+    jobs = dict(world.jobs)
+    kept.tasks(list(world.pods), jobs)
+    for _ in range(data.draw(st.integers(1, 10))):
+        world.step()
+        last, jobs = jobs, dict(world.jobs)
+        moved = {uid for uid, job in jobs.items() if last.get(uid) is not job}
+        moved |= set(data.draw(st.lists(st.sampled_from(sorted(jobs)), max_size=2)) if jobs else [])
+        kept._moved = (jobs, last, (moved, last.keys() - jobs.keys()))
+        got = kept.tasks(list(world.pods), jobs)
+        assert list(got.items()) == list(fresh_tasks(world.pods, world.jobs).items())

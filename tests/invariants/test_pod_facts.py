@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.builders import node, pod, pod_group, queue
+from tests.builders import REPORT_LIES, node, pod, pod_group, queue, told_report
 from vspec.api.types import TaskStatus
 from vspec.invariants import history
 from vspec.invariants.history import (
@@ -31,7 +31,6 @@ from vspec.invariants.history import (
     pods_by_job,
 )
 from vspec.invariants.nodetable import NodeColumns, NodeLoads
-from vspec.model.changes import Changed
 from vspec.model.objects import Cluster, Pod, PodGroup
 
 NAMES = ("volcano",)
@@ -176,39 +175,14 @@ def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
         _same(old, PodFacts().of(old_pods, NAMES))
 
 
-# How a drawn report errs: as told, or naming a gone pod less, a gone pod it did not
-# take out, an unchanged pod as come, or a come pod less.
-Lie = tuple[str, int]
-lies = st.lists(
-    st.tuples(
-        st.sampled_from(["none", "drop gone", "extra gone", "extra came", "drop came"]),
-        st.integers(0, 7),
-    ),
-    min_size=1,
-    max_size=8,
-)
-
-
-def _report(before: list[Pod], after: list[Pod], lie: Lie) -> Changed[Pod]:
-    """The true report of ``before`` to ``after`` (by identity), then told wrong as
-    ``lie`` says."""
-    gone = [p for p in before if all(p is not q for q in after)]
-    added = [p for p in after if all(p is not q for q in before)]
-    what, n = lie
-    if what == "drop gone" and gone:
-        del gone[n % len(gone)]
-    elif what == "extra gone" and before:
-        gone.append(before[n % len(before)])
-    elif what == "extra came" and after:
-        added.append(after[n % len(after)])
-    elif what == "drop came" and added:
-        del added[n % len(added)]
-    return Changed(before, after, len(after), gone, {id(p): p for p in added})
+lies = st.lists(st.tuples(st.sampled_from(REPORT_LIES), st.integers(0, 7)), min_size=1, max_size=8)
 
 
 @settings(max_examples=300, deadline=None)
 @given(changes, lies)
-def test_a_reported_step_is_the_walked_one(sessions: list[list[Change]], told: list[Lie]) -> None:
+def test_a_reported_step_is_the_walked_one(
+    sessions: list[list[Change]], told: list[tuple[str, int]]
+) -> None:
     """A step taken from the list maker's report (PodIndex._reported) is the one the walk
     finds, pods by key, what went and came (in the lists' orders) and the ranks, however
     the report errs: it is checked against the pods, never trusted."""
@@ -218,7 +192,7 @@ def test_a_reported_step_is_the_walked_one(sessions: list[list[Change]], told: l
         last, pods = pods, list(pods)
         for change in session:
             _apply(pods, change)
-        report = _report(last, pods, told[at % len(told)]) if at else None
+        report = told_report(last, pods, *told[at % len(told)]) if at else None
         got, want = reported.update(pods, report), walked.update(pods)
         assert list(got.after.items()) == list(want.after.items()) == list(_by_key(pods).items())
         assert [(k, id(p)) for k, p in got.gone] == [(k, id(p)) for k, p in want.gone]
@@ -234,7 +208,7 @@ def test_a_true_report_saves_the_walk() -> None:
     bound = copy.copy(pods[1])
     bound.node_name = "n0"
     after = [pods[0], bound, pods[3], pod("ns", "p9", "j")]
-    report = _report(pods, after, ("none", 0))
+    report = told_report(pods, after, "none", 0)
     with mock.patch.object(history, "list_changes", side_effect=AssertionError("walked")):
         step = index.update(after, report)
     assert [k for k, _ in step.gone] == ["ns/p1", "ns/p2"]

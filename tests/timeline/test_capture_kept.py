@@ -50,8 +50,10 @@ def _captures(
         last = dict(captured)
         return captured, phases, pipelined
 
-    def listed(self: scheduler.TaskCapture, pods: list[Pod], jobs: dict[str, Any]) -> Any:
-        got = listing(self, pods, jobs)
+    def listed(
+        self: scheduler.TaskCapture, pods: list[Pod], jobs: dict[str, Any], *report: Any
+    ) -> Any:
+        got = listing(self, pods, jobs, *report)
         assert list(got.items()) == list(scheduler.fresh_tasks(pods, jobs).items())
         return got
 
@@ -86,9 +88,9 @@ def test_the_day_shape_keeps_most_captures_and_each_is_what_a_new_one_is() -> No
     patching = scheduler._Patchable.patched
     patched = 0
 
-    def counted(self: Any, pods: list[Pod], jobs: dict[str, Any]) -> bool:
+    def counted(self: Any, pods: list[Pod], jobs: dict[str, Any], *hints: Any) -> bool:
         nonlocal patched
-        patched += (done := patching(self, pods, jobs))
+        patched += (done := patching(self, pods, jobs, *hints))
         return done
 
     with pytest.MonkeyPatch.context() as patch:

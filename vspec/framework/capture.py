@@ -12,16 +12,16 @@ in memory by then), which was most of the capture's cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, count, repeat
+from itertools import chain
 from operator import attrgetter, eq, is_
 from typing import TYPE_CHECKING
 
 from vspec.api.job_info import JobInfo
 from vspec.api.task_info import task_status_of
 from vspec.api.types import TaskStatus
-from vspec.model.changes import from_place, list_changes
+from vspec.model.changes import Changed, changes_of, list_changes
 from vspec.model.objects import Cluster, Pod
 from vspec.model.result import SimulationResult, TaskResult
 
@@ -60,7 +60,7 @@ def capture_session_state(
     # Each job's list is its capture's, the very list while the job's tasks stand, as
     # its task results are: a result's readers read it, never change it.
     result.pipelined.update(pipelined)
-    tasks = kept.tasks(cluster.pods, captured)
+    tasks = kept.tasks(cluster.pods, captured, cluster.pods_changed)
     if result.tasks:  # a result passed in with tasks keeps them, as an update does
         result.tasks.update(tasks)
     else:
@@ -151,6 +151,13 @@ def _job_capture(job: JobInfo) -> tuple[Captured, str | None]:
     return _captured(job), None if pg is None else pg.phase
 
 
+# The jobs whose capture may differ from the last, and the last's jobs that ended.
+_JobsMoved = tuple[Collection[str], Collection[str]]
+# The job captures TaskCapture.jobs last handed out, the ones before them, and the jobs
+# whose capture may differ between the two and those that ended (None: any).
+_Moved = tuple[dict[str, Captured], dict[str, Captured], _JobsMoved | None]
+
+
 class TaskCapture:
     """A scheduler's last capture of its session's tasks, kept to make the next one by
     patching it (:class:`_Patchable`) where a fresh listing (:func:`fresh_tasks`) would
@@ -166,6 +173,7 @@ class TaskCapture:
     def __init__(self) -> None:
         self._last: _Patchable | None = None
         self._jobs = _JobCaptures()
+        self._moved: _Moved | None = None
 
     def jobs(
         self, ssn: Session
@@ -174,13 +182,17 @@ class TaskCapture:
         pipelined tasks, in the session's job order: dicts the caller must not change."""
         jobs, feed, kept = ssn.jobs, ssn.job_feed, self._jobs
         touched = set(ssn.cache.touched_jobs)
+        moved: _JobsMoved | None = None
+        before = kept.captured
         if feed.follows(kept.mark):
             # Copies: the task capture keeps the last dict to compare (_Patchable).
             captured, phases = kept.captured.copy(), kept.phases.copy()
             pipelined = kept.pipelined.copy()
             for uid in feed.gone:
                 del captured[uid], phases[uid], pipelined[uid]
-            for uid in (feed.changed | touched | kept.touched) & jobs.keys():
+            again = (feed.changed | touched | kept.touched) & jobs.keys()
+            moved = again, feed.gone
+            for uid in again:
                 made = captured[uid], phases[uid] = _job_capture(jobs[uid])
                 pipelined[uid] = made[0].pipelined
             if not all(map(eq, captured, jobs)):  # in the session's order (same keys)
@@ -196,13 +208,17 @@ class TaskCapture:
             pipelined = dict(zip(captured, map(_PIPELINED, captured.values()), strict=True))
         kept.mark, kept.touched = feed.mark, touched
         kept.captured, kept.phases, kept.pipelined = captured, phases, pipelined
+        self._moved = (captured, before, moved)
         return captured, phases, pipelined
 
-    def tasks(self, pods: list[Pod], jobs: dict[str, Captured]) -> dict[str, TaskResult]:
+    def tasks(
+        self, pods: list[Pod], jobs: dict[str, Captured], report: Changed[Pod] | None = None
+    ) -> dict[str, TaskResult]:
         """The tasks of ``pods`` and ``jobs`` (each job's capture, in the session's job
-        order): a new dict, the caller's own. ``jobs`` is kept and must not change."""
+        order): a new dict, the caller's own. ``jobs`` is kept and must not change.
+        ``report``: the pods' change report (vspec.model.changes), if any."""
         last = self._last
-        if last is not None and last.patched(pods, jobs):
+        if last is not None and last.patched(pods, jobs, report, self._moved_since(last, jobs)):
             # ``copy``, not ``dict``: the kept dict has holes where pods went, and
             # ``dict`` of a dict with any copies it key by key (~40 us a session), where
             # ``copy`` copies the table at once while a third at most are holes.
@@ -210,6 +226,16 @@ class TaskCapture:
         tasks, keys = _listed(pods, jobs)
         self._last = _Patchable.of(pods, keys, jobs, tasks)
         return dict(tasks)
+
+    def _moved_since(self, last: _Patchable, jobs: dict[str, Captured]) -> _JobsMoved | None:
+        """The jobs whose capture may differ between the last capture's jobs and ``jobs``,
+        and the jobs of those that ended, when :meth:`jobs` made ``jobs`` from those (a
+        session's few: the job feed's changed, touched and gone ones); else None (every
+        job is compared)."""
+        moved = self._moved
+        if moved is None or moved[0] is not jobs or moved[1] is not last.jobs:
+            return None
+        return moved[2]
 
 
 class _Patchable:
@@ -223,16 +249,16 @@ class _Patchable:
 
     def __init__(
         self,
-        pods: list[Pod],
+        source: list[Pod],
         jobs: dict[str, Captured],
         tasks: dict[str, TaskResult],
         pod_of: dict[str, Pod],
         holder: dict[str, str],
     ) -> None:
-        self.pods = list(pods)  # a copy: the caller's list may be reused
+        self.source = source  # the pods list itself, which a change report names
         self.jobs = jobs
         self.tasks = tasks  # in the pods' order
-        self.pod_of = pod_of  # each pod by key
+        self.pod_of = pod_of  # each pod by key, in the pods' order
         self.holder = holder  # each held task's job
 
     @classmethod
@@ -253,37 +279,36 @@ class _Patchable:
             return None  # a task held twice
         return cls(pods, jobs, tasks, pod_of, holder)
 
-    def patched(self, pods: list[Pod], jobs: dict[str, Captured]) -> bool:
+    def patched(
+        self,
+        pods: list[Pod],
+        jobs: dict[str, Captured],
+        report: Changed[Pod] | None,
+        moved: _JobsMoved | None,
+    ) -> bool:
         """Whether the capture was brought to ``pods`` and ``jobs``; False when it was
-        not patchable there (and is left half moved on: the caller lists afresh)."""
-        changes = list_changes(self.pods, pods, keep_order=True)
+        not patchable there (and is left half moved on: the caller lists afresh).
+        ``report``: the pods' change report (vspec.model.changes), used when it goes
+        from the last pods list to ``pods``; ``moved``: the jobs whose capture may
+        differ from the last, and those that ended (None: any job may have)."""
+        changes = changes_of(report, self.source, pods)
+        if changes is None:
+            changes = list_changes(list(self.pod_of.values()), pods, keep_order=True)
         if changes is None:
             return False
-        gone, added = changes
-        pod_of, tasks = self.pod_of, self.tasks
-        gone_keys = list(map(_POD_KEY, gone))
-        for key in gone_keys:
-            if pod_of.pop(key, None) is None:
-                return False  # not the pods it was brought to
-
-        new: list[Pod] = []  # pods of keys the last capture had not
-        replacing: dict[str, int] = {}  # the places in ``added`` of pods replacing others
-        dirty = list(map(_POD_KEY, added))  # the keys whose result is worked out again
-        for at, (key, pod) in enumerate(zip(dirty, added, strict=True)):
-            if key in pod_of:
-                return False  # a key twice
-            pod_of[key] = pod
-            if key in tasks:
-                replacing[key] = at
-            else:
-                new.append(pod)
-        removed = [key for key in gone_keys if key not in pod_of]
-        replaced = [(i, replacing[key]) for i, key in enumerate(gone_keys) if key in replacing]
-        if not _same_order(self.pods, pods, gone, added, replaced, new):
+        found = self._pods_moved_on(*changes)
+        if found is None or len(self.pod_of) != len(pods):
             return False
-        if not self._jobs_moved_on(jobs, dirty) or any(map(self.holder.__contains__, removed)):
+        # The pods by key, patched, are ``pods`` in order (one C pass by identity): the
+        # keys are then in the pods' order, and so are the tasks patched alike.
+        if not all(map(is_, self.pod_of.values(), pods)):
+            return False
+        removed, new, dirty = found
+        if not self._jobs_moved_on(jobs, dirty, moved) or any(
+            map(self.holder.__contains__, removed)
+        ):
             return False  # a task held twice, or of no pod
-        holder = self.holder
+        holder, pod_of, tasks = self.holder, self.pod_of, self.tasks
         values: dict[str, TaskResult] = {}
         for key in dirty:
             if key in pod_of:  # else gone, and held by none
@@ -291,20 +316,56 @@ class _Patchable:
                 values[key] = _unheld(pod_of[key]) if uid is None else jobs[uid].tasks[key]
         for key in removed:
             del tasks[key]
-        for pod in new:
-            key = pod.meta.key
+        for key in new:
             tasks[key] = values[key]
         tasks.update(values)
-        self.pods = list(pods)
+        self.source = pods
         self.jobs = jobs
         return True
 
-    def _jobs_moved_on(self, jobs: dict[str, Captured], dirty: list[str]) -> bool:
+    def _pods_moved_on(
+        self, gone: list[Pod], added: list[Pod]
+    ) -> tuple[list[str], list[str], list[str]] | None:
+        """The pods by key with ``gone`` taken out and ``added`` put in: a pod of a key
+        that went in its place, one of a new key last. The keys taken out for good, the
+        new keys and the keys whose result is worked out again; None when ``gone`` are
+        not the pods by key's or a key would be listed twice."""
+        pod_of = self.pod_of
+        going: dict[str, bool] = {}  # a gone pod's key -> whether a pod replaced it
+        for pod in gone:
+            key = pod.meta.key
+            if pod_of.get(key) is not pod or key in going:
+                return None  # not the pods it was brought to
+            going[key] = False
+        new: list[str] = []
+        dirty = list(map(_POD_KEY, added))
+        for key, pod in zip(dirty, added, strict=True):
+            if key not in pod_of:
+                new.append(key)
+            elif going.get(key) is False:
+                going[key] = True
+            else:
+                return None  # a key twice
+            pod_of[key] = pod
+        removed = [key for key, replaced in going.items() if not replaced]
+        for key in removed:
+            del pod_of[key]
+        return removed, new, dirty
+
+    def _jobs_moved_on(
+        self, jobs: dict[str, Captured], dirty: list[str], moved: _JobsMoved | None
+    ) -> bool:
         """The holders brought to ``jobs``: the tasks of the jobs whose capture changed
-        (or that ended) join ``dirty``; False on a task held twice or of no pod."""
+        (or that ended) join ``dirty``; False on a task held twice or of no pod.
+        ``moved``: the jobs whose capture may have changed and those that ended, else
+        every job is compared."""
         last, holder, pod_of = self.jobs, self.holder, self.pod_of
-        changed = [uid for uid, job in jobs.items() if last.get(uid) is not job]
-        ended = last.keys() - jobs.keys()
+        if moved is None:
+            changed = [uid for uid, job in jobs.items() if last.get(uid) is not job]
+            ended: Collection[str] = last.keys() - jobs.keys()
+        else:
+            changed = [uid for uid in moved[0] if last.get(uid) is not jobs[uid]]
+            ended = moved[1]
         for uid in chain(ended, changed):
             was = last.get(uid)
             if was is None:
@@ -319,51 +380,3 @@ class _Patchable:
                     return False
                 dirty.append(key)
         return True
-
-
-def _same_order(
-    before: list[Pod],
-    after: list[Pod],
-    gone: list[Pod],
-    added: list[Pod],
-    replaced: list[tuple[int, int]],
-    new: list[Pod],
-) -> bool:
-    """Whether the last capture's keys, less those gone for good, then ``new``'s keys
-    appended, are ``after``'s keys in order. The pods that stayed did (``list_changes``
-    kept their order), so each new key must come after every other pod, and each
-    replaced pod (``replaced``: the places in ``gone`` and ``added`` of pods of one key)
-    must stand among the stayed ones where the pod it replaced stood, replaced pods
-    keeping their order among themselves."""
-    if new and not all(map(is_, from_place(after, len(after) - len(new)), new)):
-        return False
-    if not replaced:
-        return True
-    old_at = _places(before, [gone[g] for g, _ in replaced])
-    if old_at is None:
-        return False
-    last = -1
-    for (g, a), i in sorted(zip(replaced, old_at, strict=True), key=lambda pair: pair[0][1]):
-        # As many stayed pods before the replacing pod as before the replaced one: the
-        # replacing one is where that puts it (``added`` is in ``after``'s order).
-        j = i - g + a
-        if i <= last or not 0 <= j < len(after) or after[j] is not added[a]:
-            return False
-        last = i
-    return True
-
-
-def _places(objects: list[Pod], among: list[Pod]) -> list[int] | None:
-    """The place in ``objects`` of each of ``among``, which ``objects`` holds in that
-    order (``list_changes`` lists them so): one pass by identity in C up to the last,
-    where taking every pod's id cost a new integer a pod. None when they are not found
-    so."""
-    places = []
-    at = 0
-    for obj in among:
-        found = next(compress(count(at), map(is_, from_place(objects, at), repeat(obj))), None)
-        if found is None:
-            return None
-        places.append(found)
-        at = found + 1
-    return places

@@ -395,3 +395,39 @@ def test_patched_jobs_equal_fresh(sessions: list[list[Change]]) -> None:
         assert list(got.pod_groups.items()) == list(want.pod_groups.items())
         assert all(map(operator.is_, got.pod_groups.values(), want.pod_groups.values()))
         assert got.priority == want.priority
+
+
+@settings(max_examples=300, deadline=None)
+@given(changes, lies)
+def test_jobs_patched_from_a_report_equal_fresh(
+    sessions: list[list[Change]], told: list[tuple[str, int]]
+) -> None:
+    """JobsMemo takes the pod groups that changed from the cluster's change report when
+    it goes from the last list to this one, and still finds what Jobs.of finds, however
+    the report errs: the patch is checked against the pod groups, never trusted."""
+    memo = JobsMemo()
+    queues = [queue("q0"), queue("q1")]
+    groups: list[PodGroup] = []
+    for at, session in enumerate(sessions):
+        last, groups = groups, list(groups)
+        for change in session:
+            _changed_groups(groups, change)
+        report = told_report(last, groups, *told[at % len(told)]) if at else None
+        cluster = Cluster(pod_groups=groups, queues=queues, pod_groups_changed=report)
+        got, want = memo.of(cluster), Jobs.of(cluster)
+        assert list(got.pod_groups.items()) == list(want.pod_groups.items())
+        assert list(got.priority.items()) == list(want.priority.items())
+
+
+def test_a_true_pod_group_report_saves_the_walk() -> None:
+    memo = JobsMemo()
+    queues = [queue("q0")]
+    groups = [pod_group("ns", f"j{i}", "q0") for i in range(3)]
+    memo.of(Cluster(pod_groups=groups, queues=queues))
+    running = copy.copy(groups[1])
+    running.phase = "Running"
+    after = [groups[0], running, pod_group("ns", "j9", "q0")]
+    report = told_report(groups, after, "none", 0)
+    with mock.patch.object(history, "list_changes", side_effect=AssertionError("walked")):
+        got = memo.of(Cluster(pod_groups=after, queues=queues, pod_groups_changed=report))
+    assert list(got.pod_groups.values()) == after

@@ -807,19 +807,30 @@ class Jobs:
 
 class JobsMemo:
     """The last cluster's :class:`Jobs`, patched for the next from the pod groups that
-    differ (:func:`list_changes`) while its queues and priority classes are the very
-    objects they were: a timeline's session changes a few pod groups of hundreds."""
+    differ while its queues and priority classes are the very objects they were: a
+    timeline's session changes a few pod groups of hundreds. Those that differ are the
+    ones the cluster's change report names (vspec.model.changes; in part the engine's
+    own ``next_cluster``, so not trusted: the patched jobs are checked against the pod
+    groups, :func:`_patched`), else found by walking the lists (:func:`list_changes`)."""
 
     def __init__(self) -> None:
         # The cluster's pod groups, queues and priority classes, and its jobs.
         self._last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs] | None = None
+        self._source: list[PodGroup] | None = None  # the last pod groups list itself
 
     def of(self, cluster: Cluster) -> Jobs:
         last, groups = self._last, cluster.pod_groups
-        jobs = None if last is None or not _same(last[1:3], cluster) else _patched(last, groups)
+        jobs = None
+        if last is not None and _same(last[1:3], cluster):
+            report = cluster.pod_groups_changed
+            if report is not None and report.before is self._source and report.after is groups:
+                jobs = _patched(last, groups, (report.gone, list(report.added.values())))
+            if jobs is None:
+                jobs = _patched(last, groups, list_changes(last[0], groups))
         if jobs is None:
             jobs = Jobs.of(cluster)
         self._last = (list(groups), list(cluster.queues), list(cluster.priority_classes), jobs)
+        self._source = groups
         return jobs
 
 
@@ -834,11 +845,14 @@ def _same(kept: tuple[list[Queue], list[PriorityClass]], cluster: Cluster) -> bo
 
 
 def _patched(
-    last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs], groups: list[PodGroup]
+    last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs],
+    groups: list[PodGroup],
+    found: tuple[list[PodGroup], list[PodGroup]] | None,
 ) -> Jobs | None:
-    """The last jobs with the pod groups that came (a new one last) and without those
-    that went; None unless every pod group is a job's, in the list's order."""
-    found = list_changes(last[0], groups)
+    """The last jobs with the pod groups that came (``found``'s second list: a new one
+    last) and without those that went (its first); None unless that makes every pod
+    group a job's, in the list's order (checked by identity in one C pass, so pod groups
+    said to have come or gone that did not, or missed, give None, never other jobs)."""
     if found is None:
         return None
     before = last[3]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 from unittest import mock
 
 import numpy as np
@@ -31,6 +31,7 @@ from vspec.invariants.history import (
     pods_by_job,
 )
 from vspec.invariants.nodetable import NodeColumns, NodeLoads
+from vspec.model.changes import Changed
 from vspec.model.objects import Cluster, Pod, PodGroup
 
 NAMES = ("volcano",)
@@ -178,6 +179,24 @@ def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
 lies = st.lists(st.tuples(st.sampled_from(REPORT_LIES), st.integers(0, 7)), min_size=1, max_size=8)
 
 
+T = TypeVar("T")
+
+
+def _reported_lists(
+    sessions: list[list[Change]],
+    told: list[tuple[str, int]],
+    apply: Callable[[list[T], Change], None],
+) -> Iterator[tuple[list[T], Changed[T] | None]]:
+    """Each session's list (a new one, changed by ``apply``) and its change report, told
+    as ``told`` says (none for the first)."""
+    now: list[T] = []
+    for at, session in enumerate(sessions):
+        last, now = now, list(now)
+        for change in session:
+            apply(now, change)
+        yield now, (told_report(last, now, *told[at % len(told)]) if at else None)
+
+
 @settings(max_examples=300, deadline=None)
 @given(changes, lies)
 def test_a_reported_step_is_the_walked_one(
@@ -187,12 +206,7 @@ def test_a_reported_step_is_the_walked_one(
     finds, pods by key, what went and came (in the lists' orders) and the ranks, however
     the report errs: it is checked against the pods, never trusted."""
     reported, walked = PodIndex(), PodIndex()
-    pods: list[Pod] = []
-    for at, session in enumerate(sessions):
-        last, pods = pods, list(pods)
-        for change in session:
-            _apply(pods, change)
-        report = told_report(last, pods, *told[at % len(told)]) if at else None
+    for pods, report in _reported_lists(sessions, told, _apply):
         got, want = reported.update(pods, report), walked.update(pods)
         assert list(got.after.items()) == list(want.after.items()) == list(_by_key(pods).items())
         assert [(k, id(p)) for k, p in got.gone] == [(k, id(p)) for k, p in want.gone]
@@ -407,12 +421,7 @@ def test_jobs_patched_from_a_report_equal_fresh(
     the report errs: the patch is checked against the pod groups, never trusted."""
     memo = JobsMemo()
     queues = [queue("q0"), queue("q1")]
-    groups: list[PodGroup] = []
-    for at, session in enumerate(sessions):
-        last, groups = groups, list(groups)
-        for change in session:
-            _changed_groups(groups, change)
-        report = told_report(last, groups, *told[at % len(told)]) if at else None
+    for groups, report in _reported_lists(sessions, told, _changed_groups):
         cluster = Cluster(pod_groups=groups, queues=queues, pod_groups_changed=report)
         got, want = memo.of(cluster), Jobs.of(cluster)
         assert list(got.pod_groups.items()) == list(want.pod_groups.items())

@@ -7,13 +7,15 @@ the jobs are all right (PhaseVerdicts), say what judging every job says."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tests.builders import pod_group
+from tests.builders import pod, pod_group
 from tests.invariants.test_pod_facts import NAMES, Change, _apply, _by_key
 from vspec.api.types import TaskStatus
+from vspec.invariants import history
 from vspec.invariants.evictions import PhaseVerdicts, phase_messages
 from vspec.invariants.history import PodFacts, PodIndex, TaskCounts, counted_tasks, kept_tasks
 from vspec.model.corev1 import Condition
@@ -101,6 +103,27 @@ def test_patched_counts_equal_fresh(drawn: list[tuple[list[Change], list[TaskCha
         earlier.append((got.counts, [sum(c.values()) for c in got.counts.values()]))
     for old, sums in earlier:  # patching a later session's counts left these alone
         assert [sum(c.values()) for c in old.values()] == sums
+
+
+def test_a_timeline_step_is_patched_not_counted_afresh() -> None:
+    """A finished job's tasks taken out of the middle, tasks replaced in place (binds) and
+    new ones last: the keys that stayed are found the same by runs, and the counts are
+    patched, not counted over every task again."""
+    index, facts, counts = PodIndex(), PodFacts(), TaskCounts()
+    pods = [pod("ns", f"p{i}", f"j{i // 4}") for i in range(12)]
+    tasks = {p.meta.key: TaskResult(None, "Pending") for p in pods}
+    step = index.update(pods)
+    counts.of(step, facts.of(step.after, NAMES, step).job_ids, tasks)
+    pods = [*pods[:4], *pods[8:], pod("ns", "p12", "j3")]
+    tasks = {p.meta.key: tasks[p.meta.key] for p in pods[:-1]} | {
+        "ns/p12": TaskResult(None, "Pending")
+    }
+    tasks["ns/p1"] = tasks["ns/p9"] = TaskResult("n1", "Running")
+    step = index.update(pods)
+    job_ids = facts.of(step.after, NAMES, step).job_ids
+    with mock.patch.object(history, "counted_tasks", side_effect=AssertionError("counted")):
+        got = counts.of(step, job_ids, tasks)
+    assert got.counts == counted_tasks(step.after.keys(), job_ids, tasks)
 
 
 # -- phase-consistent's verdicts, judged again only for the jobs that differ ---------------------

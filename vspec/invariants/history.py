@@ -751,13 +751,21 @@ class TaskCounts:
 
 def _same_keys(old: list[str], new: list[str], places: tuple[list[int], list[int]]) -> bool:
     """Whether ``old`` and ``new`` hold the same keys, in order, but at ``places`` (what
-    :func:`changed_places` found their tasks to lose and gain): compared in C."""
-    left, right = [True] * len(old), [True] * len(new)
-    for i in places[0]:
-        left[i] = False
-    for j in places[1]:
-        right[j] = False
-    return list(compress(old, left)) == list(compress(new, right))
+    :func:`changed_places` found their tasks to lose and gain): compared in C, the runs
+    between the places copied by slices (a few a session), not picked key by key."""
+    gone, came = places
+    return len(old) - len(gone) == len(new) - len(came) and _but(old, gone) == _but(new, came)
+
+
+def _but(items: list[str], places: list[int]) -> list[str]:
+    """``items`` less those at ``places`` (each once)."""
+    out: list[str] = []
+    start = 0
+    for at in sorted(places):
+        out += items[start:at]
+        start = at + 1
+    out += items[start:]
+    return out
 
 
 def task_facts(inputs: InvariantInputs, result: SimulationResult) -> TaskFacts:

@@ -237,3 +237,32 @@ def test_the_kept_jobs_are_the_fresh_ones(sessions: list[list[JobEdit]]) -> None
             uid: (pg, members.get(uid, []), job)
             for job, (uid, pg) in zip(got, groups.items(), strict=True)
         }
+
+
+@settings(max_examples=300, deadline=None)
+@given(job_edits, st.lists(st.integers(0, 3), max_size=2))
+def test_the_jobs_told_moved_are_the_only_ones_looked_at(
+    sessions: list[list[JobEdit]], extra: list[int]
+) -> None:
+    """Told which jobs' pod group or pods list may be other objects (the session's jobs'
+    and the pods by job's patched memos say), the memo looks at those alone (and any
+    others it is told of), and its jobs are still the fresh ones."""
+    groups = {f"ns/j{k}": pod_group("ns", f"j{k}", "q0", min_member=1) for k in range(4)}
+    members: dict[str, list[Pod]] = {}
+    memo = _PrintedMemo()
+    looked: list[str] = []
+
+    def printed(uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob:
+        looked.append(uid)
+        return _printed(uid, pg, pods)
+
+    memo.jobs(groups, members, printed)
+    for session in sessions:
+        groups, members = dict(groups), dict(members)
+        for edit in session:
+            _edit_jobs(groups, members, edit)
+        moved = {f"ns/j{k}" for _, k, _ in session} | {f"ns/j{k}" for k in extra}
+        looked.clear()
+        got = memo.jobs(groups, members, printed, moved)
+        assert got == [_printed(uid, pg, members.get(uid, [])) for uid, pg in groups.items()]
+        assert set(looked) <= moved

@@ -24,6 +24,7 @@ from vspec.invariants.history import (
     JobPods,
     Jobs,
     JobsMemo,
+    JobsMoved,
     PodFacts,
     PodIndex,
     Requests,
@@ -149,6 +150,7 @@ def _loads(loads: NodeLoads, pods: dict[str, Pod], facts: Facts, step: object) -
 @given(changes)
 def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
     index, facts, jobs, loads = PodIndex(), PodFacts(), JobPods(), NodeLoads()
+    last_by_job: dict[str, list[Pod]] = {}
     pods: list[Pod] = []
     earlier_list: list[Pod] = []
     earlier: list[tuple[dict[str, Pod], Facts]] = []
@@ -170,6 +172,8 @@ def test_patched_equal_fresh(sessions: list[list[Change]]) -> None:
         _same(got, fresh)
         by_job = jobs.of(step, got.members, NAMES)
         assert [(u, list(map(id, ps))) for u, ps in by_job.items()] == _fresh_jobs(want, fresh)
+        _told_moved(jobs.moved, last_by_job, by_job)
+        last_by_job = by_job
         assert _loads(loads, step.after, got, step) == _loads(NodeLoads(), want, fresh, None)
         earlier.append((step.after, got))
     for old_pods, old in earlier:  # patching a later session's facts left these alone
@@ -195,6 +199,18 @@ def _reported_lists(
         for change in session:
             apply(now, change)
         yield now, (told_report(last, now, *told[at % len(told)]) if at else None)
+
+
+def _told_moved(moved: JobsMoved, before: dict[str, Any], now: dict[str, Any]) -> None:
+    """What a memo says moved between its last two answers names every job whose entry
+    is another object (or came, or went), when it says anything; nothing between an
+    answer and itself."""
+    told = moved.since(before, now)
+    if told is not None:
+        assert {
+            uid for uid in before.keys() | now.keys() if before.get(uid) is not now.get(uid)
+        } <= told
+    assert moved.since(now, now) == set()
 
 
 @settings(max_examples=300, deadline=None)
@@ -421,11 +437,14 @@ def test_jobs_patched_from_a_report_equal_fresh(
     the report errs: the patch is checked against the pod groups, never trusted."""
     memo = JobsMemo()
     queues = [queue("q0"), queue("q1")]
+    last: dict[str, PodGroup] = {}
     for groups, report in _reported_lists(sessions, told, _changed_groups):
         cluster = Cluster(pod_groups=groups, queues=queues, pod_groups_changed=report)
         got, want = memo.of(cluster), Jobs.of(cluster)
         assert list(got.pod_groups.items()) == list(want.pod_groups.items())
         assert list(got.priority.items()) == list(want.priority.items())
+        _told_moved(memo.moved, last, got.pod_groups)
+        last = got.pod_groups
 
 
 def test_a_true_pod_group_report_saves_the_walk() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import ChainMap, Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, compress, repeat
@@ -23,6 +23,8 @@ from vspec.invariants.base import Invariant, InvariantInputs, register
 from vspec.invariants.history import (
     HOLDING,
     CycleView,
+    JobPods,
+    JobsMemo,
     PodIndex,
     allocatable,
     allocatables,
@@ -368,7 +370,24 @@ def _printed_jobs(
     def printed(uid: str, pg: PodGroup, pods: list[Pod]) -> _PrintedJob:
         return _printed_job(inputs, view, uid, pg, pods, statuses, phases)
 
-    return _printed_memo(inputs).jobs(session_jobs(inputs).pod_groups, members, printed)
+    memo, groups = _printed_memo(inputs), session_jobs(inputs).pod_groups
+    return memo.jobs(groups, members, printed, _jobs_moved(inputs, memo, groups, members))
+
+
+def _jobs_moved(
+    inputs: InvariantInputs,
+    memo: _PrintedMemo,
+    groups: dict[str, PodGroup],
+    members: dict[str, list[Pod]],
+) -> set[str] | None:
+    """The jobs whose pod group or pods list may be other objects than when ``memo``
+    last read them, as the session's jobs and the pods of each job (patched memos,
+    checked against the cluster: vspec.invariants.history) say; None when they cannot."""
+    if inputs.carry is None:
+        return None
+    by_group = inputs.carry.kept("jobs", JobsMemo).moved.since(memo.groups, groups)
+    by_pods = inputs.carry.kept("job pods", JobPods).moved.since(memo.members, members)
+    return None if by_group is None or by_pods is None else by_group | by_pods
 
 
 def _printed_job(
@@ -425,17 +444,28 @@ class _PrintedMemo:
         self.said: Said = {}  # each line's verdict (:func:`_print_point_messages`)
         # The first cycle's print point of the last session, when it was judged clean.
         self.clean: _CleanPoint | None = None
+        # The pod groups and pods lists by job last read (held: compared by identity).
+        self.groups: dict[str, PodGroup] | None = None
+        self.members: dict[str, list[Pod]] | None = None
 
     def jobs(
         self,
         groups: dict[str, PodGroup],
         members: dict[str, list[Pod]],
         printed: Callable[[str, PodGroup, list[Pod]], _PrintedJob],
+        moved: set[str] | None = None,
     ) -> list[_PrintedJob]:
         """The jobs of ``groups`` in their order: a job whose pod group and pods list are
         the very objects of the last session (found in C loops: a timeline's session
         changes a few jobs of hundreds) is its last :class:`_PrintedJob`; the others
-        are looked at (their pods, one by one, may still be the same) or ``printed``."""
+        are looked at (their pods, one by one, may still be the same) or ``printed``.
+        ``moved``: the jobs whose pod group or pods list may be other objects than at
+        the last call (None: any); only those are compared."""
+        self.groups, self.members = groups, members
+        if moved is not None:
+            found = self._moved_on(groups, members, printed, moved)
+            if found is not None:
+                return found
         uids = list(groups)
         pgs = list(groups.values())
         pods = list(map(members.get, uids, repeat(_NO_PODS)))
@@ -449,14 +479,44 @@ class _PrintedMemo:
             job = _same(kept[i], pgs[i], pods[i]) or printed(uids[i], pgs[i], pods[i])
             jobs[i] = job
             memo[uids[i]] = (pgs[i], pods[i], job)
-        # An ended job's entry answers only for its very pod group and pods, whose job
-        # it holds: it is dropped with the others' once they are many.
+        self._forget_ended(uids)
+        return cast(list[_PrintedJob], jobs)
+
+    def _moved_on(
+        self,
+        groups: dict[str, PodGroup],
+        members: dict[str, list[Pod]],
+        printed: Callable[[str, PodGroup, list[Pod]], _PrintedJob],
+        moved: set[str],
+    ) -> list[_PrintedJob] | None:
+        """:meth:`jobs`, the jobs of ``moved`` alone looked at: every other job's pod
+        group and pods are the objects its entry holds. None when a job has no entry
+        (then it was not told of)."""
+        memo = self._kept
+        for uid in moved:
+            pg = groups.get(uid)
+            if pg is None:
+                continue
+            pods = members.get(uid, _NO_PODS)
+            kept = memo.get(uid, _UNKEPT)
+            if kept[0] is not pg or kept[1] is not pods:
+                memo[uid] = (pg, pods, _same(kept, pg, pods) or printed(uid, pg, pods))
+        try:
+            jobs: list[_PrintedJob] = list(map(_JOB, map(memo.__getitem__, groups)))
+        except KeyError:
+            return None
+        self._forget_ended(groups)
+        return jobs
+
+    def _forget_ended(self, uids: Collection[str]) -> None:
+        """An ended job's entry answers only for its very pod group and pods, whose job
+        it holds: it is dropped with the others' once they are many."""
+        memo = self._kept
         if len(memo) > 2 * len(uids) + 64:
             self._kept = {uid: memo[uid] for uid in uids}
         if len(self.verdicts) > 2 * len(uids) + 64:  # the ended jobs'
             for key in self.verdicts.keys() - set(uids):
                 del self.verdicts[key]
-        return cast(list[_PrintedJob], jobs)
 
 
 def _same(

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, count, islice, repeat
+from itertools import chain, compress, count, islice, repeat
 from operator import eq, is_, is_not, ne
 from typing import Any, TypeVar
 
@@ -825,21 +825,53 @@ class JobsMemo:
         # The cluster's pod groups, queues and priority classes, and its jobs.
         self._last: tuple[list[PodGroup], list[Queue], list[PriorityClass], Jobs] | None = None
         self._source: list[PodGroup] | None = None  # the last pod groups list itself
+        self.moved = JobsMoved()
 
     def of(self, cluster: Cluster) -> Jobs:
         last, groups = self._last, cluster.pod_groups
-        jobs = None
+        jobs = found = None
         if last is not None and _same(last[1:3], cluster):
             report = cluster.pod_groups_changed
             if report is not None and report.before is self._source and report.after is groups:
-                jobs = _patched(last, groups, (report.gone, list(report.added.values())))
+                found = report.gone, list(report.added.values())
+                jobs = _patched(last, groups, found)
             if jobs is None:
-                jobs = _patched(last, groups, list_changes(last[0], groups))
-        if jobs is None:
-            jobs = Jobs.of(cluster)
+                found = list_changes(last[0], groups)
+                jobs = _patched(last, groups, found)
+        if jobs is None or found is None:
+            jobs, uids = Jobs.of(cluster), None
+        else:  # the jobs whose pod group another is: those of the groups gone or come
+            uids = {f"{pg.meta.namespace}/{pg.meta.name}" for pg in chain(*found)}
+        self.moved.now(jobs.pod_groups, uids)
         self._last = (list(groups), list(cluster.queues), list(cluster.priority_classes), jobs)
         self._source = groups
         return jobs
+
+
+class JobsMoved:
+    """Which jobs' entries may differ between a memo's last answer (a dict by job uid)
+    and the one before it: a memo patched by what changed knows, and hands it on to
+    those that keep something per job of its answers (logprint's printed jobs)."""
+
+    def __init__(self) -> None:
+        self._before: object = None
+        self._last: object = None
+        self._uids: set[str] | None = None
+
+    def now(self, answer: object, uids: set[str] | None) -> None:
+        """``answer`` is the memo's latest; ``uids``: the jobs whose entry may differ
+        from the last answer's (None: any)."""
+        if answer is not self._last:
+            self._before, self._last, self._uids = self._last, answer, uids
+
+    def since(self, earlier: object, answer: object) -> set[str] | None:
+        """The jobs whose entries may differ between ``earlier`` and ``answer``, two of
+        the memo's answers; None when not known (they are not its last two)."""
+        if answer is not self._last:
+            return None
+        if earlier is answer:
+            return set()
+        return self._uids if earlier is self._before else None
 
 
 def _same(kept: tuple[list[Queue], list[PriorityClass]], cluster: Cluster) -> bool:
@@ -925,6 +957,7 @@ class JobPods:
         self._keys: dict[str, set[str]] = {}  # job -> the keys of its pods
         self._first: dict[str, int] = {}  # job -> its first pod's rank
         self._top = -1  # no job's first pod ranks above it
+        self.moved = JobsMoved()
 
     def of(
         self, step: PodStep, members: dict[str, str], names: tuple[str, ...]
@@ -939,8 +972,10 @@ class JobPods:
             or step.renumbered
         ):
             self._rebuilt(step, members)
+            self.moved.now(self._out, None)
         else:
-            self._patched(step, members)
+            touched = self._patched(step, members)
+            self.moved.now(self._out, touched)
         self._pods, self._names = step.after, names
         return self._out
 
@@ -960,7 +995,8 @@ class JobPods:
         self._out = out
         self._top = max(self._first.values(), default=-1)
 
-    def _patched(self, step: PodStep, members: dict[str, str]) -> None:
+    def _patched(self, step: PodStep, members: dict[str, str]) -> set[str]:
+        """The lists patched; the jobs whose list may be another."""
         touched: set[str] = set()
         for key, _ in step.gone:
             uid = self._member.pop(key, "")
@@ -994,6 +1030,7 @@ class JobPods:
         if resort:
             out = dict(sorted(out.items(), key=lambda item: self._first[item[0]]))
         self._out = out
+        return touched
 
 
 def _by_job(view: CycleView) -> dict[str, list[Pod]]:

@@ -28,8 +28,9 @@ _PENDING, _PIPELINED = TaskStatus.Pending, TaskStatus.Pipelined
 
 
 class _Filled(OpenGroups):
-    """Backfill's jobs with work as they opened: those not pending that hold a Pending
-    or a Pipelined task, under ``_WORK``."""
+    """Backfill's jobs with work as they opened: those that hold a Pending or a
+    Pipelined task, under ``_WORK`` (the pending ones among them are left out where
+    Volcano's loop leaves them out, the rule's one place)."""
 
 
 _WORK = "backfill: work"
@@ -37,14 +38,14 @@ _WORK = "backfill: work"
 
 def _work(job: JobInfo) -> str | None:
     index = job.task_status_index
-    if (_PENDING in index or _PIPELINED in index) and not job.is_pending():
+    if _PENDING in index or _PIPELINED in index:
         return _WORK
     return None
 
 
 def _jobs_with_work(ssn: Session) -> list[JobInfo]:
-    """The jobs not pending with a Pending or Pipelined task, in the session's order:
-    the others add nothing, and when their JobValid has no effect (``reads_own_state``)
+    """The jobs with a Pending or Pipelined task, in the session's order: the others
+    add nothing, and when their JobValid has no effect (``reads_own_state``)
     and its V(4) line does not print, they are not asked. Filed by the job feed when the
     conf keeps the job contract (:class:`_Filled`), else found among every job."""
     jobs = ssn.jobs

@@ -82,7 +82,7 @@ def register_plugin(cls: P) -> P:
     """Class decorator: make a plugin available under ``cls.name`` (inside a plugins
     dir being imported: for the specs that have that dir in scope; a built-in module
     that a user's module imports stays a built-in)."""
-    if _loading and not _is_builtin(cls):
+    if _loading and not is_builtin(cls):
         _DIR_PLUGINS.setdefault(_loading[-1], Registry("plugin")).register(cls.name, cls)
     else:
         PLUGINS.register(cls.name, cls)
@@ -92,14 +92,15 @@ def register_plugin(cls: P) -> P:
 def register_action(cls: A) -> A:
     """Class decorator: make an action available under ``cls.name`` (see
     :func:`register_plugin`)."""
-    if _loading and not _is_builtin(cls):
+    if _loading and not is_builtin(cls):
         _DIR_ACTIONS.setdefault(_loading[-1], Registry("action")).register(cls.name, cls)
     else:
         ACTIONS.register(cls.name, cls)
     return cls
 
 
-def _is_builtin(cls: type) -> bool:
+def is_builtin(cls: type) -> bool:
+    """One of vspec's own actions or plugins (not a plugins dir's or an entry point's)."""
     return cls.__module__.startswith(_BUILTIN_PACKAGES)
 
 

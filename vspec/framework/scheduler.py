@@ -29,6 +29,7 @@ from vspec.framework.registry import (
     conflict,
     get_action,
     go_plugins_in_scope,
+    is_builtin,
     plugin_names,
     registered_actions,
     registered_plugins,
@@ -188,10 +189,7 @@ class Scheduler:
         # Every action and plugin is vspec's own: those write a session pod group's
         # status only through JobInfo.set_phase (a touch the cache is told of) and at the
         # close (SchedulerCache.own_code).
-        self.own_code = all(
-            cls.__module__.startswith(("vspec.actions.", "vspec.plugins."))
-            for cls in (*resolved.actions, *resolved.plugins.values())
-        )
+        self.own_code = all(map(is_builtin, (*resolved.actions, *resolved.plugins.values())))
         # Volcano's cache lives as long as the process, fed the cluster's changes.
         self.cache: SchedulerCache | None = None
         # Not Volcano's: the last session's captured tasks, which the next patches.
@@ -205,9 +203,7 @@ class Scheduler:
     def builtin_plugins(self) -> bool:
         """Every plugin of the conf is one of vspec's own (none from a plugins dir or an
         entry point, which may read anything, the clock included)."""
-        return all(
-            cls.__module__.startswith("vspec.plugins.") for cls in self.plugin_classes.values()
-        )
+        return all(map(is_builtin, self.plugin_classes.values()))
 
     def run_once(
         self, cluster: Cluster, now: datetime, result: SimulationResult, *, capture: bool
